@@ -1,0 +1,52 @@
+/** What every resourcery command shares: --json, exit codes, diagnostic printing, internal-error handling. */
+import { Command, Flags } from "@oclif/core";
+import fs from "node:fs";
+import path from "node:path";
+import { hasErrors } from "../diagnostics/diagnostic.js";
+import { describeInternalError } from "../diagnostics/internal-error.js";
+import { renderSummary, renderText, toJson } from "../diagnostics/render.js";
+import type { CheckResult } from "../pipeline.js";
+
+/** Exit codes of every command: 0 clean (warnings allowed), 1 errors in the definitions, 2 usage or internal. */
+export const EXIT = { ok: 0, errors: 1, usage: 2 } as const;
+
+export abstract class BaseCommand extends Command {
+  static override baseFlags = {
+    json: Flags.boolean({ description: "Print machine-readable JSON instead of text.", default: false }),
+  };
+
+  /** Prints the diagnostics of a check (text or JSON) and returns the exit code they call for. */
+  protected printDiagnostics(result: CheckResult, json: boolean, extra: Record<string, unknown> = {}): number {
+    const items = toJson(result.diagnostics, result.sources);
+    const failed = hasErrors(result.diagnostics);
+    if (json) {
+      this.log(JSON.stringify(Object.keys(extra).length ? { diagnostics: items, ...extra } : items, null, 2));
+    } else if (items.length > 0) {
+      this.log(renderText(items));
+      this.log(renderSummary(items));
+    }
+    return failed ? EXIT.errors : EXIT.ok;
+  }
+
+  /** Resolves a directory argument; a missing one is a usage error (exit 2). */
+  protected existingDir(dir: string): string {
+    const abs = path.resolve(dir);
+    if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) {
+      this.error(`${dir} is not a directory`, { exit: EXIT.usage });
+    }
+    return abs;
+  }
+
+  /** Sets the exit code without throwing (so output is flushed first). */
+  protected exitWith(code: number): void {
+    process.exitCode = code;
+  }
+
+  /** Anything that is not oclif's own error is a bug in resourcery: one line, exit 2, no stack. */
+  protected override async catch(error: Error & { oclif?: { exit?: number } }): Promise<unknown> {
+    if (error.oclif) return super.catch(error);
+    process.stderr.write(describeInternalError(error) + "\n");
+    process.exitCode = EXIT.usage;
+    return undefined;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * THE table of diagnostic codes. Convention rules use the conventions' own ids (R1, E2, A3 …);
+ * format checks use kebab-case codes. Every code has a page in docs/rules/<code>.md.
+ */
+import type { Severity } from "./diagnostic.js";
+
+type Args = Record<string, string | number>;
+type Template<A extends Args> = (args: A) => string;
+
+interface CodeDef<A extends Args> {
+  readonly severity: Severity;
+  readonly title: string;
+  readonly message: Template<A>;
+  readonly hint: Template<A>;
+}
+
+const def = <A extends Args>(d: CodeDef<A>): CodeDef<A> => d;
+
+export const codes = {
+  "json-syntax": def<{ problem: string }>({
+    severity: "error",
+    title: "The file is not valid JSON",
+    message: (a) => `invalid JSON: ${a.problem}`,
+    hint: () => "fix the JSON syntax at this position (comments and trailing commas are not allowed)",
+  }),
+  "missing-file": def<{ path: string; what: string }>({
+    severity: "error",
+    title: "A file the definitions need does not exist",
+    message: (a) => `${a.what} "${a.path}" does not exist`,
+    hint: (a) => `create "${a.path}" or correct the path`,
+  }),
+  "meta-schema": def<{ problem: string; fix: string }>({
+    severity: "error",
+    title: "The definition does not match the definition format",
+    message: (a) => a.problem,
+    hint: (a) => a.fix,
+  }),
+  "invalid-schema": def<{ problem: string }>({
+    severity: "error",
+    title: "A resource is not a valid JSON Schema (draft 2020-12)",
+    message: (a) => `not a valid JSON Schema: ${a.problem}`,
+    hint: () => "see https://json-schema.org/draft/2020-12 for the keyword's allowed values",
+  }),
+  "unresolved-ref": def<{ ref: string; file: string }>({
+    severity: "error",
+    title: "A $ref cannot be resolved",
+    message: (a) => `cannot resolve "${a.ref}"`,
+    hint: (a) => `check the path relative to ${a.file}, and that the file is listed in or next to the definitions`,
+  }),
+  "no-resources": def<{ pattern: string }>({
+    severity: "error",
+    title: "A resources entry matches no file",
+    message: (a) => `"${a.pattern}" matches no resource file`,
+    hint: () => "correct the path or glob, relative to service.json",
+  }),
+  R1: def<{ name: string; verb: string; noun: string; problem: string }>({
+    severity: "error",
+    title: "Collections are plural nouns",
+    message: (a) =>
+      a.problem === "verb"
+        ? `collection "${a.name}" starts with the verb "${a.verb}"`
+        : `collection "${a.name}" is not a plural noun`,
+    hint: (a) => `name the collection with a plural noun, e.g. "${a.noun}"`,
+  }),
+  R2: def<{ name: string; verb: string; noun: string; where: string }>({
+    severity: "error",
+    title: "Route names are nouns",
+    message: (a) => `${a.where} "${a.name}" starts with the verb "${a.verb}"`,
+    hint: (a) => `name it with a noun, e.g. "${a.noun}"; let the HTTP method carry the action (E1)`,
+  }),
+  R3: def<{ name: string; fix: string }>({
+    severity: "error",
+    title: "Collection path segments are camelCase",
+    message: (a) => `collection "${a.name}" is not a camelCase path segment`,
+    hint: (a) => `use letters and digits only, starting with a lower-case letter, e.g. "${a.fix}"`,
+  }),
+  E2: def<{ name: string; problem: string; fix: string }>({
+    severity: "error",
+    title: "Actions are verbs",
+    message: (a) => `action "${a.name}" ${a.problem}`,
+    hint: (a) => a.fix,
+  }),
+  E3: def<{ action: string; param: string; problem: string }>({
+    severity: "error",
+    title: "Action parameters are scalars with a schema",
+    message: (a) => `parameter "${a.param}" of action "${a.action}" ${a.problem}`,
+    hint: () => 'give the parameter a scalar schema, e.g. { "type": "string" } or { "type": "number" }',
+  }),
+  A3: def<{ baseUrl: string; https: string }>({
+    severity: "error",
+    title: "Basic authentication needs TLS",
+    message: (a) => `the basic scheme is enabled but baseUrl "${a.baseUrl}" is not https`,
+    hint: (a) => `serve the API over TLS ("${a.https}") or drop "basic" from auth.schemes`,
+  }),
+  A5: def<Record<string, never>>({
+    severity: "warning",
+    title: "API keys are preferred over user name and password",
+    message: () => "basic is the only authentication scheme",
+    hint: () => 'add "apiKey" (or "bearer") to auth.schemes so clients can use API keys',
+  }),
+  V1: def<{ vendor: string; fix: string }>({
+    severity: "error",
+    title: "The vendor token fits a media type",
+    message: (a) => `vendor "${a.vendor}" is not a valid media-type token`,
+    hint: (a) => `use lower-case letters, digits and hyphens, starting with a letter, e.g. "${a.fix}"`,
+  }),
+  V3: def<{ segment: string; version: number }>({
+    severity: "error",
+    title: "The version segment of baseUrl agrees with the version",
+    message: (a) => `baseUrl has the version segment "${a.segment}" but version is ${a.version}`,
+    hint: (a) => `change the segment to "v${a.version}", or set version to ${a.segment.slice(1)}`,
+  }),
+  "server-owned-property": def<{ name: string }>({
+    severity: "error",
+    title: "The server owns id, meta, createdAt and modifiedAt",
+    message: (a) => `property "${a.name}" is owned by the server and cannot be declared`,
+    hint: () => "remove it: every representation carries id, meta, createdAt and modifiedAt already",
+  }),
+  "unknown-property": def<{ keyword: string; name: string; resource: string }>({
+    severity: "error",
+    title: "A keyword names a property that is not declared",
+    message: (a) => `${a.keyword} names "${a.name}", which is not a property of ${a.resource}`,
+    hint: () => "declare the property under properties, or correct the name",
+  }),
+  "non-scalar-property": def<{ keyword: string; name: string; expected: string }>({
+    severity: "error",
+    title: "x-unique and x-owner name scalar properties",
+    message: (a) => `${a.keyword} names "${a.name}", which is not ${a.expected}`,
+    hint: (a) => `name a property of type ${a.expected} in ${a.keyword}`,
+  }),
+  "duplicate-collection": def<{ name: string; other: string }>({
+    severity: "error",
+    title: "Collection names are unique",
+    message: (a) => `collection "${a.name}" is already defined in ${a.other}`,
+    hint: () => "give each resource its own x-collection",
+  }),
+  "duplicate-route": def<{ name: string; other: string }>({
+    severity: "error",
+    title: "Actions and collections do not share a path",
+    message: (a) => `action "${a.name}" has the same path as ${a.other}`,
+    hint: () => "rename the action or the collection",
+  }),
+  "unsafe-name": def<{ what: string; name: string; reason: string }>({
+    severity: "error",
+    title: "Names must be safe identifiers",
+    message: (a) => `${a.what} "${a.name}" ${a.reason}`,
+    hint: () => "use a name of letters and digits that starts with a letter and is not __proto__, constructor or prototype",
+  }),
+  "duplicate-error-code": def<{ code: number; other: string }>({
+    severity: "error",
+    title: "Error codes are unique",
+    message: (a) => `error code ${a.code} is already used by ${a.other}`,
+    hint: () => "give each error its own code; codes 40000-59999 are reserved for built-in errors",
+  }),
+  "ambiguous-inverse": def<{ name: string; target: string; candidates: string }>({
+    severity: "error",
+    title: "A collection link has one inverse at most",
+    message: (a) => `collection link "${a.name}" could be the inverse of ${a.candidates} in ${a.target}`,
+    hint: () => 'say which with "x-inverse": "<property of the target>" next to the items',
+  }),
+  "bad-inverse": def<{ name: string; inverse: string; target: string }>({
+    severity: "error",
+    title: "x-inverse names a link back to this resource",
+    message: (a) => `x-inverse of "${a.name}" names "${a.inverse}", which is not a link from ${a.target} to this resource`,
+    hint: () => "name a property of the target resource whose schema is a $ref to this resource",
+  }),
+} as const;
+
+export type Code = keyof typeof codes;
+export type ArgsOf<C extends Code> = Parameters<(typeof codes)[C]["message"]>[0];
+
+/** Every code, sorted, for docs and consistency tests. */
+export const allCodes = Object.keys(codes).sort() as Code[];

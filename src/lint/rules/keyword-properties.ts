@@ -1,0 +1,34 @@
+import { childPointer } from "../../diagnostics/diagnostic.js";
+import { report } from "../../diagnostics/report.js";
+import type { Resource } from "../../model/types.js";
+import { defineRule } from "../rule.js";
+
+/** required, x-unique and x-owner name declared properties; x-unique a scalar one, x-owner a string. */
+export const keywordProperties = defineRule({
+  codes: ["unknown-property", "non-scalar-property"],
+  description: "required, x-unique and x-owner name properties of the right kind",
+  check: (model) => model.resources.flatMap(checkResource),
+});
+
+function checkResource(r: Resource) {
+  const file = r.origin.file;
+  const field = (name: string) => r.fields.find((f) => f.name === name);
+  const unknown = (keyword: string, name: string, pointer: string) =>
+    report("unknown-property", { file, pointer }, { keyword, name, resource: r.collection });
+  const out = [];
+  r.required.forEach((name, i) => {
+    if (!field(name)) out.push(unknown("required", name, childPointer("/required", i)));
+  });
+  r.unique.forEach((name, i) => {
+    const f = field(name);
+    const pointer = childPointer("/x-unique", i);
+    if (!f) out.push(unknown("x-unique", name, pointer));
+    else if (!f.scalar) out.push(report("non-scalar-property", { file, pointer }, { keyword: "x-unique", name, expected: "a scalar (string, number, integer or boolean)" }));
+  });
+  if (r.owner !== undefined) {
+    const f = field(r.owner);
+    if (!f) out.push(unknown("x-owner", r.owner, "/x-owner"));
+    else if (f.kind !== "string") out.push(report("non-scalar-property", { file, pointer: "/x-owner" }, { keyword: "x-owner", name: r.owner, expected: "a string" }));
+  }
+  return out;
+}

@@ -1,0 +1,20 @@
+import { report } from "../../diagnostics/report.js";
+import { camelCase } from "../../model/names.js";
+import { defineRule } from "../rule.js";
+
+/** True for a camelCase path segment: letters and digits, starting with a lower-case letter. */
+export function isCamelSegment(name: string): boolean {
+  return /^[a-z][A-Za-z0-9]*$/.test(name);
+}
+
+/** R3: a collection's path segment has the shape /accounts: camelCase letters and digits. */
+export const r3PathSegments = defineRule({
+  codes: ["R3"],
+  description: "collection path segments are camelCase",
+  check: (model) =>
+    model.resources
+      .filter((r) => !isCamelSegment(r.collection))
+      .map((r) =>
+        report("R3", { file: r.origin.file, pointer: "/x-collection" }, { name: r.collection, fix: camelCase(r.collection) || "items" }),
+      ),
+});

@@ -1,0 +1,29 @@
+/** Runs every lint rule over the model. */
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import type { Model } from "../model/types.js";
+import type { Rule } from "./rule.js";
+import { a3BasicNeedsHttps } from "./rules/a3-basic-needs-https.js";
+import { a5PreferApiKeys } from "./rules/a5-prefer-api-keys.js";
+import { duplicateErrorCode } from "./rules/duplicate-error-code.js";
+import { duplicateNames } from "./rules/duplicate-names.js";
+import { e2ActionVerbs } from "./rules/e2-action-verbs.js";
+import { e3ActionParams } from "./rules/e3-action-params.js";
+import { keywordProperties } from "./rules/keyword-properties.js";
+import { r1PluralNouns } from "./rules/r1-plural-nouns.js";
+import { r2NounRoutes } from "./rules/r2-noun-routes.js";
+import { r3PathSegments } from "./rules/r3-path-segments.js";
+import { serverOwnedProperty } from "./rules/server-owned-property.js";
+import { unsafeName } from "./rules/unsafe-name.js";
+import { v1VendorToken } from "./rules/v1-vendor-token.js";
+import { v3VersionSegment } from "./rules/v3-version-segment.js";
+
+/** Every rule, in the order their findings are most useful to read. */
+export const rules: readonly Rule[] = [
+  r1PluralNouns, r2NounRoutes, r3PathSegments, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys,
+  v1VendorToken, v3VersionSegment, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName, duplicateErrorCode,
+];
+
+/** The findings of every rule on `model`. */
+export function runRules(model: Model, only: readonly Rule[] = rules): Diagnostic[] {
+  return only.flatMap((rule) => rule.check(model));
+}

@@ -1,0 +1,38 @@
+/** The JSON documents of a definitions project, read and parsed once each, kept for positions. */
+import fs from "node:fs";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import type { SourceText } from "../diagnostics/locate.js";
+import { parseJson, type JsonDocument } from "./parse-json.js";
+
+/** Reads each file at most once; remembers what it found so diagnostics can be located later. */
+export class DocumentStore {
+  private readonly docs = new Map<string, JsonDocument | null>();
+  readonly diagnostics: Diagnostic[] = [];
+
+  /** The parsed document at an absolute path; null when the file does not exist or is not a file. */
+  get(file: string): JsonDocument | null {
+    const known = this.docs.get(file);
+    if (known !== undefined) return known;
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      this.docs.set(file, null);
+      return null;
+    }
+    const [doc, diagnostics] = parseJson(file, text.replace(/^\uFEFF/, ""));
+    this.diagnostics.push(...diagnostics);
+    this.docs.set(file, doc);
+    return doc;
+  }
+
+  /** Every document read so far, by absolute path. */
+  all(): JsonDocument[] {
+    return [...this.docs.values()].filter((d): d is JsonDocument => d !== null);
+  }
+
+  /** Sources for the renderer, by absolute path. */
+  sources(): Map<string, SourceText> {
+    return new Map(this.all().map((d) => [d.file, { text: d.text, tree: d.tree }]));
+  }
+}

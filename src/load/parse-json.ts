@@ -1,0 +1,81 @@
+/** Strict JSON parsing that keeps the tree for positions and reports syntax errors with offsets. */
+import { parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { childPointer } from "../diagnostics/diagnostic.js";
+import { report } from "../diagnostics/report.js";
+
+/** A parsed JSON file: text, tree, and value (undefined when it did not parse). */
+export interface JsonDocument {
+  readonly file: string;
+  readonly text: string;
+  readonly tree: Node | undefined;
+  readonly value: unknown;
+}
+
+const MESSAGES: Readonly<Record<string, string>> = {
+  InvalidSymbol: "unexpected character",
+  InvalidNumberFormat: "invalid number",
+  PropertyNameExpected: "expected a property name in double quotes",
+  ValueExpected: "expected a value",
+  ColonExpected: "expected a colon",
+  CommaExpected: "expected a comma",
+  CloseBraceExpected: "expected a closing brace",
+  CloseBracketExpected: "expected a closing bracket",
+  EndOfFileExpected: "expected the end of the file",
+  InvalidCommentToken: "comments are not allowed",
+  UnexpectedEndOfComment: "unexpected end of comment",
+  UnexpectedEndOfString: "unterminated string",
+  UnexpectedEndOfNumber: "unexpected end of number",
+  InvalidUnicode: "invalid unicode escape",
+  InvalidEscapeCharacter: "invalid escape character",
+  InvalidCharacter: "invalid character in string",
+};
+
+/** Parses `text` as strict JSON (no comments, no trailing commas, no duplicate keys). */
+export function parseJson(file: string, text: string): readonly [JsonDocument, Diagnostic[]] {
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const diagnostics = errors.map((e) => {
+    const name = printParseErrorCode(e.error);
+    return report("json-syntax", { file, pointer: "", offset: e.offset }, { problem: MESSAGES[name] ?? name });
+  });
+  if (text.trim() === "" && diagnostics.length === 0) {
+    diagnostics.push(report("json-syntax", { file, pointer: "", offset: 0 }, { problem: "the file is empty" }));
+  }
+  if (diagnostics.length > 0 || !tree) return [{ file, text, tree, value: undefined }, diagnostics];
+  const value = nodeValue(tree, file, "", diagnostics);
+  return [{ file, text, tree, value: diagnostics.length ? undefined : value }, diagnostics];
+}
+
+/**
+ * The value of a tree node. Keys become own properties (a "__proto__" key never reaches the
+ * prototype), and a key repeated in one object is a syntax error.
+ */
+function nodeValue(node: Node, file: string, pointer: string, diagnostics: Diagnostic[]): unknown {
+  switch (node.type) {
+    case "object": {
+      const out: Record<string, unknown> = {};
+      for (const prop of node.children ?? []) {
+        const [keyNode, valueNode] = prop.children ?? [];
+        if (!keyNode || !valueNode) continue;
+        const key = String(keyNode.value);
+        if (Object.prototype.hasOwnProperty.call(out, key)) {
+          diagnostics.push(
+            report("json-syntax", { file, pointer: "", offset: keyNode.offset }, { problem: `duplicate key "${key}"` }),
+          );
+        }
+        Object.defineProperty(out, key, {
+          value: nodeValue(valueNode, file, childPointer(pointer, key), diagnostics),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    }
+    case "array":
+      return (node.children ?? []).map((c, i) => nodeValue(c, file, childPointer(pointer, i), diagnostics));
+    default:
+      return node.value;
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * documents → Model. The only reader of raw definition JSON: everything after this reads the model.
+ * The model is faithful to what was written (lint rules judge it); it is built from documents that
+ * passed the meta-schemas, so shapes can be trusted here.
+ */
+import path from "node:path";
+import { childPointer, type Diagnostic, type DiagnosticResult } from "../diagnostics/diagnostic.js";
+import { report } from "../diagnostics/report.js";
+import type { JsonDocument } from "../load/parse-json.js";
+import type { Project } from "../load/read-project.js";
+import { RefResolver } from "../load/resolve-refs.js";
+import { BUILTIN_ERRORS } from "./builtin-errors.js";
+import { isObject, isScalarKind, kindOf, SchemaReader } from "./build-schema.js";
+import { vendorMediaType } from "./media-types.js";
+import { camelCase, pascalCase, propertyKey, singularize, words } from "./names.js";
+import type {
+  Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, Param, Resource, Service,
+} from "./types.js";
+
+type Raw = Record<string, unknown>;
+
+/** Builds the model from a loaded project; `valid` holds the resource documents that passed the meta-schema. */
+export function buildModel(project: Project, valid: readonly JsonDocument[]): DiagnosticResult<Model | undefined> {
+  if (!project.service || !isObject(project.service.value)) return [undefined, []];
+  const resolver = new RefResolver(project.store);
+  const roots = new Map<string, string>();
+  for (const doc of valid) {
+    const collection = (doc.value as Raw)["x-collection"];
+    if (typeof collection === "string" && !roots.has(doc.file)) roots.set(doc.file, collection);
+  }
+  const reader = new SchemaReader(resolver, (file, pointer) => (pointer === "" ? roots.get(file) : undefined));
+  const diagnostics: Diagnostic[] = [];
+  const service = buildService(project.service);
+  const raw = project.service.value;
+
+  const draft = valid.map((doc) => buildResource(doc, reader));
+  const resources = resolveInverses(draft, diagnostics).sort(byKey((r) => r.collection));
+  const actions = buildActions(project.service.file, raw.actions, reader).sort(byKey((a) => a.name));
+  const errors = buildErrors(project.service.file, raw.errors, service.errorDocsUrl);
+  reader.checkRefs(raw.actions, project.service.file, "/actions");
+  diagnostics.push(...reader.diagnostics);
+
+  const model: Model = {
+    service,
+    resources,
+    actions,
+    errors,
+    mediaTypes: buildMediaTypes(service, resources, actions),
+    sources: project.store.all().map((d) => d.file).sort(),
+  };
+  return [model, diagnostics];
+}
+
+function buildService(doc: JsonDocument): Service {
+  const raw = doc.value as Raw;
+  const file = doc.file;
+  const str = (k: string, fallback = "") => (typeof raw[k] === "string" ? (raw[k] as string) : fallback);
+  const baseUrl = str("baseUrl", "http://localhost:3000");
+  let basePath = "";
+  try {
+    basePath = new URL(baseUrl).pathname.replace(/\/+$/, "");
+  } catch {
+    /* the meta-schema reports an invalid baseUrl */
+  }
+  const name = str("name", path.basename(path.dirname(file)));
+  const title = str("title", name);
+  const auth = isObject(raw.auth) ? raw.auth : {};
+  const schemes = Array.isArray(auth.schemes) ? (auth.schemes.filter((s) => typeof s === "string") as AuthScheme[]) : ["apiKey" as const];
+  return {
+    name,
+    title,
+    description: str("description"),
+    vendor: str("vendor"),
+    version: typeof raw.version === "number" ? raw.version : 1,
+    baseUrl: baseUrl.replace(/\/+$/, ""),
+    basePath,
+    errorDocsUrl: str("errorDocsUrl").replace(/\/+$/, ""),
+    auth: {
+      schemes,
+      realm: typeof auth.realm === "string" ? auth.realm : title,
+      origin: { file, pointer: isObject(raw.auth) ? "/auth" : "" },
+    },
+    origin: { file, pointer: "" },
+  };
+}
+
+/** A resource with its links' inverses not yet known. */
+function buildResource(doc: JsonDocument, reader: SchemaReader): Resource {
+  const raw = doc.value as Raw;
+  const file = doc.file;
+  reader.checkRefs(raw, file, "");
+  const collection = String(raw["x-collection"]);
+  const name = singularize(collection);
+  const required = Array.isArray(raw.required) ? raw.required.filter((r): r is string => typeof r === "string") : [];
+  const props = isObject(raw.properties) ? raw.properties : {};
+  const fields = Object.entries(props)
+    .map(([key, schema]) => buildField(key, schema, required.includes(key), file, reader))
+    .sort(byKey((f) => f.name));
+  return {
+    name,
+    collection,
+    typeName: pascalCase(name),
+    title: typeof raw.title === "string" ? raw.title : pascalCase(name),
+    description: typeof raw.description === "string" ? raw.description : "",
+    fields,
+    required,
+    unique: Array.isArray(raw["x-unique"]) ? (raw["x-unique"] as string[]) : [],
+    access: isObject(raw["x-access"]) ? (raw["x-access"] as Access) : {},
+    owner: typeof raw["x-owner"] === "string" ? raw["x-owner"] : undefined,
+    schema: raw,
+    origin: { file, pointer: "" },
+  };
+}
+
+function buildField(name: string, schema: unknown, required: boolean, file: string, reader: SchemaReader): Field {
+  const origin = { file, pointer: childPointer("/properties", name) };
+  const description = isObject(schema) && typeof schema.description === "string" ? schema.description : "";
+  const instance = reader.linkTarget(schema, file);
+  const items = isObject(schema) && schema.type === "array" ? schema.items : undefined;
+  const many = instance === undefined ? reader.linkTarget(items, file) : undefined;
+  const link: Link | undefined =
+    instance !== undefined
+      ? { kind: "instance", target: instance, inverse: undefined }
+      : many !== undefined
+        ? { kind: "collection", target: many, inverse: declaredInverse(schema, items) }
+        : undefined;
+  const inlined = link ? (schema as Raw) : reader.inline(schema, file);
+  const kind = link ? (link.kind === "instance" ? "link" : "links") : kindOf(inlined);
+  return { name, propertyKey: propertyKey(name), kind, scalar: isScalarKind(kind), required, description, schema: inlined, link, origin };
+}
+
+/** The `x-inverse` written on a collection link (on the property or its items), as a marker for the resolver. */
+function declaredInverse(schema: unknown, items: unknown): string | undefined {
+  const onProp = isObject(schema) ? schema["x-inverse"] : undefined;
+  const onItems = isObject(items) ? items["x-inverse"] : undefined;
+  const v = onProp ?? onItems;
+  return typeof v === "string" ? `?${v}` : undefined;
+}
+
+/** Decides, for every collection link, whether it is the inverse of an instance link on its target. */
+function resolveInverses(resources: Resource[], diagnostics: Diagnostic[]): Resource[] {
+  const byCollection = new Map(resources.map((r) => [r.collection, r]));
+  return resources.map((r) => ({
+    ...r,
+    fields: r.fields.map((f) => {
+      if (f.link?.kind !== "collection") return f;
+      const target = byCollection.get(f.link.target);
+      const backLinks = (target?.fields ?? []).filter((t) => t.link?.kind === "instance" && t.link.target === r.collection);
+      const declared = f.link.inverse?.slice(1);
+      let inverse: string | undefined;
+      if (declared !== undefined) {
+        if (backLinks.some((b) => b.name === declared)) inverse = declared;
+        else diagnostics.push(report("bad-inverse", { file: f.origin.file, pointer: f.origin.pointer, kind: "key" }, { name: f.name, inverse: declared, target: f.link.target }));
+      } else if (backLinks.length === 1) {
+        inverse = backLinks[0]!.name;
+      } else if (backLinks.length > 1) {
+        diagnostics.push(
+          report("ambiguous-inverse", { file: f.origin.file, pointer: f.origin.pointer, kind: "key" }, {
+            name: f.name,
+            target: f.link.target,
+            candidates: backLinks.map((b) => `"${b.name}"`).join(" and "),
+          }),
+        );
+      }
+      return { ...f, link: { ...f.link, inverse } };
+    }),
+  }));
+}
+
+function buildActions(file: string, raw: unknown, reader: SchemaReader): Action[] {
+  if (!isObject(raw)) return [];
+  return Object.entries(raw).map(([name, value]) => {
+    const a = isObject(value) ? value : {};
+    const pointer = childPointer("/actions", name);
+    const query = reader.inline(a.query ?? { type: "object", properties: {} }, file);
+    const q = isObject(query) ? query : {};
+    const required = Array.isArray(q.required) ? q.required : [];
+    const params: Param[] = Object.entries(isObject(q.properties) ? q.properties : {})
+      .map(([p, schema]) => {
+        const kind = kindOf(schema as Raw);
+        return {
+          name: p,
+          propertyKey: propertyKey(p),
+          kind,
+          scalar: isScalarKind(kind),
+          required: required.includes(p),
+          schema: schema as Raw,
+          origin: { file, pointer: childPointer(pointer, "query", "properties", p) },
+        };
+      })
+      .sort(byKey((p) => p.name));
+    return {
+      name,
+      typeName: pascalCase(name),
+      method: (typeof a.method === "string" ? a.method : "GET") as HttpMethod,
+      params,
+      query,
+      response: reader.inline(a.response ?? {}, file),
+      roles: Array.isArray(a.roles) ? (a.roles as string[]) : [],
+      description: typeof a.description === "string" ? a.description : "",
+      origin: { file, pointer },
+    };
+  });
+}
+
+function buildErrors(file: string, raw: unknown, docsUrl: string): ErrorDef[] {
+  const builtin: ErrorDef[] = BUILTIN_ERRORS.map((e) => ({ ...e, info: `${docsUrl}/${e.code}`, builtin: true, origin: undefined }));
+  const own: ErrorDef[] = (Array.isArray(raw) ? raw : []).filter(isObject).map((e, i) => {
+    const title = String(e.title ?? `Error ${e.code}`);
+    return {
+      code: Number(e.code),
+      status: Number(e.status),
+      key: typeof e.key === "string" ? e.key : camelCase(title) || `error${e.code}`,
+      title,
+      message: String(e.message ?? title),
+      dev: typeof e.dev === "string" ? e.dev : "",
+      info: `${docsUrl}/${e.code}`,
+      builtin: false,
+      origin: { file, pointer: childPointer("/errors", i) },
+    };
+  });
+  return [...builtin, ...own].sort((a, b) => a.code - b.code);
+}
+
+function buildMediaTypes(service: Service, resources: readonly Resource[], actions: readonly Action[]): MediaType[] {
+  const { vendor, version } = service;
+  const subject = (n: string) => words(n).join("-");
+  const types = [
+    vendorMediaType(vendor, version, "error", "error"),
+    ...resources.flatMap((r) => [
+      vendorMediaType(vendor, version, subject(r.name), "instance"),
+      vendorMediaType(vendor, version, subject(r.collection), "collection"),
+    ]),
+    ...actions.map((a) => vendorMediaType(vendor, version, subject(a.name), "action")),
+  ];
+  const unique = new Map(types.map((t) => [t.name, t]));
+  return [...unique.values()].sort(byKey((t) => t.name));
+}
+
+function byKey<T>(key: (t: T) => string): (a: T, b: T) => number {
+  return (a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+}

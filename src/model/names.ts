@@ -1,0 +1,145 @@
+/**
+ * Every identifier decided once: casing, singular/plural forms, verb detection and safe property keys.
+ * Emitters read the results from the model and never re-case strings themselves.
+ */
+
+/** Verbs that mark a name as an action rather than a resource (R2, E2). */
+export const VERBS: readonly string[] = [
+  "add", "approve", "archive", "assign", "calculate", "cancel", "change", "check", "clear", "close",
+  "compute", "confirm", "convert", "copy", "count", "create", "delete", "disable", "do", "download",
+  "edit", "enable", "execute", "export", "fetch", "find", "generate", "get", "import", "insert",
+  "list", "load", "lookup", "make", "merge", "modify", "move", "notify", "open", "patch", "post",
+  "process", "publish", "put", "query", "read", "refresh", "register", "reject", "remove", "rename",
+  "render", "reset", "resolve", "restore", "retrieve", "revoke", "run", "save", "search", "send",
+  "set", "show", "sign", "start", "stop", "submit", "sync", "test", "transform", "translate",
+  "update", "upload", "upsert", "validate", "verify",
+];
+
+const VERB_SET = new Set(VERBS);
+
+/** Plural nouns that do not end in "s" and singulars that do. */
+const IRREGULAR: Readonly<Record<string, string>> = {
+  person: "people", child: "children", man: "men", woman: "women", mouse: "mice", goose: "geese",
+  foot: "feet", tooth: "teeth", datum: "data", medium: "media", criterion: "criteria",
+  index: "indices", matrix: "matrices", vertex: "vertices", analysis: "analyses", ox: "oxen",
+};
+const IRREGULAR_PLURALS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(IRREGULAR).map(([s, p]) => [p, s]),
+);
+/** Nouns whose singular and plural are the same. */
+const INVARIANT = new Set(["series", "species", "news", "sheep", "fish", "deer", "information", "equipment", "metadata", "settings", "status"]);
+
+/** Splits camelCase, PascalCase, snake_case and kebab-case into lower-case words. */
+export function words(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+/** camelCase of any name. @example camelCase("first-name") === "firstName" */
+export function camelCase(name: string): string {
+  return words(name)
+    .map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1)))
+    .join("");
+}
+
+/** PascalCase of any name. @example pascalCase("accounts") === "Accounts" */
+export function pascalCase(name: string): string {
+  const c = camelCase(name);
+  return c.charAt(0).toUpperCase() + c.slice(1);
+}
+
+/** Applies `fn` to the last word of a camelCase name, keeping the rest and the casing. */
+function mapLastWord(name: string, fn: (word: string) => string): string {
+  const m = /^(.*?)([A-Z]?[a-z0-9]+)$/.exec(name);
+  if (!m) return fn(name.toLowerCase());
+  const [, prefix = "", last = ""] = m;
+  const mapped = fn(last.toLowerCase());
+  const upper = last.charAt(0) !== last.charAt(0).toLowerCase();
+  return prefix + (upper ? mapped.charAt(0).toUpperCase() + mapped.slice(1) : mapped);
+}
+
+/** Plural of an English noun (the last word of a camelCase name). @example pluralize("directory") === "directories" */
+export function pluralize(name: string): string {
+  return mapLastWord(name, (w) => {
+    if (INVARIANT.has(w) || IRREGULAR_PLURALS[w]) return w;
+    if (IRREGULAR[w]) return IRREGULAR[w];
+    if (/(s|x|z|ch|sh)$/.test(w)) return w + "es";
+    if (/[^aeiou]y$/.test(w)) return w.slice(0, -1) + "ies";
+    return w + "s";
+  });
+}
+
+/** Singular of an English plural noun. @example singularize("directories") === "directory" */
+export function singularize(name: string): string {
+  return mapLastWord(name, (w) => {
+    if (INVARIANT.has(w) || IRREGULAR[w]) return w;
+    if (IRREGULAR_PLURALS[w]) return IRREGULAR_PLURALS[w];
+    if (/[^aeiou]ies$/.test(w)) return w.slice(0, -3) + "y";
+    if (/(ss|x|z|ch|sh)es$/.test(w)) return w.slice(0, -2);
+    if (/(us|ss|is)$/.test(w)) return w;
+    if (/s$/.test(w)) return w.slice(0, -1);
+    return w;
+  });
+}
+
+/** True when the last word of a name reads as a plural noun. */
+export function isPlural(name: string): boolean {
+  const last = words(name).at(-1) ?? "";
+  if (INVARIANT.has(last) || IRREGULAR_PLURALS[last]) return true;
+  if (IRREGULAR[last]) return false;
+  return /s$/.test(last) && !/(ss|us|is)$/.test(last);
+}
+
+/** The verb a camelCase name starts with, if any. @example leadingVerb("getAccount") === "get" */
+export function leadingVerb(name: string): string | undefined {
+  const first = words(name)[0];
+  return first !== undefined && VERB_SET.has(first) ? first : undefined;
+}
+
+/**
+ * The plural noun a verb-led name was about, as the fix to suggest.
+ * @example nounFix("searchGroupsByName") === "groups"; nounFix("getAccount") === "accounts"
+ */
+export function nounFix(name: string): string {
+  const ws = words(name);
+  const rest = ws.slice(1);
+  const by = rest.findIndex((w) => w === "by" || w === "for" || w === "with" || w === "from");
+  const noun = (by >= 0 ? rest.slice(0, by) : rest).filter((w) => !VERB_SET.has(w));
+  if (noun.length === 0) return "items";
+  return pluralize(camelCase(noun.join("-")));
+}
+
+/** Names that must never become object keys or identifiers. */
+export const FORBIDDEN_NAMES: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/** JavaScript reserved words: safe as property keys, not as bare identifiers. */
+const RESERVED = new Set(
+  ("break case catch class const continue debugger default delete do else enum export extends false finally " +
+    "for function if import in instanceof new null return super switch this throw true try typeof var void " +
+    "while with yield let static implements interface package private protected public await arguments eval")
+    .split(" "),
+);
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** True when `name` can be written as a bare JS identifier. */
+export function isIdentifier(name: string): boolean {
+  return IDENTIFIER.test(name) && !RESERVED.has(name);
+}
+
+/** Why a name is unsafe to emit, or undefined when it is safe. */
+export function unsafeReason(name: string): string | undefined {
+  if (FORBIDDEN_NAMES.has(name)) return "would reach the object prototype";
+  const c = camelCase(name);
+  if (!/^[a-z][A-Za-z0-9]*$/.test(c)) return `is not a valid identifier after camel-casing ("${c}")`;
+  return undefined;
+}
+
+/** A property key as TypeScript source: bare when an identifier, quoted otherwise. */
+export function propertyKey(name: string): string {
+  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+}

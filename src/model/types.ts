@@ -1,0 +1,150 @@
+/**
+ * THE intermediate model: one plain, readonly, JSON-serializable description of a service. Every
+ * emitter reads only this; names are decided and media types built before anything is emitted.
+ */
+
+/** A JSON Schema as plain data (draft 2020-12). */
+export type JsonSchema = { readonly [key: string]: unknown } | boolean;
+
+/** Where a model node came from, so later phases can report against the user's source. */
+export interface Origin {
+  readonly file: string;
+  readonly pointer: string;
+}
+
+export type AuthScheme = "apiKey" | "basic" | "bearer" | "oauth2";
+export type AccessAction = "read" | "create" | "update" | "delete" | "admin";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface Model {
+  readonly service: Service;
+  /** Sorted by collection name. */
+  readonly resources: readonly Resource[];
+  /** Sorted by name. */
+  readonly actions: readonly Action[];
+  /** Built-in and service errors, sorted by code. */
+  readonly errors: readonly ErrorDef[];
+  /** Every vendor media type of the service, sorted by name. */
+  readonly mediaTypes: readonly MediaType[];
+  /** Absolute paths of every file the model was built from, sorted. */
+  readonly sources: readonly string[];
+}
+
+export interface Service {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly vendor: string;
+  readonly version: number;
+  readonly baseUrl: string;
+  /** Path of baseUrl without a trailing slash ("" for the root): every route sits under it. */
+  readonly basePath: string;
+  readonly errorDocsUrl: string;
+  readonly auth: Auth;
+  readonly origin: Origin;
+}
+
+export interface Auth {
+  readonly schemes: readonly AuthScheme[];
+  readonly realm: string;
+  readonly origin: Origin;
+}
+
+export interface Resource {
+  /** Singular name, used in media types: "account". */
+  readonly name: string;
+  /** Collection path segment: "accounts". */
+  readonly collection: string;
+  /** TypeScript type name: "Account". */
+  readonly typeName: string;
+  readonly title: string;
+  readonly description: string;
+  readonly fields: readonly Field[];
+  /** Names of required fields, as declared. */
+  readonly required: readonly string[];
+  readonly unique: readonly string[];
+  readonly access: Access;
+  /** Field holding the owner key's id (x-owner), if any. */
+  readonly owner: string | undefined;
+  /** The schema as written, with $refs to other resources left as they are. */
+  readonly schema: JsonSchema;
+  readonly origin: Origin;
+}
+
+/** Roles allowed per action; an action absent from the map is open to any authenticated caller. */
+export type Access = { readonly [A in AccessAction]?: readonly string[] };
+
+export type FieldKind = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null" | "any" | "link" | "links";
+
+export interface Field {
+  /** Property name as declared. */
+  readonly name: string;
+  /** Property key safe to emit in TypeScript (quoted when not an identifier). */
+  readonly propertyKey: string;
+  readonly kind: FieldKind;
+  /** True for string, number, integer, boolean (and enums of those). */
+  readonly scalar: boolean;
+  readonly required: boolean;
+  readonly description: string;
+  /** The property's schema with local and non-resource $refs inlined; links are described by `link`. */
+  readonly schema: JsonSchema;
+  readonly link: Link | undefined;
+  readonly origin: Origin;
+}
+
+export interface Link {
+  /** "instance" for a $ref to a resource, "collection" for an array of them. */
+  readonly kind: "instance" | "collection";
+  /** Collection name of the target resource. */
+  readonly target: string;
+  /** For a collection link that is the inverse of the target's instance link: that link's field name. */
+  readonly inverse: string | undefined;
+}
+
+export interface Action {
+  /** Verb name and path segment: "convert". */
+  readonly name: string;
+  readonly typeName: string;
+  readonly method: HttpMethod;
+  readonly params: readonly Param[];
+  readonly query: JsonSchema;
+  readonly response: JsonSchema;
+  readonly roles: readonly string[];
+  readonly description: string;
+  readonly origin: Origin;
+}
+
+export interface Param {
+  readonly name: string;
+  readonly propertyKey: string;
+  readonly kind: FieldKind;
+  readonly scalar: boolean;
+  readonly required: boolean;
+  readonly schema: JsonSchema;
+  readonly origin: Origin;
+}
+
+export interface ErrorDef {
+  readonly code: number;
+  readonly status: number;
+  /** Identifier of the error in the typed catalog: "nameConflict". */
+  readonly key: string;
+  readonly title: string;
+  readonly message: string;
+  readonly dev: string;
+  /** <errorDocsUrl>/<code> */
+  readonly info: string;
+  readonly builtin: boolean;
+  readonly origin: Origin | undefined;
+}
+
+export interface MediaType {
+  /** The canonical vendor form: application/vnd.<vendor>.v<N>.<subject>+json */
+  readonly name: string;
+  /** The alternative form: application/<vendor>.v<N>.<subject>.json */
+  readonly alias: string;
+  /** "account", "accounts", "error", or an action name. */
+  readonly subject: string;
+  readonly kind: "instance" | "collection" | "error" | "action";
+  readonly version: number;
+}

@@ -1,0 +1,44 @@
+/** The whole check as one readable function: read → validate → build the model → lint. */
+import type { Diagnostic } from "./diagnostics/diagnostic.js";
+import type { SourceText } from "./diagnostics/locate.js";
+import { readProject } from "./load/read-project.js";
+import { validateResource, validateService } from "./load/validate-meta.js";
+import { runRules } from "./lint/run-rules.js";
+import { buildModel } from "./model/build-model.js";
+import type { Model } from "./model/types.js";
+
+/** What a check produces: the model (when the definitions could be read), every finding, and the sources. */
+export interface CheckResult {
+  readonly model: Model | undefined;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly sources: ReadonlyMap<string, SourceText>;
+}
+
+/** Loads, validates and lints the definitions project in `dir`. Never throws on bad input. */
+export function checkProject(dir: string): CheckResult {
+  const [project, readDiagnostics] = readProject(dir);
+  const format: Diagnostic[] = [...readDiagnostics];
+  if (project.service?.value !== undefined) format.push(...validateService(project.serviceFile, project.service.value));
+  const valid = project.resources.filter((doc) => {
+    const found = validateResource(doc.file, doc.value);
+    format.push(...found);
+    return found.length === 0;
+  });
+  const [model, modelDiagnostics] = buildModel(project, valid);
+  // A file with format errors is linted only where its shape can be trusted: resources were left
+  // out above; service-level rules are skipped rather than judging fields the meta-schema rejected.
+  const broken = new Set(format.filter((d) => d.severity === "error").map((d) => d.file));
+  const lint = model ? runRules(model).filter((d) => !broken.has(d.file)) : [];
+  const diagnostics = dedupe([...project.store.diagnostics, ...format, ...modelDiagnostics, ...lint]);
+  return { model, diagnostics, sources: project.store.sources() };
+}
+
+function dedupe(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    const key = `${d.file}|${d.pointer}|${d.offset}|${d.code}|${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,27 @@
+// Runs the uvu suite and ends with the one line CI reads: `uvu: <P> passed, <F> failed, <S> skipped`.
+// A test file that throws while loading, or a crashed run, counts as a failure.
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const pattern = process.argv[2] ?? "\\.test\\.ts$";
+const child = spawn(
+  process.execPath,
+  ["--import", "tsx", "node_modules/uvu/bin.js", "test", pattern, "--no-color"],
+  { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } },
+);
+let out = "";
+child.stdout.on("data", (d) => { out += d; process.stdout.write(d); });
+child.stderr.on("data", (d) => process.stderr.write(d));
+child.on("close", (code, signal) => {
+  const num = (label) => Number((new RegExp(`${label}:\\s+(\\d+)`).exec(out) ?? [])[1] ?? NaN);
+  const total = num("Total"), passed = num("Passed"), skipped = num("Skipped");
+  const counted = Number.isFinite(total) && Number.isFinite(passed);
+  let failed = counted ? total - passed : 1;
+  if (code !== 0 && failed === 0) failed = 1; // crashed or a file failed to load
+  const p = counted ? passed : 0;
+  const s = Number.isFinite(skipped) ? skipped : 0;
+  console.log(`uvu: ${p} passed, ${failed} failed, ${s} skipped`);
+  process.exit(failed > 0 || code !== 0 || signal ? 1 : 0);
+});
