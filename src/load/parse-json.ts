@@ -35,9 +35,13 @@ const MESSAGES: Readonly<Record<string, string>> = {
 export function parseJson(file: string, text: string): readonly [JsonDocument, Diagnostic[]] {
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  const diagnostics = errors.map((e) => {
+  // Only the first syntax error is reliable: the parser's later errors mostly cascade from it.
+  const diagnostics = errors.slice(0, 1).map((e) => {
     const name = printParseErrorCode(e.error);
-    return report("json-syntax", { file, pointer: "", offset: e.offset }, { problem: MESSAGES[name] ?? name });
+    const trailing = /,\s*$/.test(text.slice(0, e.offset)) && /^[}\]]/.test(text.slice(e.offset));
+    const problem = trailing ? "trailing comma" : (MESSAGES[name] ?? name);
+    const offset = trailing ? text.slice(0, e.offset).lastIndexOf(",") : e.offset;
+    return report("json-syntax", { file, pointer: "", offset }, { problem });
   });
   if (text.trim() === "" && diagnostics.length === 0) {
     diagnostics.push(report("json-syntax", { file, pointer: "", offset: 0 }, { problem: "the file is empty" }));

@@ -110,7 +110,8 @@ export function nounFix(name: string): string {
   const by = rest.findIndex((w) => w === "by" || w === "for" || w === "with" || w === "from");
   const noun = (by >= 0 ? rest.slice(0, by) : rest).filter((w) => !VERB_SET.has(w));
   if (noun.length === 0) return "items";
-  return pluralize(camelCase(noun.join("-")));
+  const joined = camelCase(noun.join("-"));
+  return isPlural(joined) ? joined : pluralize(joined);
 }
 
 /** Names that must never become object keys or identifiers. */

@@ -1,0 +1,95 @@
+import path from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { checkProject } from "../../../src/pipeline.js";
+import type { Model } from "../../../src/model/types.js";
+import { repoRoot } from "../../helpers/cli.js";
+
+const model = (name: string): Model => {
+  const result = checkProject(path.join(repoRoot, "examples", name));
+  assert.equal(result.diagnostics, [], `examples/${name} is clean`);
+  assert.ok(result.model);
+  return result.model;
+};
+
+const library = model("library");
+const directory = model("directory");
+const resource = (m: Model, c: string) => m.resources.find((r) => r.collection === c)!;
+const field = (m: Model, c: string, f: string) => resource(m, c).fields.find((x) => x.name === f)!;
+
+test("resources are sorted and named once: singular, collection, type name", () => {
+  assert.equal(directory.resources.map((r) => [r.name, r.collection, r.typeName]), [
+    ["account", "accounts", "Account"],
+    ["directory", "directories", "Directory"],
+    ["folder", "folders", "Folder"],
+    ["group", "groups", "Group"],
+  ]);
+});
+
+test("a $ref to another resource is a link to an instance", () => {
+  assert.equal(field(library, "books", "author").kind, "link");
+  assert.equal(field(library, "books", "author").link, { kind: "instance", target: "authors", inverse: undefined });
+});
+
+test("a collection link with a link back is that inverse relation (cycles allowed)", () => {
+  assert.equal(field(library, "authors", "books").link, { kind: "collection", target: "books", inverse: "author" });
+  assert.equal(field(directory, "directories", "accounts").link?.inverse, "directory");
+});
+
+test("a collection link without a link back is a stored list of links", () => {
+  assert.equal(field(directory, "accounts", "groups").link, { kind: "collection", target: "groups", inverse: undefined });
+});
+
+test("refs to non-resource files are inlined with their annotations kept", () => {
+  const born = field(library, "authors", "born");
+  assert.is(born.kind, "integer");
+  assert.equal(born.schema, { type: "integer", minimum: -3000, maximum: 2100, description: "Year of birth." });
+  const isbn = library.actions[0]!.params[0]!;
+  assert.is(isbn.name, "isbn");
+  assert.is(isbn.kind, "string");
+  assert.ok(isbn.required);
+});
+
+test("keywords become model fields: unique, owner, access, required", () => {
+  const folders = resource(directory, "folders");
+  assert.is(folders.owner, "owner");
+  assert.equal(folders.access, { admin: ["admin"] });
+  assert.equal(resource(directory, "accounts").unique, ["username", "email"]);
+  assert.ok(field(directory, "accounts", "username").required);
+  assert.not.ok(field(directory, "accounts", "givenName").required);
+});
+
+test("service settings: base path, realm default, trimmed URLs", () => {
+  assert.is(library.service.basePath, "/v2");
+  assert.is(library.service.auth.realm, "Library API");
+  assert.equal(library.service.auth.schemes, ["apiKey", "bearer"]);
+  assert.is(directory.service.errorDocsUrl, "https://docs.acme.example/errors");
+});
+
+test("the error catalog holds built-in and service errors, sorted, with info URLs", () => {
+  const codes = directory.errors.map((e) => e.code);
+  assert.equal(codes, [...codes].sort((a, b) => a - b));
+  const own = directory.errors.find((e) => e.code === 1001)!;
+  assert.equal([own.key, own.status, own.builtin, own.info], ["unknownCurrency", 422, false, "https://docs.acme.example/errors/1001"]);
+  const conflict = directory.errors.find((e) => e.key === "conflict")!;
+  assert.equal([conflict.status, conflict.builtin], [409, true]);
+  assert.is(library.errors.find((e) => e.code === 2001)!.key, "bookOnLoan");
+});
+
+test("media types: instance, collection, error and action types in both shapes", () => {
+  const names = library.mediaTypes.map((t) => t.name);
+  assert.ok(names.includes("application/vnd.library.v2.book+json"));
+  assert.ok(names.includes("application/vnd.library.v2.books+json"));
+  assert.ok(names.includes("application/vnd.library.v2.error+json"));
+  assert.ok(names.includes("application/vnd.library.v2.lookup+json"));
+  const book = library.mediaTypes.find((t) => t.subject === "book")!;
+  assert.equal([book.alias, book.kind, book.version], ["application/library.v2.book.json", "instance", 2]);
+});
+
+test("the model is plain JSON data", () => {
+  assert.equal(JSON.parse(JSON.stringify(library)), JSON.parse(JSON.stringify(library)));
+  assert.ok(library.sources.every((s) => path.isAbsolute(s)));
+  assert.ok(library.sources.some((s) => s.endsWith("common.json")), "files read through $ref are sources too");
+});
+
+test.run();
