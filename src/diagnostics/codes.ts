@@ -17,17 +17,20 @@ interface CodeDef<A extends Args> {
 const def = <A extends Args>(d: CodeDef<A>): CodeDef<A> => d;
 
 export const codes = {
-  "json-syntax": def<{ problem: string }>({
+  "json-syntax": def<{ problem: string; fix: string }>({
     severity: "error",
     title: "The file is not valid JSON",
     message: (a) => `invalid JSON: ${a.problem}`,
-    hint: () => "fix the JSON syntax at this position (comments and trailing commas are not allowed)",
+    hint: (a) => a.fix,
   }),
   "missing-file": def<{ path: string; what: string }>({
     severity: "error",
     title: "A file the definitions need does not exist",
     message: (a) => `${a.what} "${a.path}" does not exist`,
-    hint: (a) => `create "${a.path}" or correct the path`,
+    hint: (a) =>
+      a.what === "service definition"
+        ? "run resourcery in the folder that holds service.json (or pass that folder), or start one with `resourcery init DIR`"
+        : `create "${a.path}" or correct the path`,
   }),
   "meta-schema": def<{ problem: string; fix: string }>({
     severity: "error",
@@ -41,11 +44,11 @@ export const codes = {
     message: (a) => `not a valid JSON Schema: ${a.problem}`,
     hint: () => "see https://json-schema.org/draft/2020-12 for the keyword's allowed values",
   }),
-  "unresolved-ref": def<{ ref: string; file: string }>({
+  "unresolved-ref": def<{ ref: string; problem: string; fix: string }>({
     severity: "error",
     title: "A $ref cannot be resolved",
-    message: (a) => `cannot resolve "${a.ref}"`,
-    hint: (a) => `check the path relative to ${a.file}, and that the file is listed in or next to the definitions`,
+    message: (a) => `cannot resolve "${a.ref}": ${a.problem}`,
+    hint: (a) => a.fix,
   }),
   "no-resources": def<{ pattern: string }>({
     severity: "error",
@@ -66,7 +69,7 @@ export const codes = {
     severity: "error",
     title: "Route names are nouns",
     message: (a) => `${a.where} "${a.name}" starts with the verb "${a.verb}"`,
-    hint: (a) => `name it with a noun, e.g. "${a.noun}"; let the HTTP method carry the action (E1)`,
+    hint: (a) => `name it with a noun, e.g. "${a.noun}": the HTTP method carries the action (E1), and actions that are not resource operations go under "actions" (E2)`,
   }),
   R3: def<{ name: string; fix: string }>({
     severity: "error",
@@ -122,11 +125,11 @@ export const codes = {
     message: (a) => `${a.keyword} names "${a.name}", which is not a property of ${a.resource}`,
     hint: () => "declare the property under properties, or correct the name",
   }),
-  "non-scalar-property": def<{ keyword: string; name: string; expected: string }>({
+  "non-scalar-property": def<{ keyword: string; name: string; actual: string; expected: string }>({
     severity: "error",
     title: "x-unique and x-owner name scalar properties",
-    message: (a) => `${a.keyword} names "${a.name}", which is not ${a.expected}`,
-    hint: (a) => `name a property of type ${a.expected} in ${a.keyword}`,
+    message: (a) => `${a.keyword} names "${a.name}", which is ${a.actual}, not ${a.expected}`,
+    hint: (a) => `in ${a.keyword}, name a property that is ${a.expected}`,
   }),
   "duplicate-collection": def<{ name: string; other: string }>({
     severity: "error",
@@ -150,7 +153,7 @@ export const codes = {
     severity: "error",
     title: "Error codes are unique",
     message: (a) => `error code ${a.code} is already used by ${a.other}`,
-    hint: () => "give each error its own code; codes 40000-59999 are reserved for built-in errors",
+    hint: () => "give each error its own code, different from the built-in codes (see the error catalog in the README)",
   }),
   "ambiguous-inverse": def<{ name: string; target: string; candidates: string }>({
     severity: "error",

@@ -39,11 +39,21 @@ export function pointerOf(tokens: readonly (string | number)[]): string {
 /** Splits a JSON pointer into its unescaped tokens. @example tokensOf("/a~1b/0") → ["a/b", "0"] */
 export function tokensOf(pointer: string): string[] {
   if (pointer === "" || pointer === "#") return [];
-  const body = pointer.startsWith("#") ? pointer.slice(1) : pointer;
+  // Only a URI fragment ("#/a%25b") is percent-encoded; a plain pointer ("/50%off") is taken as written.
+  const fragment = pointer.startsWith("#");
+  const body = fragment ? pointer.slice(1) : pointer;
   return body
     .split("/")
     .slice(1)
-    .map((t) => decodeURIComponent(t).replace(/~1/g, "/").replace(/~0/g, "~"));
+    .map((t) => (fragment ? percentDecoded(t) : t).replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function percentDecoded(token: string): string {
+  try {
+    return decodeURIComponent(token);
+  } catch {
+    return token;
+  }
 }
 
 /** Appends tokens to a JSON pointer. */

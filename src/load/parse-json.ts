@@ -36,15 +36,23 @@ export function parseJson(file: string, text: string): readonly [JsonDocument, D
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   // Only the first syntax error is reliable: the parser's later errors mostly cascade from it.
-  const diagnostics = errors.slice(0, 1).map((e) => {
+  // An empty file is said so, rather than as the parser's "expected a value".
+  const first = text.trim() === "" ? [] : errors.slice(0, 1);
+  const diagnostics = first.map((e) => {
     const name = printParseErrorCode(e.error);
     const trailing = /,\s*$/.test(text.slice(0, e.offset)) && /^[}\]]/.test(text.slice(e.offset));
     const problem = trailing ? "trailing comma" : (MESSAGES[name] ?? name);
     const offset = trailing ? text.slice(0, e.offset).lastIndexOf(",") : e.offset;
-    return report("json-syntax", { file, pointer: "", offset }, { problem });
+    const fix = trailing
+      ? "remove the comma: JSON allows none after the last item"
+      : name === "InvalidCommentToken"
+        ? 'remove the comment: JSON has none (a schema can say it in "description" or "$comment")'
+        : "fix the JSON syntax at this position";
+    return report("json-syntax", { file, pointer: "", offset }, { problem, fix });
   });
-  if (text.trim() === "" && diagnostics.length === 0) {
-    diagnostics.push(report("json-syntax", { file, pointer: "", offset: 0 }, { problem: "the file is empty" }));
+  if (text.trim() === "") {
+    const fix = "give the file its JSON content";
+    diagnostics.push(report("json-syntax", { file, pointer: "", offset: 0 }, { problem: "the file is empty", fix }));
   }
   if (diagnostics.length > 0 || !tree) return [{ file, text, tree, value: undefined }, diagnostics];
   const value = nodeValue(tree, file, "", diagnostics);
@@ -65,7 +73,10 @@ function nodeValue(node: Node, file: string, pointer: string, diagnostics: Diagn
         const key = String(keyNode.value);
         if (Object.prototype.hasOwnProperty.call(out, key)) {
           diagnostics.push(
-            report("json-syntax", { file, pointer: "", offset: keyNode.offset }, { problem: `duplicate key "${key}"` }),
+            report("json-syntax", { file, pointer: "", offset: keyNode.offset }, {
+              problem: `duplicate key "${key}"`,
+              fix: `keep only one "${key}" key in this object`,
+            }),
           );
         }
         Object.defineProperty(out, key, {

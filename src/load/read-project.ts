@@ -25,7 +25,8 @@ export function readProject(dir: string, store = new DocumentStore()): readonly 
   const diagnostics: Diagnostic[] = [];
   const service = store.get(serviceFile);
   if (service === null) {
-    diagnostics.push(report("missing-file", { file: serviceFile, pointer: "" }, { path: displayName(serviceFile), what: "service definition" }));
+    // Named as the project knows it, whatever the cwd: the diagnostic's file column says where.
+    diagnostics.push(report("missing-file", { file: serviceFile, pointer: "" }, { path: "service.json", what: "service definition" }));
   }
   const files = resourceFiles(abs, serviceFile, service?.value, diagnostics);
   const resources: JsonDocument[] = [];
@@ -57,8 +58,4 @@ function resourceFiles(dir: string, serviceFile: string, value: unknown, diagnos
     matches.forEach((m) => found.add(m));
   });
   return [...found].sort();
-}
-
-function displayName(file: string): string {
-  return path.relative(process.cwd(), file) || file;
 }

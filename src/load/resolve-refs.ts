@@ -13,6 +13,11 @@ export interface Resolved {
   readonly value: unknown;
 }
 
+/** Why a $ref does not resolve: no such file, a file that did not parse, or nothing at the fragment. */
+export type RefFailure =
+  | { readonly kind: "no-file" | "no-id" | "unparsed" | "bad-uri" }
+  | { readonly kind: "no-target"; readonly file: string; readonly fragment: string };
+
 /** Resolves $ref values against documents by file path and by `$id`. */
 export class RefResolver {
   constructor(private readonly store: DocumentStore) {}
@@ -37,25 +42,42 @@ export class RefResolver {
 
   /** Resolves `ref` written in `fromFile`; undefined when nothing is there. */
   resolve(fromFile: string, ref: string): Resolved | undefined {
+    const hit = this.lookup(fromFile, ref);
+    return "failure" in hit ? undefined : hit;
+  }
+
+  /** Why `ref` in `fromFile` does not resolve, or undefined when it does. */
+  explain(fromFile: string, ref: string): RefFailure | undefined {
+    const hit = this.lookup(fromFile, ref);
+    return "failure" in hit ? hit.failure : undefined;
+  }
+
+  private lookup(fromFile: string, ref: string): Resolved | { failure: RefFailure } {
     const from = this.store.get(fromFile);
-    if (!from) return undefined;
+    if (!from) return { failure: { kind: "no-file" } };
     let url: URL;
+    let fragment: string;
+    let doc: JsonDocument | null;
     try {
       url = new URL(ref, this.baseOf(from));
+      fragment = decodeURIComponent(url.hash.replace(/^#/, ""));
+      url.hash = "";
+      doc = this.documentAt(url, fromFile, ref);
     } catch {
-      return undefined;
+      // new URL, decodeURIComponent and fileURLToPath all throw on malformed input such as "%%%".
+      return { failure: { kind: "bad-uri" } };
     }
-    const fragment = decodeURIComponent(url.hash.replace(/^#/, ""));
-    url.hash = "";
-    const doc = this.documentAt(url, fromFile, ref);
-    if (doc?.value === undefined || !doc.tree) return undefined;
+    if (!doc) return { failure: { kind: url.protocol === "file:" ? "no-file" : "no-id" } };
+    // The file's own json-syntax error says what is wrong with it.
+    if (doc.value === undefined || !doc.tree) return { failure: { kind: "unparsed" } };
+    const missing: RefFailure = { kind: "no-target", file: doc.file, fragment };
     if (fragment === "" || fragment.startsWith("/")) {
       const { complete } = walkPointer(doc.tree, fragment);
-      if (!complete) return undefined;
+      if (!complete) return { failure: missing };
       return { file: doc.file, pointer: fragment, value: valueAt(doc.value, fragment) };
     }
     const anchored = findAnchor(doc.value, fragment, "");
-    return anchored ? { file: doc.file, pointer: anchored.pointer, value: anchored.value } : undefined;
+    return anchored ? { file: doc.file, pointer: anchored.pointer, value: anchored.value } : { failure: missing };
   }
 
   /** The document a URL names: by `$id` among loaded documents, else by file path. */

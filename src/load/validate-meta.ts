@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import formatsPlugin from "ajv-formats";
-import { childPointer, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { childPointer, tokensOf, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { report } from "../diagnostics/report.js";
 import { packagePath } from "../paths.js";
 
@@ -44,15 +44,17 @@ export function validateService(file: string, value: unknown): Diagnostic[] {
 /** Diagnostics for a resource file: a valid draft 2020-12 schema, with valid resourcery keywords. */
 export function validateResource(file: string, value: unknown): Diagnostic[] {
   const { draft2020, resourceKeywords } = validators();
-  const out: Diagnostic[] = [];
-  if (!draft2020(value)) out.push(...toDiagnostics(file, draft2020.errors ?? [], "invalid-schema"));
-  if (!resourceKeywords(value)) out.push(...toDiagnostics(file, resourceKeywords.errors ?? [], "meta-schema"));
-  return out;
+  const format = resourceKeywords(value) ? [] : toDiagnostics(file, resourceKeywords.errors ?? [], "meta-schema");
+  // One finding per place: a root "type": "obj" breaks both, and the format's own error has the better fix.
+  const taken = new Set(format.map((d) => d.pointer));
+  const schema = draft2020(value) ? [] : toDiagnostics(file, draft2020.errors ?? [], "invalid-schema").filter((d) => !taken.has(d.pointer));
+  return [...schema, ...format];
 }
 
 /** Turns ajv errors into diagnostics: the most specific error per location, with a fix for each. */
 function toDiagnostics(file: string, errors: readonly ErrorObject[], code: "meta-schema" | "invalid-schema"): Diagnostic[] {
-  const relevant = errors.filter((e) => !["anyOf", "oneOf", "allOf", "if", "$ref"].includes(e.keyword));
+  const combinators = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf");
+  const relevant = errors.filter((e) => !["anyOf", "oneOf", "allOf", "if", "$ref"].includes(e.keyword) && !losingAlternative(e, errors, combinators));
   const seen = new Set<string>();
   const out: Diagnostic[] = [];
   for (const e of relevant.length ? relevant : errors) {
@@ -69,10 +71,24 @@ function toDiagnostics(file: string, errors: readonly ErrorObject[], code: "meta
   return out;
 }
 
+/**
+ * A "type" error from one branch of an anyOf/oneOf whose sibling branch matched the type and failed
+ * for a better reason ("type": "strin" fails both the enum of type names and "must be an array"):
+ * only the sibling's error says what is wrong.
+ */
+function losingAlternative(e: ErrorObject, errors: readonly ErrorObject[], combinators: readonly ErrorObject[]): boolean {
+  if (e.keyword !== "type") return false;
+  const parent = combinators.find((c) => c.instancePath === e.instancePath && e.schemaPath.startsWith(`${c.schemaPath}/`));
+  if (!parent) return false;
+  // The sibling's schemaPath may run through a $ref ("#/$defs/simpleTypes/enum"), so match on the instance.
+  const skip = ["type", "anyOf", "oneOf", "allOf", "if", "$ref"];
+  return errors.some((o) => o.instancePath === e.instancePath && !skip.includes(o.keyword));
+}
+
 /** Where an ajv error points, what it means in words, and how to fix it. */
 function explain(e: ErrorObject): { pointer: string; kind: "key" | "value"; problem: string; fix: string } {
   const at = e.instancePath;
-  const where = at === "" ? "the document" : `"${at}"`;
+  const where = describe(at);
   const schemaFix = (e.parentSchema as { "x-fix"?: string } | undefined)?.["x-fix"];
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -108,4 +124,13 @@ function explain(e: ErrorObject): { pointer: string; kind: "key" | "value"; prob
     default:
       return { pointer: at, kind: "value", problem: `${where} ${e.message ?? "is not valid"}`, fix: schemaFix ?? "see the definition format in the README" };
   }
+}
+
+/** Names the value at a pointer in words (the pointer itself is printed beside the message). */
+function describe(pointer: string): string {
+  const tokens = tokensOf(pointer);
+  const last = tokens.at(-1);
+  if (last === undefined) return "the document";
+  if (/^\d+$/.test(last)) return tokens.length > 1 ? `item ${last} of "${tokens.at(-2)}"` : `item ${last}`;
+  return `"${last}"`;
 }

@@ -11,7 +11,7 @@ import type { Project } from "../load/read-project.js";
 import { RefResolver } from "../load/resolve-refs.js";
 import { BUILTIN_ERRORS } from "./builtin-errors.js";
 import { isObject, isScalarKind, kindOf, SchemaReader } from "./build-schema.js";
-import { vendorMediaType } from "./media-types.js";
+import { mediaSubject, vendorMediaType } from "./media-types.js";
 import { camelCase, pascalCase, propertyKey, singularize, words } from "./names.js";
 import type {
   Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, Param, Resource, Service,
@@ -33,9 +33,10 @@ export function buildModel(project: Project, valid: readonly JsonDocument[]): Di
   const service = buildService(project.service);
   const raw = project.service.value;
 
-  const draft = valid.map((doc) => buildResource(doc, reader));
+  const typeOf: MediaTypeNamer = (subject, kind) => vendorMediaType(service.vendor, service.version, mediaSubject(subject), kind).name;
+  const draft = valid.map((doc) => buildResource(doc, reader, typeOf));
   const resources = resolveInverses(draft, diagnostics).sort(byKey((r) => r.collection));
-  const actions = buildActions(project.service.file, raw.actions, reader).sort(byKey((a) => a.name));
+  const actions = buildActions(project.service.file, raw.actions, reader, typeOf).sort(byKey((a) => a.name));
   const errors = buildErrors(project.service.file, raw.errors, service.errorDocsUrl);
   reader.checkRefs(raw.actions, project.service.file, "/actions");
   diagnostics.push(...reader.diagnostics);
@@ -85,7 +86,10 @@ function buildService(doc: JsonDocument): Service {
 }
 
 /** A resource with its links' inverses not yet known. */
-function buildResource(doc: JsonDocument, reader: SchemaReader): Resource {
+/** The canonical vendor media type of a subject (resource, collection or action name). */
+type MediaTypeNamer = (subject: string, kind: MediaType["kind"]) => string;
+
+function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTypeNamer): Resource {
   const raw = doc.value as Raw;
   const file = doc.file;
   reader.checkRefs(raw, file, "");
@@ -108,6 +112,8 @@ function buildResource(doc: JsonDocument, reader: SchemaReader): Resource {
     access: isObject(raw["x-access"]) ? (raw["x-access"] as Access) : {},
     owner: typeof raw["x-owner"] === "string" ? raw["x-owner"] : undefined,
     schema: raw,
+    mediaType: typeOf(name, "instance"),
+    collectionMediaType: typeOf(collection, "collection"),
     origin: { file, pointer: "" },
   };
 }
@@ -137,6 +143,12 @@ function declaredInverse(schema: unknown, items: unknown): string | undefined {
   return typeof v === "string" ? `?${v}` : undefined;
 }
 
+/** Where a collection link's x-inverse is written: on the property, else on its items (as declaredInverse reads it). */
+function inversePointer(f: Field): string {
+  const onProp = isObject(f.schema) && f.schema["x-inverse"] !== undefined;
+  return onProp ? childPointer(f.origin.pointer, "x-inverse") : childPointer(f.origin.pointer, "items", "x-inverse");
+}
+
 /** Decides, for every collection link, whether it is the inverse of an instance link on its target. */
 function resolveInverses(resources: Resource[], diagnostics: Diagnostic[]): Resource[] {
   const byCollection = new Map(resources.map((r) => [r.collection, r]));
@@ -150,7 +162,7 @@ function resolveInverses(resources: Resource[], diagnostics: Diagnostic[]): Reso
       let inverse: string | undefined;
       if (declared !== undefined) {
         if (backLinks.some((b) => b.name === declared)) inverse = declared;
-        else diagnostics.push(report("bad-inverse", { file: f.origin.file, pointer: f.origin.pointer, kind: "key" }, { name: f.name, inverse: declared, target: f.link.target }));
+        else diagnostics.push(report("bad-inverse", { file: f.origin.file, pointer: inversePointer(f) }, { name: f.name, inverse: declared, target: f.link.target }));
       } else if (backLinks.length === 1) {
         inverse = backLinks[0]!.name;
       } else if (backLinks.length > 1) {
@@ -167,7 +179,7 @@ function resolveInverses(resources: Resource[], diagnostics: Diagnostic[]): Reso
   }));
 }
 
-function buildActions(file: string, raw: unknown, reader: SchemaReader): Action[] {
+function buildActions(file: string, raw: unknown, reader: SchemaReader, typeOf: MediaTypeNamer): Action[] {
   if (!isObject(raw)) return [];
   return Object.entries(raw).map(([name, value]) => {
     const a = isObject(value) ? value : {};
@@ -198,6 +210,7 @@ function buildActions(file: string, raw: unknown, reader: SchemaReader): Action[
       response: reader.inline(a.response ?? {}, file),
       roles: Array.isArray(a.roles) ? (a.roles as string[]) : [],
       description: typeof a.description === "string" ? a.description : "",
+      mediaType: typeOf(name, "action"),
       origin: { file, pointer },
     };
   });
@@ -224,7 +237,7 @@ function buildErrors(file: string, raw: unknown, docsUrl: string): ErrorDef[] {
 
 function buildMediaTypes(service: Service, resources: readonly Resource[], actions: readonly Action[]): MediaType[] {
   const { vendor, version } = service;
-  const subject = (n: string) => words(n).join("-");
+  const subject = mediaSubject;
   const types = [
     vendorMediaType(vendor, version, "error", "error"),
     ...resources.flatMap((r) => [

@@ -1,7 +1,7 @@
 /** Classifies property schemas and inlines non-resource $refs, reporting refs that do not resolve. */
 import { childPointer, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { report } from "../diagnostics/report.js";
-import type { RefResolver } from "../load/resolve-refs.js";
+import type { RefFailure, RefResolver } from "../load/resolve-refs.js";
 import type { FieldKind, JsonSchema } from "./types.js";
 
 /** Keywords that may stand beside a $ref without making it more than a link. */
@@ -53,8 +53,9 @@ export class SchemaReader {
     if (!isObject(value)) return;
     for (const [k, v] of Object.entries(value)) {
       if (k === "$ref" && typeof v === "string") {
-        if (!this.resolver.resolve(file, v)) {
-          this.diagnostics.push(report("unresolved-ref", { file, pointer: childPointer(pointer, "$ref") }, { ref: v, file: baseName(file) }));
+        const failure = this.resolver.explain(file, v);
+        if (failure && failure.kind !== "unparsed") {
+          this.diagnostics.push(report("unresolved-ref", { file, pointer: childPointer(pointer, "$ref") }, refProblem(v, file, failure)));
         }
       } else if (k !== "const" && k !== "enum" && k !== "examples" && k !== "default") {
         this.checkRefs(v, file, childPointer(pointer, k));
@@ -106,4 +107,21 @@ function stripResourceKeywords(value: unknown): unknown {
 
 function baseName(file: string): string {
   return file.split(/[\\/]/).pop() ?? file;
+}
+
+/** The words of an unresolved-ref diagnostic: what is missing, and where to look. */
+function refProblem(ref: string, file: string, failure: RefFailure): { ref: string; problem: string; fix: string } {
+  switch (failure.kind) {
+    case "no-target": {
+      const where = failure.file === file ? "this file" : baseName(failure.file);
+      const what = failure.fragment.startsWith("/") ? `nothing at "${failure.fragment}"` : `no "$anchor": "${failure.fragment}"`;
+      return { ref, problem: `${where} has ${what}`, fix: `correct the part after "#" to name a location in ${where}` };
+    }
+    case "no-id":
+      return { ref, problem: 'no definition file has this "$id", and refs are resolved offline', fix: `give the target file this "$id", or refer to it by its path relative to ${baseName(file)}` };
+    case "bad-uri":
+      return { ref, problem: "it is not a valid URI reference", fix: 'write a path and an optional "#" pointer, e.g. "common.json#/$defs/year", with "%" written as "%25"' };
+    default:
+      return { ref, problem: "the file does not exist", fix: `correct the path, relative to ${baseName(file)}, or create the file` };
+  }
 }

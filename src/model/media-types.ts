@@ -18,6 +18,16 @@ export function vendorMediaType(vendor: string, version: number, subject: string
   };
 }
 
+/** The subject token of a resource, collection or action name in a media type. @example mediaSubject("userAccounts") === "user-accounts" */
+export function mediaSubject(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .join("-")
+    .toLowerCase();
+}
+
 /** A parsed vendor media type. */
 export interface ParsedVendorType {
   readonly vendor: string;

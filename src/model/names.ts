@@ -26,6 +26,16 @@ const IRREGULAR: Readonly<Record<string, string>> = {
 const IRREGULAR_PLURALS: Readonly<Record<string, string>> = Object.fromEntries(
   Object.entries(IRREGULAR).map(([s, p]) => [p, s]),
 );
+/** A word's entry in one of the tables above: own keys only, so "constructor" is not found on the prototype. */
+function lookup(table: Readonly<Record<string, string>>, word: string): string | undefined {
+  return Object.prototype.hasOwnProperty.call(table, word) ? table[word] : undefined;
+}
+/** Singular nouns that end in "s" (their plural adds "es"). */
+const S_SINGULARS = new Set([
+  "alias", "atlas", "bias", "bonus", "bus", "campus", "canvas", "census", "corpus", "focus", "gas", "genus",
+  "iris", "lens", "nexus", "plus", "minus", "octopus", "prospectus", "radius", "status", "syllabus", "thesaurus", "virus",
+]);
+
 /** Nouns whose singular and plural are the same. */
 const INVARIANT = new Set(["series", "species", "news", "sheep", "fish", "deer", "information", "equipment", "metadata", "settings", "status"]);
 
@@ -65,8 +75,9 @@ function mapLastWord(name: string, fn: (word: string) => string): string {
 /** Plural of an English noun (the last word of a camelCase name). @example pluralize("directory") === "directories" */
 export function pluralize(name: string): string {
   return mapLastWord(name, (w) => {
-    if (INVARIANT.has(w) || IRREGULAR_PLURALS[w]) return w;
-    if (IRREGULAR[w]) return IRREGULAR[w];
+    if (INVARIANT.has(w) || lookup(IRREGULAR_PLURALS, w)) return w;
+    const plural = lookup(IRREGULAR, w);
+    if (plural) return plural;
     if (/(s|x|z|ch|sh)$/.test(w)) return w + "es";
     if (/[^aeiou]y$/.test(w)) return w.slice(0, -1) + "ies";
     return w + "s";
@@ -76,10 +87,12 @@ export function pluralize(name: string): string {
 /** Singular of an English plural noun. @example singularize("directories") === "directory" */
 export function singularize(name: string): string {
   return mapLastWord(name, (w) => {
-    if (INVARIANT.has(w) || IRREGULAR[w]) return w;
-    if (IRREGULAR_PLURALS[w]) return IRREGULAR_PLURALS[w];
+    if (INVARIANT.has(w) || lookup(IRREGULAR, w)) return w;
+    const singular = lookup(IRREGULAR_PLURALS, w);
+    if (singular) return singular;
     if (/[^aeiou]ies$/.test(w)) return w.slice(0, -3) + "y";
-    if (/(ss|x|z|ch|sh)es$/.test(w)) return w.slice(0, -2);
+    // "statuses", "buses", "aliases": singulars ending in -s take -es; other "-ses" are "-se" nouns ("houses", "excuses").
+    if (/(ss|x|z|ch|sh)es$/.test(w) || (w.endsWith("ses") && S_SINGULARS.has(w.slice(0, -2)))) return w.slice(0, -2);
     if (/(us|ss|is)$/.test(w)) return w;
     if (/s$/.test(w)) return w.slice(0, -1);
     return w;
@@ -89,8 +102,8 @@ export function singularize(name: string): string {
 /** True when the last word of a name reads as a plural noun. */
 export function isPlural(name: string): boolean {
   const last = words(name).at(-1) ?? "";
-  if (INVARIANT.has(last) || IRREGULAR_PLURALS[last]) return true;
-  if (IRREGULAR[last]) return false;
+  if (INVARIANT.has(last) || lookup(IRREGULAR_PLURALS, last)) return true;
+  if (lookup(IRREGULAR, last)) return false;
   return /s$/.test(last) && !/(ss|us|is)$/.test(last);
 }
 
@@ -136,7 +149,9 @@ export function isIdentifier(name: string): boolean {
 export function unsafeReason(name: string): string | undefined {
   if (FORBIDDEN_NAMES.has(name)) return "would reach the object prototype";
   const c = camelCase(name);
-  if (!/^[a-z][A-Za-z0-9]*$/.test(c)) return `is not a valid identifier after camel-casing ("${c}")`;
+  // camelCase keeps only ASCII letters and digits, lower-casing the first: what can go wrong is the start.
+  if (c === "") return "has no ASCII letters or digits";
+  if (!/^[a-z][A-Za-z0-9]*$/.test(c)) return "does not start with a letter";
   return undefined;
 }
 

@@ -66,6 +66,9 @@ export interface Resource {
   readonly access: Access;
   /** Field holding the owner key's id (x-owner), if any. */
   readonly owner: string | undefined;
+  /** Vendor media types (canonical form) of an instance and of a page of the collection. */
+  readonly mediaType: string;
+  readonly collectionMediaType: string;
   /** The schema as written, with $refs to other resources left as they are. */
   readonly schema: JsonSchema;
   readonly origin: Origin;
@@ -111,6 +114,8 @@ export interface Action {
   readonly response: JsonSchema;
   readonly roles: readonly string[];
   readonly description: string;
+  /** Vendor media type (canonical form) of the action's response. */
+  readonly mediaType: string;
   readonly origin: Origin;
 }
 

@@ -1,6 +1,6 @@
 import { childPointer } from "../../diagnostics/diagnostic.js";
 import { report } from "../../diagnostics/report.js";
-import type { Resource } from "../../model/types.js";
+import type { Field, Resource } from "../../model/types.js";
 import { defineRule } from "../rule.js";
 
 /** required, x-unique and x-owner name declared properties; x-unique a scalar one, x-owner a string. */
@@ -23,12 +23,24 @@ function checkResource(r: Resource) {
     const f = field(name);
     const pointer = childPointer("/x-unique", i);
     if (!f) out.push(unknown("x-unique", name, pointer));
-    else if (!f.scalar) out.push(report("non-scalar-property", { file, pointer }, { keyword: "x-unique", name, expected: "a scalar (string, number, integer or boolean)" }));
+    else if (!f.scalar) out.push(report("non-scalar-property", { file, pointer }, { keyword: "x-unique", name, actual: describeKind(f), expected: "a scalar (string, number, integer or boolean)" }));
   });
   if (r.owner !== undefined) {
     const f = field(r.owner);
     if (!f) out.push(unknown("x-owner", r.owner, "/x-owner"));
-    else if (f.kind !== "string") out.push(report("non-scalar-property", { file, pointer: "/x-owner" }, { keyword: "x-owner", name: r.owner, expected: "a string" }));
+    else if (f.kind !== "string") out.push(report("non-scalar-property", { file, pointer: "/x-owner" }, { keyword: "x-owner", name: r.owner, actual: describeKind(f), expected: "a string" }));
   }
   return out;
+}
+
+/** What a field holds, in words: "an array", "a link", "untyped". */
+function describeKind(f: Field): string {
+  switch (f.kind) {
+    case "link": return "a link";
+    case "links": return "a collection link";
+    case "any": return "untyped";
+    case "null": return "null";
+    case "array": case "object": case "integer": return `an ${f.kind}`;
+    default: return `a ${f.kind}`;
+  }
 }

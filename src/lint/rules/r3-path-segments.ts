@@ -1,5 +1,5 @@
 import { report } from "../../diagnostics/report.js";
-import { camelCase } from "../../model/names.js";
+import { camelCase, FORBIDDEN_NAMES } from "../../model/names.js";
 import { defineRule } from "../rule.js";
 
 /** True for a camelCase path segment: letters and digits, starting with a lower-case letter. */
@@ -13,7 +13,7 @@ export const r3PathSegments = defineRule({
   description: "collection path segments are camelCase",
   check: (model) =>
     model.resources
-      .filter((r) => !isCamelSegment(r.collection))
+      .filter((r) => !isCamelSegment(r.collection) && !FORBIDDEN_NAMES.has(r.collection)) // those are unsafe-name's
       .map((r) =>
         report("R3", { file: r.origin.file, pointer: "/x-collection" }, { name: r.collection, fix: camelCase(r.collection) || "items" }),
       ),

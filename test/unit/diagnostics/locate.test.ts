@@ -41,7 +41,7 @@ test("parseJson keeps __proto__ as data and reports syntax errors with offsets",
   const [, errors] = parseJson("bad.json", '{"a": 1,}');
   assert.is(errors.length, 1);
   assert.is(errors[0]!.code, "json-syntax");
-  assert.is(errors[0]!.offset, 8);
+  assert.is(errors[0]!.offset, 7, "a trailing comma is reported at the comma");
 });
 
 test.run();

@@ -1,0 +1,156 @@
+/** The name helpers the lint rules decide with (src/model/names.ts), each with exact expectations. */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { camelCase, isPlural, leadingVerb, nounFix, pluralize, singularize, unsafeReason } from "../../../src/model/names.js";
+
+/** Applies `fn` to every key of `cases` and compares the results with the values, all at once. */
+function table<T>(fn: (name: string) => T, cases: Record<string, T>): void {
+  const actual = Object.fromEntries(Object.keys(cases).map((name) => [name, fn(name)]));
+  assert.equal(actual, cases);
+}
+
+test("pluralize: regular, -y, sibilant, irregular and invariant nouns; only the last word, casing kept", () => {
+  table(pluralize, {
+    book: "books",
+    key: "keys",
+    day: "days",
+    directory: "directories",
+    box: "boxes",
+    match: "matches",
+    wish: "wishes",
+    bus: "buses",
+    address: "addresses",
+    person: "people",
+    child: "children",
+    datum: "data",
+    index: "indices",
+    analysis: "analyses",
+    people: "people",
+    series: "series",
+    fish: "fish",
+    userAccount: "userAccounts",
+    BookCopy: "BookCopies",
+    // Not found on Object.prototype by the irregular-noun tables.
+    constructor: "constructors",
+  });
+});
+
+test("singularize: the inverse of pluralize, and leaves singulars alone", () => {
+  table(singularize, {
+    books: "book",
+    days: "day",
+    directories: "directory",
+    Categories: "Category",
+    boxes: "box",
+    matches: "match",
+    wishes: "wish",
+    addresses: "address",
+    buses: "bus",
+    statuses: "status",
+    houses: "house",
+    people: "person",
+    children: "child",
+    data: "datum",
+    indices: "index",
+    analyses: "analysis",
+    series: "series",
+    news: "news",
+    userAccounts: "userAccount",
+    address: "address",
+    bus: "bus",
+    analysis: "analysis",
+    constructor: "constructor",
+  });
+});
+
+test("isPlural: judges the last word of a camelCase name", () => {
+  table(isPlural, {
+    books: true,
+    userAccounts: true,
+    addresses: true,
+    people: true,
+    children: true,
+    data: true,
+    analyses: true,
+    series: true,
+    news: true,
+    book: false,
+    person: false,
+    datum: false,
+    analysis: false,
+    address: false,
+    glass: false,
+    bus: false,
+    accountBook: false,
+    constructor: false,
+    "": false,
+  });
+});
+
+test("leadingVerb: the first word when it is a verb, else undefined", () => {
+  table(leadingVerb, {
+    getAccount: "get",
+    createFolder: "create",
+    updateGroup: "update",
+    verifyEmail: "verify",
+    searchGroupsByName: "search",
+    listBooks: "list",
+    get_books: "get",
+    Get: "get",
+    accounts: undefined,
+    posts: undefined,
+    settings: undefined,
+    getaway: undefined,
+    "": undefined,
+  });
+});
+
+test("nounFix: the plural noun a verb-led name is about", () => {
+  table(nounFix, {
+    getAccount: "accounts",
+    getBooks: "books",
+    createFolder: "folders",
+    updateGroup: "groups",
+    verifyEmail: "emails",
+    searchGroupsByName: "groups",
+    listBooksForAuthor: "books",
+    fetchPeople: "people",
+    getUserAccounts: "userAccounts",
+    get: "items",
+  });
+});
+
+test("camelCase: from kebab, snake, Pascal, spaced and acronym forms", () => {
+  table(camelCase, {
+    "first-name": "firstName",
+    first_name: "firstName",
+    FirstName: "firstName",
+    "user accounts": "userAccounts",
+    HTTPServer: "httpServer",
+    userID: "userId",
+    URL: "url",
+    already: "already",
+    "1st": "1st",
+    ["__proto__"]: "proto", // computed: a literal __proto__ key would set the prototype
+    "": "",
+  });
+});
+
+test("unsafeReason: prototype keys, and names that do not camel-case to an identifier", () => {
+  table(unsafeReason, {
+    ["__proto__"]: "would reach the object prototype",
+    constructor: "would reach the object prototype",
+    prototype: "would reach the object prototype",
+    "1st": "does not start with a letter",
+    _1: "does not start with a letter",
+    $: "has no ASCII letters or digits",
+    "é": "has no ASCII letters or digits",
+    "": "has no ASCII letters or digits",
+    name: undefined,
+    "first-name": undefined,
+    user_id: undefined,
+    HTTPServer: undefined,
+  });
+});
+
+test.run();
