@@ -1,0 +1,78 @@
+/**
+ * Stateless authentication (A1, A3, A6) and authorization on the loaded resource (A2): every request
+ * carries its credentials; Basic only over TLS, decided from the socket; 401 with a challenge per
+ * enabled scheme; 403 for missing roles or ownership.
+ */
+import type { TLSSocket } from "node:tls";
+import type { IncomingMessage } from "node:http";
+import { ApiError, entry, type Catalog } from "./errors.js";
+import { challenges, parseAuthorization, type KeyRing } from "./keys.js";
+import type { AccessAction, ResourceSpec, ServiceSpec } from "./spec.js";
+import type { StoredRecord } from "./store.js";
+
+/** Who is calling: the API key's id and roles. */
+export interface Caller {
+  readonly id: string;
+  readonly roles: readonly string[];
+}
+
+/** Checks credentials and returns the caller; throws a 401 ApiError with challenges otherwise. */
+export function authenticate(req: IncomingMessage, spec: ServiceSpec, keys: KeyRing, catalog: Catalog): Caller {
+  const schemes = spec.auth.schemes;
+  const headers = { "www-authenticate": challenges(schemes, spec.auth.realm) };
+  const unauthenticated = (dev?: string) =>
+    new ApiError(entry(catalog, "unauthenticated"), "", dev === undefined ? { headers } : { headers, dev });
+  const credentials = parseAuthorization(req.headers.authorization);
+  const bearerAllowed = schemes.some((s) => s === "bearer" || s === "apiKey" || s === "oauth2");
+  const basicAllowed = schemes.includes("basic") || schemes.includes("apiKey");
+  switch (credentials.scheme) {
+    case "none":
+      throw unauthenticated();
+    case "bearer": {
+      if (!bearerAllowed) throw unauthenticated("This service does not accept Bearer credentials.");
+      const key = keys.verifySecret(credentials.token);
+      if (!key) throw unauthenticated("The Bearer token is not a valid key secret. Check it, or create a key with `npm run keys -- create`.");
+      return { id: key.id, roles: key.roles };
+    }
+    case "basic": {
+      if (!basicAllowed) throw unauthenticated("This service does not accept Basic credentials.");
+      if (!(req.socket as TLSSocket).encrypted) {
+        throw new ApiError(entry(catalog, "basicNeedsTls"), "", { headers });
+      }
+      const key = keys.verifyBasic(credentials.id, credentials.secret);
+      if (!key) throw unauthenticated("The Basic credentials are not a valid key id and secret.");
+      return { id: key.id, roles: key.roles };
+    }
+    default:
+      throw unauthenticated("The Authorization header is malformed or uses an unsupported scheme.");
+  }
+}
+
+/** True when the caller holds one of the resource's admin roles. */
+export function isAdmin(caller: Caller, resource: ResourceSpec): boolean {
+  const admin = resource.access.admin ?? [];
+  return caller.roles.some((r) => admin.includes(r));
+}
+
+/** Throws 403 unless the caller may perform `action` on the collection (x-access; admin roles pass). */
+export function requireRole(caller: Caller, resource: ResourceSpec, action: AccessAction, catalog: Catalog): void {
+  const allowed = resource.access[action];
+  if (allowed === undefined || isAdmin(caller, resource)) return;
+  if (!caller.roles.some((r) => allowed.includes(r))) {
+    throw new ApiError(entry(catalog, "forbidden"), "", {
+      dev: `${action} on ${resource.collection} needs one of the roles: ${allowed.join(", ")}.`,
+    });
+  }
+}
+
+/** True when the caller may see this instance: no owner, the owner, or an admin (A2: decided on the content). */
+export function canSee(caller: Caller, resource: ResourceSpec, record: StoredRecord): boolean {
+  return resource.owner === undefined || record.owner === caller.id || isAdmin(caller, resource);
+}
+
+/** Throws 403 unless the caller owns the loaded instance (or is an admin). */
+export function requireOwner(caller: Caller, resource: ResourceSpec, record: StoredRecord, catalog: Catalog): void {
+  if (!canSee(caller, resource, record)) {
+    throw new ApiError(entry(catalog, "forbidden"), "", { dev: `This ${resource.name} belongs to another key.` });
+  }
+}

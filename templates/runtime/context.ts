@@ -1,0 +1,90 @@
+/** Per-service state shared by every route, built once at start-up. */
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
+import { authenticate, type Caller } from "./authenticate.js";
+import { ApiError, catalogOf, entry, type Catalog } from "./errors.js";
+import type { KeyRing } from "./keys.js";
+import { negotiate } from "./negotiate.js";
+import type { ResourceSpec, ServiceSpec } from "./spec.js";
+import type { Store } from "./store.js";
+import { compileValidators, type Validators } from "./validate.js";
+
+/** What a hook or action handler receives besides its data. */
+export interface HandlerContext {
+  readonly caller: Caller;
+  readonly log: FastifyBaseLogger;
+  readonly store: Store;
+  /** An ApiError of a catalog entry, to throw: `throw ctx.error("unknownCurrency", "from")`. */
+  error(key: string, property?: string, dev?: string): ApiError;
+}
+
+/** Typed hooks a user writes per resource; each may throw an ApiError. Inputs are request bodies as validated. */
+export interface ResourceHooks<Input = Record<string, unknown>, Instance = Record<string, unknown>> {
+  /** Runs before an instance is created; may return a changed input. */
+  beforeCreate?(input: Input, ctx: HandlerContext): Promise<Input | void> | Input | void;
+  afterCreate?(instance: Instance, ctx: HandlerContext): Promise<void> | void;
+  /** Runs before an update (replace or merge patch) with the whole new input and the current instance. */
+  beforeUpdate?(input: Input, current: Instance, ctx: HandlerContext): Promise<Input | void> | Input | void;
+  afterUpdate?(instance: Instance, ctx: HandlerContext): Promise<void> | void;
+  beforeDelete?(current: Instance, ctx: HandlerContext): Promise<void> | void;
+  afterDelete?(current: Instance, ctx: HandlerContext): Promise<void> | void;
+}
+
+/** An action's handler: typed parameters in, response body out. */
+export type ActionHandler<Params = Record<string, unknown>, Result = unknown> = (params: Params, ctx: HandlerContext) => Promise<Result> | Result;
+
+/** Everything the routes share. */
+export class ServiceContext {
+  readonly catalog: Catalog;
+  readonly validators: Validators;
+  readonly resources: ReadonlyMap<string, ResourceSpec>;
+  /** Properties a body may not set, per collection: the owner and inverse collection links. */
+  readonly readOnly: ReadonlyMap<string, ReadonlySet<string>>;
+
+  constructor(
+    readonly spec: ServiceSpec,
+    readonly store: Store,
+    readonly keys: KeyRing,
+    readonly baseUrl: string,
+  ) {
+    this.catalog = catalogOf(spec.errors);
+    this.validators = compileValidators(spec, this.catalog);
+    this.resources = new Map(spec.resources.map((r) => [r.collection, r]));
+    this.readOnly = new Map(
+      spec.resources.map((r) => [
+        r.collection,
+        new Set([...(r.owner ? [r.owner] : []), ...r.fields.filter((f) => f.link?.inverse).map((f) => f.name)]),
+      ]),
+    );
+  }
+
+  /** An ApiError of a catalog entry by key. */
+  error(key: string, property = "", dev?: string): ApiError {
+    return new ApiError(entry(this.catalog, key), property, dev === undefined ? {} : { dev });
+  }
+
+  authenticate(req: FastifyRequest): Caller {
+    return authenticate(req.raw, this.spec, this.keys, this.catalog);
+  }
+
+  handlerContext(req: FastifyRequest, caller: Caller): HandlerContext {
+    return { caller, log: req.log, store: this.store, error: (key, property, dev) => this.error(key, property, dev) };
+  }
+
+  /** The response media type for `offers` (server preference order); 406 when none is acceptable. */
+  negotiate(req: FastifyRequest, offers: readonly string[]): string {
+    const result = negotiate(req.headers.accept, offers, { vendor: this.spec.vendor, version: this.spec.version });
+    if (result.ok) return result.type;
+    throw this.error(result.reason, "", result.reason === "unknownVersion" ? `This service serves version ${this.spec.version}.` : `Acceptable types here: ${offers.join(", ")}.`);
+  }
+
+  /** Offers for a vendor media type: plain JSON first, then both vendor shapes. */
+  offers(mediaType: string): string[] {
+    const t = this.spec.mediaTypes.find((m) => m.name === mediaType);
+    return t ? ["application/json", t.name, t.alias] : ["application/json", mediaType];
+  }
+}
+
+/** Sends a JSON body with the negotiated type (vendor types get no charset parameter; JSON is UTF-8). */
+export function sendJson(reply: FastifyReply, status: number, type: string, body: unknown): FastifyReply {
+  return reply.code(status).header("content-type", type === "application/json" ? "application/json; charset=utf-8" : type).send(JSON.stringify(body));
+}

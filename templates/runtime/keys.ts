@@ -1,0 +1,464 @@
+/**
+ * API keys (A5): a key is an id, a secret and roles. Only HMAC-SHA-256(server secret, key secret) is kept,
+ * in a JSON keys file (`KEYS_FILE`, default data/keys.json); the server secret comes from KEYS_HMAC_SECRET
+ * or from `<keys file>.hmac`, created on first use. Also the Authorization header parser and the
+ * WWW-Authenticate challenges (A3, A6).
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { AuthScheme } from "./spec.js";
+
+/** A key as the service sees it after verification: never its secret. */
+export interface Key {
+  readonly id: string;
+  readonly roles: readonly string[];
+  readonly createdAt: string;
+}
+
+/** A freshly created key: the only time its secret exists outside the client. */
+export interface NewKey {
+  readonly id: string;
+  readonly secret: string;
+  readonly roles: readonly string[];
+}
+
+/** Settings of a key ring; by default the HMAC secret comes from `env.KEYS_HMAC_SECRET` or the .hmac file. */
+export interface KeyRingOptions {
+  /** Environment to read KEYS_HMAC_SECRET from (default process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The server secret itself; overrides env and file. */
+  readonly hmacSecret?: string;
+  /** Clock in milliseconds, for the cache TTL and the reload check (default Date.now). */
+  readonly now?: () => number;
+  /** Most verified secrets remembered at once (default 10,000). */
+  readonly cacheLimit?: number;
+}
+
+interface StoredKey extends Key {
+  /** Lower-case hex HMAC-SHA-256 of the secret. */
+  readonly hash: string;
+}
+
+interface KeysFile {
+  readonly version: 1;
+  readonly keys: readonly StoredKey[];
+}
+
+/** Default location of the keys file, relative to the service's working directory. */
+export const DEFAULT_KEYS_FILE = "data/keys.json";
+
+const CACHE_TTL_MS = 30_000;
+const CACHE_LIMIT = 10_000;
+const RELOAD_CHECK_MS = 1_000;
+/** Longer inputs are refused before hashing: a key secret is 43 characters. */
+const MAX_SECRET_LENGTH = 1024;
+const MIN_HMAC_SECRET_LENGTH = 16;
+const LOCK_WAIT_MS = 5_000;
+const LOCK_STALE_MS = 30_000;
+
+function token(bytes: number): string {
+  return crypto.randomBytes(bytes).toString("base64url");
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+}
+
+/** Parses and checks the text of a keys file; throws an Error naming the file and the problem. */
+function parseKeysFile(text: string, file: string): StoredKey[] {
+  const bad = (why: string) => new Error(`keys file ${file} is corrupt: ${why}`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw bad(`not JSON (${(error as Error).message})`);
+  }
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw bad("not a JSON object");
+  const { version, keys } = doc as { version?: unknown; keys?: unknown };
+  if (version !== 1) throw bad(`unsupported version ${JSON.stringify(version)} (expected 1)`);
+  if (!Array.isArray(keys)) throw bad(`"keys" is not an array`);
+  const ids = new Set<string>();
+  return keys.map((k: unknown, i): StoredKey => {
+    const o = (typeof k === "object" && k !== null ? k : {}) as Record<string, unknown>;
+    const { id, roles, hash, createdAt } = o;
+    if (typeof id !== "string" || id.length === 0) throw bad(`keys[${i}].id is not a non-empty string`);
+    if (ids.has(id)) throw bad(`keys[${i}].id ${JSON.stringify(id)} appears twice`);
+    ids.add(id);
+    if (!Array.isArray(roles) || !roles.every((r) => typeof r === "string")) throw bad(`keys[${i}].roles is not an array of strings`);
+    if (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) throw bad(`keys[${i}].hash is not 64 lower-case hex digits`);
+    if (typeof createdAt !== "string") throw bad(`keys[${i}].createdAt is not a string`);
+    return { id, roles: [...(roles as string[])], hash, createdAt };
+  });
+}
+
+/** Writes a file atomically: a private temporary file in the same folder, then rename over the target. */
+function writeAtomic(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.${token(6)}.tmp`;
+  try {
+    const fd = fs.openSync(tmp, "wx", 0o600);
+    try {
+      fs.writeFileSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** Runs `fn` holding `<file>.lock`, so that two processes changing the keys file do not lose each other's keys. */
+function withLock<T>(file: string, fn: () => T): T {
+  const lock = `${file}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      fs.closeSync(fs.openSync(lock, "wx", 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const stat = fs.statSync(lock, { throwIfNoEntry: false });
+      if (stat && Date.now() - stat.mtimeMs > LOCK_STALE_MS) {
+        fs.rmSync(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`keys file ${file} is locked by another process (${lock})`);
+      sleep(20);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
+/** The server's HMAC secret in `<keys file>.hmac`: read it, or create it (32 random bytes, mode 0600). */
+function hmacFileSecret(hmacFile: string, create: boolean): Buffer | undefined {
+  const read = (): Buffer | undefined => {
+    let text: string;
+    try {
+      text = fs.readFileSync(hmacFile, "utf8").trim();
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+    if (text.length < MIN_HMAC_SECRET_LENGTH) throw new Error(`HMAC secret file ${hmacFile} is corrupt: shorter than ${MIN_HMAC_SECRET_LENGTH} characters`);
+    // The text itself is the secret, so copying it into KEYS_HMAC_SECRET gives the same hashes.
+    return Buffer.from(text, "utf8");
+  };
+  const existing = read();
+  if (existing || !create) return existing;
+  fs.mkdirSync(path.dirname(hmacFile), { recursive: true });
+  const tmp = `${hmacFile}.${process.pid}.${token(6)}.tmp`;
+  fs.writeFileSync(tmp, `${token(32)}\n`, { mode: 0o600, flag: "wx" });
+  try {
+    fs.linkSync(tmp, hmacFile); // atomic create-if-absent: a concurrent creator's file wins, complete
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+  return read();
+}
+
+function publicKey(k: StoredKey): Key {
+  return { id: k.id, roles: k.roles, createdAt: k.createdAt };
+}
+
+/** Checks and normalises roles for a new key: non-empty names without spaces, commas or control characters, once each. */
+function checkRoles(roles: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const role of roles) {
+    if (typeof role !== "string" || !/^[^\s,\u0000-\u001f\u007f]+$/u.test(role)) {
+      throw new Error(`invalid role ${JSON.stringify(role)}: a role is a non-empty name without spaces or commas`);
+    }
+    if (!out.includes(role)) out.push(role);
+  }
+  return out;
+}
+
+/** The service's API keys: verifies Bearer and Basic credentials against the stored hashes and manages the keys file. */
+export class KeyRing {
+  private keys: StoredKey[] = [];
+  private byId = new Map<string, StoredKey>();
+  private byHash = new Map<string, StoredKey>();
+  private readonly cache = new Map<string, { key: StoredKey; expires: number }>();
+  private hmacKey: Buffer | undefined;
+  private signature = "";
+  private lastCheck: number;
+  private broken: Error | undefined;
+  private readonly now: () => number;
+  private readonly cacheLimit: number;
+
+  private constructor(
+    private readonly file: string | undefined,
+    private readonly fixedSecret: Buffer | undefined,
+    options: KeyRingOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.cacheLimit = Math.max(0, options.cacheLimit ?? CACHE_LIMIT);
+    this.lastCheck = this.now();
+  }
+
+  /** Opens the keys file (missing = no keys; corrupt = Error); the HMAC secret file is created when first needed. */
+  static open(file: string, options: KeyRingOptions = {}): KeyRing {
+    const env = options.env ?? process.env;
+    const configured = options.hmacSecret ?? (env.KEYS_HMAC_SECRET ? env.KEYS_HMAC_SECRET : undefined);
+    if (configured !== undefined && configured.length < MIN_HMAC_SECRET_LENGTH) {
+      throw new Error(`KEYS_HMAC_SECRET must be at least ${MIN_HMAC_SECRET_LENGTH} characters long`);
+    }
+    const ring = new KeyRing(path.resolve(file), configured === undefined ? undefined : Buffer.from(configured, "utf8"), options);
+    ring.load();
+    if (ring.keys.length > 0 && !ring.fixedSecret && !fs.existsSync(ring.hmacFile())) {
+      throw new Error(
+        `keys file ${ring.file} holds ${ring.keys.length} key(s) but their HMAC secret ${ring.hmacFile()} is missing: ` +
+          `restore that file or set KEYS_HMAC_SECRET to its content`,
+      );
+    }
+    return ring;
+  }
+
+  /** A key ring that lives only in memory (tests): a random HMAC secret, no file. */
+  static memory(options: Omit<KeyRingOptions, "env"> = {}): KeyRing {
+    const secret = options.hmacSecret === undefined ? crypto.randomBytes(32) : Buffer.from(options.hmacSecret, "utf8");
+    return new KeyRing(undefined, secret, options);
+  }
+
+  /** Creates a key with these roles, persists its hash, and returns the only copy of its secret. */
+  create(roles: readonly string[]): NewKey {
+    const checked = checkRoles(roles);
+    const secret = token(32);
+    const hash = this.hash(secret, true);
+    const created = this.change((keys) => {
+      let id = token(16);
+      while (keys.some((k) => k.id === id)) id = token(16);
+      const key: StoredKey = { id, roles: checked, hash, createdAt: new Date(this.now()).toISOString() };
+      return { keys: [...keys, key], result: key };
+    });
+    return { id: created.id, secret, roles: checked };
+  }
+
+  /** Removes a key (from the file too); false when there is no key with that id. */
+  revoke(id: string): boolean {
+    return this.change((keys) => {
+      const found = keys.some((k) => k.id === id);
+      return { keys: found ? keys.filter((k) => k.id !== id) : keys, result: found };
+    });
+  }
+
+  /** The keys (ids, roles, creation times), oldest first, as the keys file has them now. */
+  list(): Key[] {
+    this.refresh();
+    return this.keys.map(publicKey);
+  }
+
+  /** The key whose secret this is (a Bearer token), or undefined. */
+  verifySecret(secret: string): Key | undefined {
+    this.refresh();
+    const cached = this.cached(secret);
+    if (cached) return publicKey(cached);
+    if (this.byHash.size === 0 || secret.length === 0 || secret.length > MAX_SECRET_LENGTH) return undefined;
+    const digest = this.digest(secret);
+    const key = this.byHash.get(digest.toString("hex"));
+    if (!key || !crypto.timingSafeEqual(digest, Buffer.from(key.hash, "hex"))) return undefined;
+    this.remember(secret, key);
+    return publicKey(key);
+  }
+
+  /** The key with this id and secret (Basic credentials), or undefined. */
+  verifyBasic(id: string, secret: string): Key | undefined {
+    this.refresh();
+    const cached = this.cached(secret);
+    if (cached) return cached.id === id ? publicKey(cached) : undefined;
+    if (this.byId.size === 0 || secret.length === 0 || secret.length > MAX_SECRET_LENGTH) return undefined;
+    const digest = this.digest(secret); // hashed even for an unknown id, so timing does not tell ids apart
+    const key = this.byId.get(id);
+    if (!key || !crypto.timingSafeEqual(digest, Buffer.from(key.hash, "hex"))) return undefined;
+    this.remember(secret, key);
+    return publicKey(key);
+  }
+
+  private hmacFile(): string {
+    return `${this.file}.hmac`;
+  }
+
+  /** The HMAC key: configured, or from the .hmac file (created when `create` is true and it is missing). */
+  private secretKey(create: boolean): Buffer | undefined {
+    if (this.fixedSecret) return this.fixedSecret;
+    if (!this.hmacKey) this.hmacKey = hmacFileSecret(this.hmacFile(), create);
+    return this.hmacKey;
+  }
+
+  private digest(secret: string): Buffer {
+    const key = this.secretKey(false);
+    if (!key) throw new Error(`keys file ${this.file} has keys but no HMAC secret (${this.hmacFile()} or KEYS_HMAC_SECRET)`);
+    return crypto.createHmac("sha256", key).update(secret, "utf8").digest();
+  }
+
+  private hash(secret: string, create: boolean): string {
+    const key = this.secretKey(create);
+    if (!key) throw new Error("no HMAC secret");
+    return crypto.createHmac("sha256", key).update(secret, "utf8").digest("hex");
+  }
+
+  private cached(secret: string): StoredKey | undefined {
+    const hit = this.cache.get(secret);
+    if (!hit) return undefined;
+    if (hit.expires <= this.now()) {
+      this.cache.delete(secret);
+      return undefined;
+    }
+    return hit.key;
+  }
+
+  private remember(secret: string, key: StoredKey): void {
+    if (this.cacheLimit === 0) return;
+    if (this.cache.size >= this.cacheLimit) {
+      // Oldest entry first: Map keeps insertion order.
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
+    this.cache.set(secret, { key, expires: this.now() + CACHE_TTL_MS });
+  }
+
+  private install(keys: StoredKey[], signature: string): void {
+    this.keys = keys;
+    this.byId = new Map(keys.map((k) => [k.id, k]));
+    this.byHash = new Map(keys.map((k) => [k.hash, k]));
+    this.cache.clear();
+    this.signature = signature;
+    this.broken = undefined;
+  }
+
+  /** Reads the keys file and its identity (inode, size, mtime) from one open descriptor. */
+  private read(): { keys: StoredKey[]; signature: string } {
+    const file = this.file!;
+    let fd: number;
+    try {
+      fd = fs.openSync(file, "r");
+    } catch (error) {
+      if (isNotFound(error)) return { keys: [], signature: "missing" };
+      throw error;
+    }
+    try {
+      const stat = fs.fstatSync(fd);
+      const text = fs.readFileSync(fd, "utf8");
+      return { keys: parseKeysFile(text, file), signature: `${stat.ino}:${stat.size}:${stat.mtimeMs}` };
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private load(): void {
+    if (this.file === undefined) return;
+    const { keys, signature } = this.read();
+    this.install(keys, signature);
+  }
+
+  /** Reloads the file when it changed on disk (checked at most once per second); a corrupt file fails closed. */
+  private refresh(): void {
+    if (this.file !== undefined) {
+      const t = this.now();
+      if (t - this.lastCheck >= RELOAD_CHECK_MS || t < this.lastCheck) {
+        this.lastCheck = t;
+        const stat = fs.statSync(this.file, { throwIfNoEntry: false });
+        const signature = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "missing";
+        if (signature !== this.signature) {
+          try {
+            this.load();
+          } catch (error) {
+            // No key is accepted until the file is readable again (a revocation must not be missed).
+            this.install([], "");
+            this.broken = error as Error;
+          }
+        }
+      }
+    }
+    if (this.broken) throw this.broken;
+  }
+
+  /** Applies a change to the current keys (re-read under a lock) and persists it, or applies it in memory. */
+  private change<T>(fn: (keys: readonly StoredKey[]) => { keys: readonly StoredKey[]; result: T }): T {
+    const file = this.file;
+    if (file === undefined) {
+      const { keys, result } = fn(this.keys);
+      this.install([...keys], "");
+      return result;
+    }
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    return withLock(file, () => {
+      const current = this.read();
+      const { keys, result } = fn(current.keys);
+      if (keys !== current.keys) {
+        const doc: KeysFile = { version: 1, keys: keys.map((k) => ({ id: k.id, roles: k.roles, hash: k.hash, createdAt: k.createdAt })) };
+        writeAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
+        const stat = fs.statSync(file);
+        this.install([...keys], `${stat.ino}:${stat.size}:${stat.mtimeMs}`);
+      } else {
+        this.install(current.keys, current.signature);
+      }
+      return result;
+    });
+  }
+}
+
+/** What an Authorization header carries: Basic id and secret, a Bearer token, another scheme, nothing, or garbage. */
+export type Credentials =
+  | { readonly scheme: "basic"; readonly id: string; readonly secret: string }
+  | { readonly scheme: "bearer"; readonly token: string }
+  | { readonly scheme: "other" | "none" }
+  | { readonly scheme: "malformed" };
+
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+const SCHEME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Parses an Authorization header (scheme case-insensitive; Basic is base64 of `id:secret`, the secret may hold colons). */
+export function parseAuthorization(header: string | undefined): Credentials {
+  if (header === undefined) return { scheme: "none" };
+  const text = header.trim();
+  if (text === "") return { scheme: "none" };
+  const m = /^(\S+)(?:[ \t]+(.*))?$/s.exec(text);
+  const scheme = m?.[1];
+  const rest = m?.[2]?.trim() ?? "";
+  if (!scheme || !SCHEME.test(scheme)) return { scheme: "malformed" };
+  switch (scheme.toLowerCase()) {
+    case "basic": {
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(rest)) return { scheme: "malformed" };
+      let decoded: string;
+      try {
+        decoded = utf8.decode(Buffer.from(rest, "base64"));
+      } catch {
+        return { scheme: "malformed" };
+      }
+      const colon = decoded.indexOf(":");
+      if (colon <= 0) return { scheme: "malformed" };
+      return { scheme: "basic", id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+    }
+    case "bearer":
+      return TOKEN68.test(rest) ? { scheme: "bearer", token: rest } : { scheme: "malformed" };
+    default:
+      return { scheme: "other" };
+  }
+}
+
+/** One WWW-Authenticate value per distinct challenge of the enabled schemes (Basic; Bearer for bearer, apiKey, oauth2). */
+export function challenges(schemes: readonly AuthScheme[], realm: string): string[] {
+  // Control characters cannot appear in a header; quotes and backslashes are escaped (RFC 9110 quoted-string).
+  const quoted = realm.replace(/[\u0000-\u001f\u007f]/g, " ").replace(/[\\"]/g, "\\$&");
+  const out: string[] = [];
+  for (const scheme of schemes) {
+    const name = scheme === "basic" ? "Basic" : "Bearer";
+    const value = `${name} realm="${quoted}"`;
+    if (!out.includes(value)) out.push(value);
+  }
+  return out;
+}

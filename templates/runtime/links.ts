@@ -1,0 +1,42 @@
+/** Hrefs of instances and collections, and the links written in request bodies ({ meta: { href } }). */
+
+/**
+ * The absolute href of an instance or collection.
+ * @example hrefOf("https://api.example.com/v1", "books", "42") === "https://api.example.com/v1/books/42"
+ */
+export function hrefOf(baseUrl: string, collection: string, id?: string): string {
+  return id === undefined ? `${baseUrl}/${collection}` : `${baseUrl}/${collection}/${encodeURIComponent(id)}`;
+}
+
+/**
+ * The id an href names in `collection`, or undefined when it is not an href of that collection. The
+ * base URL's path must match; its scheme and host may differ (a proxy may rewrite them).
+ * @example idFromHref("https://api.example.com/v1/books/42", "https://api.example.com/v1", "books") === "42"
+ */
+export function idFromHref(href: unknown, baseUrl: string, collection: string): string | undefined {
+  if (typeof href !== "string") return undefined;
+  let path: string;
+  try {
+    path = new URL(href, baseUrl + "/").pathname;
+  } catch {
+    return undefined;
+  }
+  const basePath = new URL(baseUrl + "/").pathname.replace(/\/+$/, "");
+  const prefix = `${basePath}/${collection}/`;
+  if (!path.startsWith(prefix)) return undefined;
+  const rest = path.slice(prefix.length).replace(/\/+$/, "");
+  if (rest === "" || rest.includes("/")) return undefined;
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The href inside a written link, if the value has the link shape. */
+export function hrefOfLink(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return undefined;
+  const meta = (value as { meta?: unknown }).meta;
+  if (meta === null || typeof meta !== "object") return undefined;
+  return (meta as { href?: unknown }).href;
+}

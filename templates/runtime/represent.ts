@@ -1,0 +1,127 @@
+/**
+ * Representations: every instance and collection carries meta { href, mediaType }; links are
+ * { meta }; `expand` inlines links (collection links inline a page); `fields` keeps only what was asked.
+ */
+import { canSee, isAdmin, type Caller } from "./authenticate.js";
+import { hrefOf } from "./links.js";
+import type { Selection } from "./select.js";
+import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
+import type { ListQuery, Page, Store, StoredRecord } from "./store.js";
+
+type Json = Record<string, unknown>;
+
+/** What building a representation needs to know about the request. */
+export interface RepresentContext {
+  readonly spec: ServiceSpec;
+  readonly resources: ReadonlyMap<string, ResourceSpec>;
+  readonly store: Store;
+  readonly baseUrl: string;
+  readonly caller: Caller;
+}
+
+const EMPTY: Selection = Object.freeze(Object.create(null)) as Selection;
+
+/** The link object of an instance. @example { meta: { href: ".../books/1", mediaType: "application/vnd.acme.v1.book+json" } } */
+export function instanceLink(ctx: RepresentContext, resource: ResourceSpec, id: string): Json {
+  return { meta: { href: hrefOf(ctx.baseUrl, resource.collection, id), mediaType: resource.mediaType } };
+}
+
+/** The href of a sub-collection: <instance href>/<field>. */
+export function subCollectionHref(ctx: RepresentContext, resource: ResourceSpec, id: string, field: string): string {
+  return `${hrefOf(ctx.baseUrl, resource.collection, id)}/${field}`;
+}
+
+/** The records of a collection link of `record`: the inverse relation or the stored list, narrowed to what the caller may see. */
+export async function subCollection(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, field: FieldSpec, offset: number, limit: number): Promise<Page> {
+  const target = ctx.resources.get(field.link!.target)!;
+  const owner = target.owner !== undefined && !isAdmin(ctx.caller, target) ? ctx.caller.id : undefined;
+  const query: ListQuery = field.link!.inverse
+    ? { offset, limit, owner, where: { field: field.link!.inverse, equals: record.id } }
+    : { offset, limit, owner, ids: ((record.data[field.name] as string[] | undefined) ?? []) };
+  return ctx.store.list(target.collection, query);
+}
+
+/** The full representation of one instance, with `expand` applied and then `fields`. */
+export async function representInstance(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection = EMPTY, fields?: Selection): Promise<Json> {
+  const full = await build(ctx, resource, record, expand);
+  return fields ? pick(full, fields) : full;
+}
+
+/** A page of a collection: { meta, offset, limit, size, items }. */
+export async function representPage(
+  ctx: RepresentContext,
+  resource: ResourceSpec,
+  page: Page,
+  at: { href: string; offset: number; limit: number },
+  expand: Selection = EMPTY,
+  fields?: Selection,
+): Promise<Json> {
+  const items = [];
+  for (const record of page.items) items.push(await representInstance(ctx, resource, record, expand, fields));
+  return { meta: { href: at.href, mediaType: resource.collectionMediaType }, offset: at.offset, limit: at.limit, size: page.size, items };
+}
+
+async function build(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection): Promise<Json> {
+  const out: Json = {
+    meta: { href: hrefOf(ctx.baseUrl, resource.collection, record.id), mediaType: resource.mediaType },
+    id: record.id,
+    createdAt: record.createdAt,
+    modifiedAt: record.modifiedAt,
+  };
+  for (const field of resource.fields) {
+    const nested = expand[field.name];
+    if (field.kind === "link") {
+      const id = record.data[field.name];
+      if (typeof id !== "string") continue;
+      const target = ctx.resources.get(field.link!.target)!;
+      out[field.name] = nested ? await expandInstance(ctx, target, id, nested) : instanceLink(ctx, target, id);
+    } else if (field.kind === "links") {
+      const target = ctx.resources.get(field.link!.target)!;
+      const href = subCollectionHref(ctx, resource, record.id, field.name);
+      if (nested && canRead(ctx.caller, target)) {
+        const limit = ctx.spec.paging.defaultLimit;
+        const page = await subCollection(ctx, resource, record, field, 0, limit);
+        const items = [];
+        for (const r of page.items) items.push(await build(ctx, target, r, nested));
+        out[field.name] = { meta: { href, mediaType: target.collectionMediaType }, offset: 0, limit, size: page.size, items };
+      } else {
+        out[field.name] = { meta: { href, mediaType: target.collectionMediaType } };
+      }
+    } else if (Object.prototype.hasOwnProperty.call(record.data, field.name)) {
+      out[field.name] = record.data[field.name];
+    }
+  }
+  if (resource.owner !== undefined && record.owner !== undefined) out[resource.owner] = record.owner;
+  return out;
+}
+
+/** The expanded target of an instance link; a plain link when it is gone or the caller may not see it. */
+async function expandInstance(ctx: RepresentContext, target: ResourceSpec, id: string, nested: Selection): Promise<Json> {
+  const found = canRead(ctx.caller, target) ? await ctx.store.get(target.collection, id) : undefined;
+  if (!found || !canSee(ctx.caller, target, found)) return instanceLink(ctx, target, id);
+  return build(ctx, target, found, nested);
+}
+
+function canRead(caller: Caller, resource: ResourceSpec): boolean {
+  const allowed = resource.access.read;
+  return allowed === undefined || isAdmin(caller, resource) || caller.roles.some((r) => allowed.includes(r));
+}
+
+/** Keeps `meta` and the selected fields; a nested selection applies inside an expanded link or page. */
+export function pick(value: Json, fields: Selection): Json {
+  const out: Json = { meta: value.meta };
+  for (const name of Object.keys(fields)) {
+    if (!Object.prototype.hasOwnProperty.call(value, name) || name === "meta") continue;
+    const v = value[name];
+    const nested = fields[name]!;
+    if (Object.keys(nested).length > 0 && v !== null && typeof v === "object") {
+      const inner = v as Json;
+      out[name] = Array.isArray(inner.items)
+        ? { ...inner, items: (inner.items as Json[]).map((item) => pick(item, nested)) }
+        : pick(inner, nested);
+    } else {
+      out[name] = v;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,228 @@
+/** The routes of one collection: list, create, get, update (POST/PATCH merge patch, PUT replace), delete, sub-collections. */
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { requireOwner, requireRole, isAdmin, type Caller } from "./authenticate.js";
+import { sendJson, type ResourceHooks, type ServiceContext } from "./context.js";
+import { hrefOf, hrefOfLink, idFromHref } from "./links.js";
+import { representInstance, representPage, subCollection, subCollectionHref, type RepresentContext } from "./represent.js";
+import { checkSelection, expansionOf, parseSelection, type Selection } from "./select.js";
+import type { ResourceSpec } from "./spec.js";
+import { UniqueViolation, type StoredRecord } from "./store.js";
+
+type Json = Record<string, unknown>;
+type Query = Record<string, string | string[] | undefined>;
+
+/** Registers every route of `resource` under `prefix` and returns their paths with the methods each answers. */
+export function registerResource(app: FastifyInstance, svc: ServiceContext, resource: ResourceSpec, prefix: string, hooks: ResourceHooks = {}): Map<string, string[]> {
+  const base = `${prefix}/${resource.collection}`;
+  const routes = new Map<string, string[]>([
+    [base, ["GET", "POST"]],
+    [`${base}/:id`, ["GET", "POST", "PUT", "PATCH", "DELETE"]],
+  ]);
+  const rep = (caller: Caller): RepresentContext => ({ spec: svc.spec, resources: svc.resources, store: svc.store, baseUrl: svc.baseUrl, caller });
+
+  const load = async (req: FastifyRequest, caller: Caller): Promise<StoredRecord> => {
+    const { id } = req.params as { id: string };
+    const record = await svc.store.get(resource.collection, id);
+    if (!record) throw svc.error("notFound", "", `There is no ${resource.name} with id "${id}".`);
+    requireOwner(caller, resource, record, svc.catalog);
+    return record;
+  };
+
+  app.get(base, async (req, reply) => {
+    const caller = svc.authenticate(req);
+    requireRole(caller, resource, "read", svc.catalog);
+    const type = svc.negotiate(req, svc.offers(resource.collectionMediaType));
+    const { offset, limit } = paging(svc, req.query as Query);
+    const { expand, fields } = shaping(svc, resource, req.query as Query);
+    const owner = resource.owner !== undefined && !isAdmin(caller, resource) ? caller.id : undefined;
+    const page = await svc.store.list(resource.collection, { offset, limit, owner });
+    const body = await representPage(rep(caller), resource, page, { href: hrefOf(svc.baseUrl, resource.collection), offset, limit }, expand, fields);
+    return sendJson(reply, 200, type, body);
+  });
+
+  app.post(base, async (req, reply) => {
+    const caller = svc.authenticate(req);
+    requireRole(caller, resource, "create", svc.catalog);
+    const type = svc.negotiate(req, svc.offers(resource.mediaType));
+    requireBody(svc, req);
+    svc.validators.body(resource.collection, req.body, svc.readOnly.get(resource.collection)!);
+    const ctx = svc.handlerContext(req, caller);
+    const input = ((await hooks.beforeCreate?.(req.body as Json, ctx)) ?? req.body) as Json;
+    const now = new Date().toISOString();
+    const record: StoredRecord = { id: randomUUID(), createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data: await toStored(svc, resource, input) };
+    await unique(svc, () => svc.store.insert(resource.collection, record));
+    const body = await representInstance(rep(caller), resource, record);
+    await hooks.afterCreate?.(body, ctx);
+    reply.header("location", hrefOf(svc.baseUrl, resource.collection, record.id));
+    return sendJson(reply, 201, type, body);
+  });
+
+  app.get(`${base}/:id`, async (req, reply) => {
+    const caller = svc.authenticate(req);
+    requireRole(caller, resource, "read", svc.catalog);
+    const type = svc.negotiate(req, svc.offers(resource.mediaType));
+    const { expand, fields } = shaping(svc, resource, req.query as Query);
+    const record = await load(req, caller);
+    return sendJson(reply, 200, type, await representInstance(rep(caller), resource, record, expand, fields));
+  });
+
+  const update = (mode: "merge" | "replace") => async (req: FastifyRequest, reply: import("fastify").FastifyReply) => {
+    const caller = svc.authenticate(req);
+    requireRole(caller, resource, "update", svc.catalog);
+    const type = svc.negotiate(req, svc.offers(resource.mediaType));
+    requireBody(svc, req);
+    const current = await load(req, caller);
+    const readOnly = svc.readOnly.get(resource.collection)!;
+    let input = req.body as Json;
+    if (mode === "merge") {
+      if (input === null || typeof input !== "object" || Array.isArray(input)) throw svc.error("invalidProperty", "", "A merge patch is a JSON object.");
+      for (const key of Object.keys(input)) if (readOnly.has(key) || ["id", "meta", "createdAt", "modifiedAt"].includes(key)) throw svc.error("readOnlyProperty", key);
+      input = mergePatch(toWire(svc, resource, current), input);
+    }
+    svc.validators.body(resource.collection, input, readOnly);
+    const ctx = svc.handlerContext(req, caller);
+    const before = await representInstance(rep(caller), resource, current);
+    input = ((await hooks.beforeUpdate?.(input, before, ctx)) ?? input) as Json;
+    const record: StoredRecord = { ...current, modifiedAt: new Date().toISOString(), data: await toStored(svc, resource, input) };
+    await unique(svc, () => svc.store.update(resource.collection, record));
+    const body = await representInstance(rep(caller), resource, record);
+    await hooks.afterUpdate?.(body, ctx);
+    return sendJson(reply, 200, type, body);
+  };
+  app.post(`${base}/:id`, update("merge"));
+  app.patch(`${base}/:id`, update("merge"));
+  app.put(`${base}/:id`, update("replace"));
+
+  app.delete(`${base}/:id`, async (req, reply) => {
+    const caller = svc.authenticate(req);
+    requireRole(caller, resource, "delete", svc.catalog);
+    const current = await load(req, caller);
+    const ctx = svc.handlerContext(req, caller);
+    const before = await representInstance(rep(caller), resource, current);
+    await hooks.beforeDelete?.(before, ctx);
+    await svc.store.delete(resource.collection, current.id);
+    await hooks.afterDelete?.(before, ctx);
+    return reply.code(204).send();
+  });
+
+  for (const field of resource.fields.filter((f) => f.kind === "links")) {
+    const path = `${base}/:id/${field.name}`;
+    routes.set(path, ["GET"]);
+    const target = svc.resources.get(field.link!.target)!;
+    app.get(path, async (req, reply) => {
+      const caller = svc.authenticate(req);
+      requireRole(caller, resource, "read", svc.catalog);
+      requireRole(caller, target, "read", svc.catalog);
+      const type = svc.negotiate(req, svc.offers(target.collectionMediaType));
+      const { offset, limit } = paging(svc, req.query as Query);
+      const { expand, fields } = shaping(svc, target, req.query as Query);
+      const record = await load(req, caller);
+      const page = await subCollection(rep(caller), resource, record, field, offset, limit);
+      const href = subCollectionHref(rep(caller), resource, record.id, field.name);
+      return sendJson(reply, 200, type, await representPage(rep(caller), target, page, { href, offset, limit }, expand, fields));
+    });
+  }
+  return routes;
+}
+
+/** offset and limit from the query: integers, offset >= 0, 1 <= limit <= max. */
+export function paging(svc: ServiceContext, query: Query): { offset: number; limit: number } {
+  const read = (name: "offset" | "limit", fallback: number, min: number, max: number) => {
+    const raw = query[name];
+    if (raw === undefined || raw === "") return fallback;
+    const text = Array.isArray(raw) ? raw[raw.length - 1]! : raw;
+    if (!/^\d{1,9}$/.test(text)) throw svc.error("invalidPaging", name, `${name} must be an integer from ${min} to ${max}.`);
+    const n = Number(text);
+    if (n < min || n > max) throw svc.error("invalidPaging", name, `${name} must be an integer from ${min} to ${max}.`);
+    return n;
+  };
+  return {
+    offset: read("offset", 0, 0, 1_000_000_000),
+    limit: read("limit", svc.spec.paging.defaultLimit, 1, svc.spec.paging.maxLimit),
+  };
+}
+
+/** The expand and fields selections of the query, checked against the resource. */
+function shaping(svc: ServiceContext, resource: ResourceSpec, query: Query): { expand: Selection; fields: Selection | undefined } {
+  const parse = (name: "fields" | "expand"): Selection | undefined => {
+    const raw = query[name];
+    const text = Array.isArray(raw) ? raw.join(",") : raw;
+    if (text === undefined || text === "") return undefined;
+    const parsed = parseSelection(text);
+    if (!parsed.ok) throw svc.error(name === "fields" ? "unknownField" : "unknownExpand", name, parsed.error);
+    const checked = checkSelection(parsed.tree, resource, svc.resources, name);
+    if (!checked.ok) throw svc.error(name === "fields" ? "unknownField" : "unknownExpand", name, `"${checked.name}" cannot be used in ${name} here.`);
+    return parsed.tree;
+  };
+  const fields = parse("fields");
+  const expand = parse("expand");
+  return { expand: expansionOf(fields, expand, resource, svc.resources), fields };
+}
+
+/** A write needs a JSON body; a request without one (and without a Content-Type) is a 415. */
+function requireBody(svc: ServiceContext, req: FastifyRequest): void {
+  if (req.body === undefined) throw svc.error("unsupportedMediaType", "", "Send the body as JSON with Content-Type: application/json.");
+}
+
+/** Runs a write, answering 409 with the property when an x-unique value is taken. */
+async function unique(svc: ServiceContext, write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (e) {
+    if (e instanceof UniqueViolation) throw svc.error("conflict", e.property, `Another ${e.collection} instance already has this ${e.property}.`);
+    throw e;
+  }
+}
+
+/** Request body → stored data: links become ids and must name existing instances. */
+async function toStored(svc: ServiceContext, resource: ResourceSpec, input: Json): Promise<Json> {
+  const data: Json = {};
+  for (const field of resource.fields) {
+    if (!Object.prototype.hasOwnProperty.call(input, field.name) || field.link?.inverse || field.name === resource.owner) continue;
+    const value = input[field.name];
+    if (field.kind === "link") {
+      data[field.name] = await linkId(svc, field.link!.target, value, field.name);
+    } else if (field.kind === "links") {
+      const ids: string[] = [];
+      for (const item of value as unknown[]) ids.push(await linkId(svc, field.link!.target, item, field.name));
+      data[field.name] = [...new Set(ids)];
+    } else {
+      data[field.name] = value;
+    }
+  }
+  return data;
+}
+
+async function linkId(svc: ServiceContext, target: string, link: unknown, property: string): Promise<string> {
+  const href = hrefOfLink(link);
+  const id = idFromHref(href, svc.baseUrl, target);
+  if (id === undefined || (await svc.store.existing(target, [id])).size === 0) {
+    throw svc.error("invalidLink", property, `${JSON.stringify(href ?? null)} is not the href of an existing ${target} instance.`);
+  }
+  return id;
+}
+
+/** Stored data → the request-body shape (links as { meta: { href } }), the base of a merge patch. */
+function toWire(svc: ServiceContext, resource: ResourceSpec, record: StoredRecord): Json {
+  const out: Json = {};
+  for (const field of resource.fields) {
+    if (!Object.prototype.hasOwnProperty.call(record.data, field.name)) continue;
+    const v = record.data[field.name];
+    if (field.kind === "link") out[field.name] = { meta: { href: hrefOf(svc.baseUrl, field.link!.target, String(v)) } };
+    else if (field.kind === "links") out[field.name] = (v as string[]).map((id) => ({ meta: { href: hrefOf(svc.baseUrl, field.link!.target, id) } }));
+    else out[field.name] = v;
+  }
+  return out;
+}
+
+/** RFC 7396 JSON merge patch: null removes, objects merge, anything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): Json {
+  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch as Json;
+  const out: Json = target !== null && typeof target === "object" && !Array.isArray(target) ? { ...(target as Json) } : {};
+  for (const [key, value] of Object.entries(patch as Json)) {
+    if (value === null) delete out[key];
+    else Object.defineProperty(out, key, { value: mergePatch(out[key], value), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}

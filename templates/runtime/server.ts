@@ -1,0 +1,98 @@
+/**
+ * Starting a generated service: settings from the environment (PORT, HOST, BASE_URL, TLS_CERT_FILE,
+ * TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE), the embedded SQLite store, graceful shutdown on SIGTERM.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import { buildApp, type AppOptions } from "./app.js";
+import { KeyRing } from "./keys.js";
+import type { ServiceSpec } from "./spec.js";
+import { openSqliteStore } from "./sqlite-store.js";
+import type { Store } from "./store.js";
+
+/** Settings of a running service, as read from the environment. */
+export interface Settings {
+  readonly port: number;
+  readonly host: string;
+  readonly baseUrl: string;
+  readonly keysFile: string;
+  readonly databaseFile: string;
+  readonly tls: { readonly cert: Buffer; readonly key: Buffer } | undefined;
+  readonly logLevel: string;
+}
+
+/**
+ * Reads the settings from `env`, with the documented defaults.
+ * @example settingsFrom({ PORT: "8080" }, spec).port === 8080
+ */
+export function settingsFrom(env: NodeJS.ProcessEnv, spec: ServiceSpec): Settings {
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not "${env.PORT}"`);
+  const baseUrl = (env.BASE_URL ?? spec.baseUrl).replace(/\/+$/, "");
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new Error(`BASE_URL must be an absolute URL, not "${baseUrl}"`);
+  }
+  const certFile = env.TLS_CERT_FILE;
+  const keyFile = env.TLS_KEY_FILE;
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new Error("set both TLS_CERT_FILE and TLS_KEY_FILE, or neither");
+  return {
+    port,
+    host: env.HOST ?? "127.0.0.1",
+    baseUrl,
+    keysFile: env.KEYS_FILE ?? path.join("data", "keys.json"),
+    databaseFile: env.DATABASE_FILE ?? path.join("data", `${spec.name.replace(/^@[^/]+\//, "")}.db`),
+    tls: certFile && keyFile ? { cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) } : undefined,
+    logLevel: env.LOG_LEVEL ?? "info",
+  };
+}
+
+/** A started service: its app, store and address; `close` stops it gracefully. */
+export interface RunningService {
+  readonly app: FastifyInstance;
+  readonly store: Store;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Opens the store and keys, builds the app and listens; SIGTERM/SIGINT close it gracefully. */
+export async function startService(
+  spec: ServiceSpec,
+  handlers: Pick<AppOptions, "hooks" | "actions">,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningService> {
+  const settings = settingsFrom(env, spec);
+  const store = openSqliteStore(spec, settings.databaseFile);
+  const keys = KeyRing.open(settings.keysFile);
+  const app = await buildApp({
+    spec,
+    store,
+    keys,
+    baseUrl: settings.baseUrl,
+    ...handlers,
+    https: settings.tls,
+    logger: { level: settings.logLevel },
+  });
+  const url = await app.listen({ port: settings.port, host: settings.host });
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await app.close();
+      await store.close();
+    })());
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => {
+      app.log.info({ signal }, "shutting down");
+      close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          app.log.error({ err }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+    });
+  }
+  return { app, store, url, close };
+}

@@ -1,0 +1,87 @@
+/**
+ * The service description a generated package hands to the runtime: plain data emitted by resourcery
+ * from its model (src/generated/spec.ts). The runtime reads nothing else about the service.
+ */
+
+export type JsonSchema = { readonly [key: string]: unknown } | boolean;
+export type AccessAction = "read" | "create" | "update" | "delete" | "admin";
+export type AuthScheme = "apiKey" | "basic" | "bearer" | "oauth2";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface ServiceSpec {
+  readonly name: string;
+  readonly title: string;
+  readonly vendor: string;
+  readonly version: number;
+  /** Absolute base URL from service.json, without a trailing slash (BASE_URL overrides it at run time). */
+  readonly baseUrl: string;
+  readonly errorDocsUrl: string;
+  readonly auth: { readonly schemes: readonly AuthScheme[]; readonly realm: string };
+  readonly paging: { readonly defaultLimit: number; readonly maxLimit: number };
+  /** Largest accepted request body, in bytes. */
+  readonly bodyLimit: number;
+  readonly resources: readonly ResourceSpec[];
+  readonly actions: readonly ActionSpec[];
+  readonly errors: readonly ErrorSpec[];
+  readonly mediaTypes: readonly MediaTypeSpec[];
+}
+
+export interface ResourceSpec {
+  /** Singular name: "account". */
+  readonly name: string;
+  /** Path segment: "accounts". */
+  readonly collection: string;
+  readonly fields: readonly FieldSpec[];
+  readonly required: readonly string[];
+  readonly unique: readonly string[];
+  readonly access: { readonly [A in AccessAction]?: readonly string[] };
+  readonly owner: string | undefined;
+  /** Media types (canonical vendor form) of an instance and of a page of the collection. */
+  readonly mediaType: string;
+  readonly collectionMediaType: string;
+  /**
+   * JSON Schema of a request body for create/replace: the declared properties with links as
+   * { meta: { href } }, server-owned, owner and inverse properties excluded, additionalProperties false.
+   */
+  readonly bodySchema: JsonSchema;
+}
+
+export interface FieldSpec {
+  readonly name: string;
+  /** "link" (to an instance), "links" (to a collection), or the JSON type of a plain value. */
+  readonly kind: "string" | "number" | "integer" | "boolean" | "object" | "array" | "null" | "any" | "link" | "links";
+  readonly link?: {
+    readonly kind: "instance" | "collection";
+    /** Collection name of the target. */
+    readonly target: string;
+    /** For an inverse collection link: the target's field that points back here. */
+    readonly inverse?: string;
+  };
+}
+
+export interface ActionSpec {
+  readonly name: string;
+  readonly method: HttpMethod;
+  /** JSON Schema of the query parameters (an object of scalars). */
+  readonly query: JsonSchema;
+  readonly roles: readonly string[];
+  readonly mediaType: string;
+}
+
+export interface ErrorSpec {
+  readonly code: number;
+  readonly status: number;
+  readonly key: string;
+  readonly title: string;
+  readonly message: string;
+  readonly dev: string;
+  readonly info: string;
+}
+
+export interface MediaTypeSpec {
+  readonly name: string;
+  readonly alias: string;
+  readonly subject: string;
+  readonly kind: "instance" | "collection" | "error" | "action";
+  readonly version: number;
+}

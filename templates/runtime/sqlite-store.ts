@@ -1,0 +1,313 @@
+/**
+ * The embedded store: one SQLite file (better-sqlite3), one table per collection holding the field values
+ * as JSON. The schema is created and migrated at start-up from the spec: a UNIQUE expression index per
+ * x-unique property, an index per instance-link field (inverse-collection queries) and one on owner.
+ * Every index this module manages is named `rsc_…`; indexes of ours that the spec no longer asks for are
+ * dropped, so regenerating the service with a changed x-unique migrates the file on the next start.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import type { ResourceSpec, ServiceSpec } from "./spec.js";
+import { UniqueViolation } from "./store.js";
+import type { ListQuery, Page, Store, StoredRecord } from "./store.js";
+
+type Db = Database.Database;
+type Statement = Database.Statement;
+
+interface Row {
+  readonly id: string;
+  readonly created_at: string;
+  readonly modified_at: string;
+  readonly owner: string | null;
+  readonly data: string;
+}
+
+/** How long a connection waits for another one's write lock before failing with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/** Prefixes of the indexes this module creates and therefore owns (and may drop). */
+const UNIQUE_PREFIX = "rsc_unique:";
+const LINK_PREFIX = "rsc_link:";
+const OWNED_PREFIX = "rsc_";
+
+/** A double-quoted SQL identifier. */
+function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A single-quoted SQL string literal. */
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** The expression that reads one top-level property of the stored JSON; the same text in indexes and queries. */
+function fieldExpr(property: string, column = "data"): string {
+  // SQLite JSON paths have no escape inside a quoted label, so such a name cannot be addressed at all.
+  if (property.length === 0 || /["\\\u0000-\u001f]/.test(property)) {
+    throw new Error(`sqlite store: property name ${JSON.stringify(property)} cannot be used in a JSON path`);
+  }
+  return `json_extract(${column}, ${literal(`$."${property}"`)})`;
+}
+
+/** What the schema of one collection should be: index name → CREATE INDEX statement. */
+function wantedIndexes(resource: ResourceSpec): Map<string, string> {
+  const c = resource.collection;
+  const table = ident(c);
+  const wanted = new Map<string, string>();
+  for (const property of new Set(resource.unique)) {
+    const name = `${UNIQUE_PREFIX}${c}:${property}`;
+    wanted.set(name, `CREATE UNIQUE INDEX ${ident(name)} ON ${table} (${fieldExpr(property)})`);
+  }
+  for (const field of resource.fields) {
+    if (field.link?.kind !== "instance") continue;
+    const name = `${LINK_PREFIX}${c}:${field.name}`;
+    // Leading with the link value it serves `where`; created_at, id make the ordered page an index walk.
+    wanted.set(name, `CREATE INDEX ${ident(name)} ON ${table} (${fieldExpr(field.name)}, created_at, id)`);
+  }
+  const owner = `${OWNED_PREFIX}owner:${c}`;
+  wanted.set(owner, `CREATE INDEX ${ident(owner)} ON ${table} (owner, created_at, id)`);
+  const order = `${OWNED_PREFIX}order:${c}`;
+  wanted.set(order, `CREATE INDEX ${ident(order)} ON ${table} (created_at, id)`);
+  return wanted;
+}
+
+const COLUMNS = ["id", "created_at", "modified_at", "owner", "data"] as const;
+
+/** Creates the collection's table if missing and brings its indexes in line with the spec. */
+function migrateCollection(db: Db, resource: ResourceSpec): void {
+  const c = resource.collection;
+  const table = ident(c);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, ` +
+      `modified_at TEXT NOT NULL, owner TEXT, data TEXT NOT NULL)`,
+  );
+  const columns = new Set(
+    (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(c) as { name: string }[]).map((r) => r.name),
+  );
+  const missing = COLUMNS.filter((col) => !columns.has(col));
+  if (missing.length > 0) {
+    throw new Error(`sqlite store: table ${JSON.stringify(c)} exists but lacks column(s) ${missing.join(", ")}`);
+  }
+
+  const wanted = wantedIndexes(resource);
+  const present = db
+    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, 4) = ?`)
+    .all(c, OWNED_PREFIX) as { name: string; sql: string | null }[];
+  const keep = new Set<string>();
+  for (const index of present) {
+    if (wanted.get(index.name) === index.sql) keep.add(index.name);
+    else db.exec(`DROP INDEX ${ident(index.name)}`);
+  }
+  for (const [name, sql] of wanted) {
+    if (keep.has(name)) continue;
+    try {
+      db.exec(sql);
+    } catch (error) {
+      if (name.startsWith(UNIQUE_PREFIX) && isUniqueError(error)) {
+        const property = name.slice(`${UNIQUE_PREFIX}${c}:`.length);
+        const dup = db
+          .prepare(
+            `SELECT ${fieldExpr(property)} AS value, count(*) AS n FROM ${table} WHERE ${fieldExpr(property)} IS NOT NULL ` +
+              `GROUP BY 1 HAVING count(*) > 1 LIMIT 1`,
+          )
+          .get() as { value: unknown; n: number } | undefined;
+        const example = dup ? ` (e.g. ${JSON.stringify(dup.value)} appears ${dup.n} times)` : "";
+        throw new Error(
+          `sqlite store: cannot make ${c}.${property} unique: existing records of collection "${c}" ` +
+            `repeat a value of property "${property}"${example}; remove the duplicates or drop x-unique`,
+        );
+      }
+      throw error;
+    }
+  }
+}
+
+function isUniqueError(error: unknown): error is Error & { code: string } {
+  return error instanceof Error && (error as { code?: unknown }).code === "SQLITE_CONSTRAINT_UNIQUE";
+}
+
+/** Reads the index name out of "UNIQUE constraint failed: index 'name'" (SQLite doubles quotes in it). */
+function violatedIndex(message: string): string | undefined {
+  const m = /index '((?:[^']|'')*)'/.exec(message);
+  return m?.[1]?.replace(/''/g, "'");
+}
+
+/** The prepared statements of one collection: fixed ones eagerly, list shapes on first use. */
+class Collection {
+  readonly insert: Statement;
+  readonly get: Statement;
+  readonly update: Statement;
+  readonly delete: Statement;
+  readonly existing: Statement;
+  readonly fields: ReadonlySet<string>;
+  private readonly lists = new Map<string, { page: Statement; count: Statement }>();
+  private readonly table: string;
+
+  constructor(
+    private readonly db: Db,
+    readonly resource: ResourceSpec,
+  ) {
+    const t = (this.table = ident(resource.collection));
+    this.fields = new Set(resource.fields.map((f) => f.name));
+    this.insert = db.prepare(`INSERT INTO ${t} (id, created_at, modified_at, owner, data) VALUES (?, ?, ?, ?, ?)`);
+    this.get = db.prepare(`SELECT id, created_at, modified_at, owner, data FROM ${t} WHERE id = ?`);
+    this.update = db.prepare(`UPDATE ${t} SET modified_at = ?, data = ? WHERE id = ?`);
+    this.delete = db.prepare(`DELETE FROM ${t} WHERE id = ?`);
+    this.existing = db.prepare(`SELECT id FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`).pluck();
+  }
+
+  /** The page and count statements for one shape of query; parameters bind as named values. */
+  list(owner: boolean, where: string | undefined, ids: boolean): { page: Statement; count: Statement } {
+    const key = `${owner ? 1 : 0}${ids ? 1 : 0}:${where ?? ""}`;
+    let cached = this.lists.get(key);
+    if (cached) return cached;
+    const conditions: string[] = [];
+    if (owner) conditions.push("t.owner = @owner");
+    if (where !== undefined) conditions.push(`${fieldExpr(where, "t.data")} = @equals`);
+    const filter = conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : "";
+    const cols = "t.id, t.created_at, t.modified_at, t.owner, t.data";
+    const from = ids
+      ? `(SELECT key AS pos, value AS id FROM json_each(@ids)) AS q JOIN ${this.table} AS t ON t.id = q.id`
+      : `${this.table} AS t`;
+    const order = ids ? "q.pos" : "t.created_at, t.id";
+    cached = {
+      page: this.db.prepare(`SELECT ${cols} FROM ${from}${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
+      count: this.db.prepare(`SELECT count(*) FROM ${from}${filter}`).pluck(),
+    };
+    this.lists.set(key, cached);
+    return cached;
+  }
+}
+
+function toRecord(row: Row): StoredRecord {
+  const record: { -readonly [K in keyof StoredRecord]: StoredRecord[K] } = {
+    id: row.id,
+    createdAt: row.created_at,
+    modifiedAt: row.modified_at,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+  if (row.owner !== null) record.owner = row.owner;
+  return record;
+}
+
+/** A non-negative integer for LIMIT/OFFSET (SQLite reads a negative LIMIT as "no limit"). */
+function count(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+class SqliteStore implements Store {
+  private readonly collections = new Map<string, Collection>();
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    spec: ServiceSpec,
+  ) {
+    for (const resource of spec.resources) this.collections.set(resource.collection, new Collection(db, resource));
+  }
+
+  private col(collection: string): Collection {
+    if (this.closed) throw new Error("sqlite store: the store is closed");
+    const c = this.collections.get(collection);
+    if (!c) throw new Error(`sqlite store: unknown collection ${JSON.stringify(collection)}`);
+    return c;
+  }
+
+  /** Turns SQLite's UNIQUE error on one of our indexes into UniqueViolation; anything else passes through. */
+  private translate(c: Collection, error: unknown): unknown {
+    if (!isUniqueError(error)) return error;
+    const index = violatedIndex(error.message);
+    const prefix = `${UNIQUE_PREFIX}${c.resource.collection}:`;
+    if (index?.startsWith(prefix)) return new UniqueViolation(c.resource.collection, index.slice(prefix.length));
+    return error;
+  }
+
+  async insert(collection: string, record: StoredRecord): Promise<void> {
+    const c = this.col(collection);
+    try {
+      c.insert.run(record.id, record.createdAt, record.modifiedAt, record.owner ?? null, JSON.stringify(record.data));
+    } catch (error) {
+      throw this.translate(c, error);
+    }
+  }
+
+  async get(collection: string, id: string): Promise<StoredRecord | undefined> {
+    const row = this.col(collection).get.get(id) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  async existing(collection: string, ids: readonly string[]): Promise<Set<string>> {
+    const c = this.col(collection);
+    if (ids.length === 0) return new Set();
+    return new Set(c.existing.all(JSON.stringify(ids)) as string[]);
+  }
+
+  async list(collection: string, query: ListQuery): Promise<Page> {
+    const c = this.col(collection);
+    const where = query.where;
+    if (where !== undefined && !c.fields.has(where.field)) {
+      throw new Error(`sqlite store: ${collection} has no field ${JSON.stringify(where.field)} to filter on`);
+    }
+    const hasOwner = query.owner !== undefined;
+    const hasIds = query.ids !== undefined;
+    const params: Record<string, unknown> = {};
+    if (hasOwner) params.owner = query.owner;
+    if (where !== undefined) params.equals = where.equals;
+    if (hasIds) {
+      const ids = [...new Set(query.ids)];
+      if (ids.length === 0) return { items: [], size: 0 };
+      params.ids = JSON.stringify(ids);
+    }
+    const s = c.list(hasOwner, where?.field, hasIds);
+    // better-sqlite3 runs synchronously, so nothing can write between the count and the page.
+    const size = s.count.get(params) as number;
+    const limit = count(query.limit);
+    const offset = count(query.offset);
+    const rows = limit === 0 || offset >= size ? [] : (s.page.all({ ...params, limit, offset }) as Row[]);
+    return { items: rows.map(toRecord), size };
+  }
+
+  async update(collection: string, record: StoredRecord): Promise<boolean> {
+    const c = this.col(collection);
+    try {
+      return c.update.run(record.modifiedAt, JSON.stringify(record.data), record.id).changes > 0;
+    } catch (error) {
+      throw this.translate(c, error);
+    }
+  }
+
+  async delete(collection: string, id: string): Promise<boolean> {
+    return this.col(collection).delete.run(id).changes > 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+/** Opens (creating and migrating as needed) the SQLite store of a service; `file` may be ":memory:". */
+export function openSqliteStore(spec: ServiceSpec, file: string): Store {
+  if (file !== ":memory:" && !file.startsWith("file:")) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    const seen = new Set<string>();
+    for (const resource of spec.resources) {
+      if (seen.has(resource.collection)) throw new Error(`sqlite store: collection ${resource.collection} appears twice`);
+      seen.add(resource.collection);
+    }
+    // IMMEDIATE: two processes starting at once migrate one after the other, never interleaved.
+    db.transaction(() => {
+      for (const resource of spec.resources) migrateCollection(db, resource);
+    }).immediate();
+    return new SqliteStore(db, spec);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The store seam: everything the routes need from persistence, and nothing more. The embedded SQLite
+ * store implements it (sqlite-store.ts); another database implements the same interface without
+ * touching the routes. Every method is async so that a networked store fits the same shape.
+ */
+
+/** One stored instance. Links are stored by id: a string for an instance link, string[] for a stored list. */
+export interface StoredRecord {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly modifiedAt: string;
+  /** Id of the owning API key, for resources with x-owner. */
+  readonly owner?: string | undefined;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** What a list may be narrowed to: a page, one owner, and/or a field equal to a value (inverse links). */
+export interface ListQuery {
+  readonly offset: number;
+  readonly limit: number;
+  readonly owner?: string | undefined;
+  readonly where?: { readonly field: string; readonly equals: string } | undefined;
+  /** Only these ids (a stored list of links), in this order. */
+  readonly ids?: readonly string[] | undefined;
+}
+
+/** A page of records and the size of the whole (narrowed) collection. */
+export interface Page {
+  readonly items: readonly StoredRecord[];
+  readonly size: number;
+}
+
+export interface Store {
+  /** Adds a record; throws UniqueViolation when an x-unique value is taken. */
+  insert(collection: string, record: StoredRecord): Promise<void>;
+  get(collection: string, id: string): Promise<StoredRecord | undefined>;
+  /** Which of `ids` exist in the collection. */
+  existing(collection: string, ids: readonly string[]): Promise<Set<string>>;
+  list(collection: string, query: ListQuery): Promise<Page>;
+  /** Replaces a record's data and modifiedAt; throws UniqueViolation; false when it does not exist. */
+  update(collection: string, record: StoredRecord): Promise<boolean>;
+  /** False when there was nothing to delete. */
+  delete(collection: string, id: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Thrown by insert/update when an x-unique property repeats a value already in the collection. */
+export class UniqueViolation extends Error {
+  constructor(
+    readonly collection: string,
+    readonly property: string,
+  ) {
+    super(`${collection}.${property} must be unique`);
+    this.name = "UniqueViolation";
+  }
+}

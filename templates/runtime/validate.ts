@@ -1,0 +1,102 @@
+/**
+ * Request validation with ajv, compiled once at start-up: bodies strictly (no coercion, no silent
+ * removal of unknown properties), action query strings with scalar coercion. Failures become catalog errors.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import formatsPlugin from "ajv-formats";
+import { ApiError, entry, type Catalog } from "./errors.js";
+import type { JsonSchema, ServiceSpec } from "./spec.js";
+
+/** Properties the server owns; sent in a body they are a readOnlyProperty error, not an unknown one. */
+export const SERVER_OWNED: ReadonlySet<string> = new Set(["id", "meta", "createdAt", "modifiedAt"]);
+
+/** Compiled validators of one service. */
+export interface Validators {
+  /** Validates a create/replace body of a collection (defaults applied); throws ApiError. */
+  body(collection: string, value: unknown, readOnly: ReadonlySet<string>): void;
+  /** Validates and coerces action query parameters; returns them typed; throws ApiError. */
+  query(action: string, value: Record<string, unknown>): Record<string, unknown>;
+}
+
+function newAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: false,
+    coerceTypes: coerce,
+    removeAdditional: false,
+    useDefaults: true,
+    strict: false,
+    allowUnionTypes: true,
+    validateFormats: true,
+  });
+  type Plugin = (a: Ajv) => unknown;
+  const addFormats = ((formatsPlugin as unknown as { default?: Plugin }).default ?? formatsPlugin) as unknown as Plugin;
+  addFormats(ajv);
+  return ajv;
+}
+
+/** Compiles every body and query schema of the service once. */
+export function compileValidators(spec: ServiceSpec, catalog: Catalog): Validators {
+  const bodies = newAjv(false);
+  const queries = newAjv(true);
+  const bodyFns = new Map<string, ValidateFunction>();
+  for (const r of spec.resources) bodyFns.set(r.collection, bodies.compile(r.bodySchema as object));
+  const queryFns = new Map<string, ValidateFunction>();
+  for (const a of spec.actions) queryFns.set(a.name, queries.compile(a.query as object));
+
+  return {
+    body(collection, value, readOnly) {
+      const fn = bodyFns.get(collection)!;
+      if (value === null || typeof value !== "object" || Array.isArray(value)) {
+        throw new ApiError(entry(catalog, "invalidProperty"), "", { dev: "The body must be a JSON object." });
+      }
+      for (const key of Object.keys(value)) {
+        if (SERVER_OWNED.has(key) || readOnly.has(key)) {
+          throw new ApiError(entry(catalog, "readOnlyProperty"), key, { dev: `"${key}" is set by the server; remove it from the body.` });
+        }
+      }
+      if (!fn(value)) throw toApiError(fn.errors?.[0], catalog, "body");
+    },
+    query(action, value) {
+      const fn = queryFns.get(action)!;
+      const copy: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) {
+        Object.defineProperty(copy, k, { value: Array.isArray(v) ? v[v.length - 1] : v, enumerable: true, writable: true, configurable: true });
+      }
+      if (!fn(copy)) throw toApiError(fn.errors?.[0], catalog, "query");
+      return copy;
+    },
+  };
+}
+
+/** The dotted property path of an ajv error ("address.city", "tags.0"). */
+function propertyOf(e: ErrorObject): string {
+  const path = e.instancePath
+    .split("/")
+    .slice(1)
+    .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  if (e.keyword === "required") path.push(String((e.params as { missingProperty: string }).missingProperty));
+  if (e.keyword === "additionalProperties") path.push(String((e.params as { additionalProperty: string }).additionalProperty));
+  return path.join(".");
+}
+
+function toApiError(e: ErrorObject | undefined, catalog: Catalog, where: "body" | "query"): ApiError {
+  if (!e) return new ApiError(entry(catalog, where === "query" ? "invalidParameter" : "invalidProperty"));
+  const property = propertyOf(e);
+  const detail = `${property || "the value"} ${e.message ?? "is not valid"}`;
+  if (where === "query") return new ApiError(entry(catalog, "invalidParameter"), property, { dev: `Query parameter ${detail}.` });
+  switch (e.keyword) {
+    case "required":
+      return new ApiError(entry(catalog, "missingProperty"), property, { dev: `The body lacks "${property}", which is required.` });
+    case "additionalProperties":
+      return new ApiError(entry(catalog, "unknownProperty"), property, { dev: `"${property}" is not a property of this resource; remove it or correct its spelling.` });
+    default:
+      return new ApiError(entry(catalog, "invalidProperty"), property, { dev: `${detail}. Values are never coerced: send numbers as numbers.` });
+  }
+}
+
+/** Makes a schema describe the merge-patch of a body: nothing required at the root. */
+export function patchSchemaOf(schema: JsonSchema): JsonSchema {
+  if (typeof schema === "boolean") return schema;
+  const { required: _required, ...rest } = schema as Record<string, unknown>;
+  return rest;
+}

@@ -1,0 +1,466 @@
+/**
+ * The embedded SQLite store: schema creation and migration from the spec, the Store contract
+ * (insert/get/existing/list/update/delete), UniqueViolation mapping, paging and narrowing, and
+ * concurrent writers (one process, two connections, worker threads).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import Database from "better-sqlite3";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { FieldSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
+import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
+import { UniqueViolation, type StoredRecord } from "../../../templates/runtime/store.js";
+
+const storeModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../templates/runtime/sqlite-store.ts");
+
+function resource(collection: string, fields: FieldSpec[], unique: string[] = [], owner?: string): ResourceSpec {
+  return {
+    name: collection.replace(/s$/, ""),
+    collection,
+    fields,
+    required: [],
+    unique,
+    access: {},
+    owner,
+    mediaType: `application/vnd.test.v1.${collection}+json`,
+    collectionMediaType: `application/vnd.test.v1.${collection}-collection+json`,
+    bodySchema: true,
+  };
+}
+
+function makeSpec(opts: { accountUnique?: string[]; bookLinks?: boolean; extra?: ResourceSpec[] } = {}): ServiceSpec {
+  const accounts = resource(
+    "accounts",
+    [
+      { name: "email", kind: "string" },
+      { name: "handle", kind: "string" },
+      { name: "name", kind: "string" },
+      { name: "books", kind: "links", link: { kind: "collection", target: "books", inverse: "author" } },
+    ],
+    opts.accountUnique ?? ["email"],
+    "owner",
+  );
+  const bookFields: FieldSpec[] = [
+    { name: "title", kind: "string" },
+    { name: "tags", kind: "array" },
+  ];
+  if (opts.bookLinks !== false) {
+    bookFields.push({ name: "author", kind: "link", link: { kind: "instance", target: "accounts" } });
+    bookFields.push({ name: "related", kind: "links", link: { kind: "collection", target: "books" } });
+  }
+  return {
+    name: "test-service",
+    title: "Test",
+    vendor: "test",
+    version: 1,
+    baseUrl: "https://api.example.com/v1",
+    errorDocsUrl: "https://docs.example.com/errors",
+    auth: { schemes: ["apiKey"], realm: "test" },
+    paging: { defaultLimit: 25, maxLimit: 100 },
+    bodyLimit: 1 << 20,
+    resources: [accounts, resource("books", bookFields), ...(opts.extra ?? [])],
+    actions: [],
+    errors: [],
+    mediaTypes: [],
+  };
+}
+
+let clock = 0;
+function rec(id: string, data: Record<string, unknown>, extra: Partial<StoredRecord> = {}): StoredRecord {
+  const t = new Date(Date.UTC(2024, 0, 1) + clock++ * 1000).toISOString();
+  return { id, createdAt: t, modifiedAt: t, data, ...extra };
+}
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "rsc-store-"));
+}
+
+function indexNames(file: string, table: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare(`SELECT name FROM sqlite_master WHERE type='index' AND tbl_name=? AND name LIKE 'rsc%' ORDER BY name`).all(table) as { name: string }[]).map((r) => r.name);
+  } finally {
+    db.close();
+  }
+}
+
+async function rejectsWith(p: Promise<unknown>, check: (e: unknown) => void): Promise<void> {
+  try {
+    await p;
+  } catch (error) {
+    check(error);
+    return;
+  }
+  assert.unreachable("expected a rejection");
+}
+
+test("insert then get returns the same record; owner is kept, or absent when there is none", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  const a = rec("a1", { email: "a@x.org", name: "Ann", nested: { list: [1, "two", null], ok: true }, text: "ünïcødé ✓ \"q\" \\" });
+  const b = rec("b1", { title: "T" });
+  await store.insert("accounts", { ...a, owner: "key-1" });
+  await store.insert("books", b);
+  assert.equal(await store.get("accounts", "a1"), { ...a, owner: "key-1" });
+  const book = await store.get("books", "b1");
+  assert.equal(book, b);
+  assert.not.ok(book && "owner" in book);
+  assert.is(await store.get("accounts", "nope"), undefined);
+  assert.is(await store.get("books", "a1"), undefined, "collections are separate tables");
+  await store.close();
+});
+
+test("a repeated x-unique value is a UniqueViolation naming collection and property", async () => {
+  const store = openSqliteStore(makeSpec({ accountUnique: ["email", "handle"] }), ":memory:");
+  await store.insert("accounts", rec("a1", { email: "a@x.org", handle: "ann" }));
+  await rejectsWith(store.insert("accounts", rec("a2", { email: "a@x.org", handle: "bob" })), (e) => {
+    assert.instance(e, UniqueViolation);
+    assert.is((e as UniqueViolation).collection, "accounts");
+    assert.is((e as UniqueViolation).property, "email");
+  });
+  await rejectsWith(store.insert("accounts", rec("a3", { email: "b@x.org", handle: "ann" })), (e) => {
+    assert.instance(e, UniqueViolation);
+    assert.is((e as UniqueViolation).property, "handle");
+  });
+  assert.is(await store.get("accounts", "a2"), undefined, "nothing was written");
+  // Same value in a different JSON type is a different value; absent values never collide.
+  await store.insert("accounts", rec("a4", { email: "A@x.org" }));
+  await store.insert("accounts", rec("a5", {}));
+  await store.insert("accounts", rec("a6", { email: null }));
+  await store.insert("accounts", rec("a7", {}));
+  await store.close();
+});
+
+test("a duplicate primary key is not reported as a UniqueViolation", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  await store.insert("accounts", rec("a1", { email: "a@x.org" }));
+  await rejectsWith(store.insert("accounts", rec("a1", { email: "b@x.org" })), (e) => {
+    assert.not.instance(e, UniqueViolation);
+    assert.match(String(e), /UNIQUE/);
+  });
+  await store.close();
+});
+
+test("update replaces data and modifiedAt only; UniqueViolation on a taken value; false when missing", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  const a = rec("a1", { email: "a@x.org", name: "Ann" }, { owner: "k1" });
+  await store.insert("accounts", a);
+  await store.insert("accounts", rec("a2", { email: "b@x.org" }));
+  const changed: StoredRecord = { id: "a1", createdAt: "ignored", modifiedAt: "2030-01-01T00:00:00.000Z", owner: "other", data: { email: "a@x.org", name: "Anna" } };
+  assert.is(await store.update("accounts", changed), true, "keeping its own unique value is fine");
+  assert.equal(await store.get("accounts", "a1"), { ...a, modifiedAt: changed.modifiedAt, data: changed.data });
+  await rejectsWith(store.update("accounts", { ...changed, data: { email: "b@x.org" } }), (e) => {
+    assert.instance(e, UniqueViolation);
+    assert.is((e as UniqueViolation).property, "email");
+  });
+  assert.equal((await store.get("accounts", "a1"))?.data, changed.data, "a failed update changes nothing");
+  assert.is(await store.update("accounts", { ...changed, id: "zz" }), false);
+  // Freed values can be taken again.
+  assert.is(await store.update("accounts", { ...changed, data: { email: "c@x.org" } }), true);
+  await store.insert("accounts", rec("a3", { email: "a@x.org" }));
+  await store.close();
+});
+
+test("delete reports whether there was something to delete", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  await store.insert("books", rec("b1", { title: "x" }));
+  assert.is(await store.delete("books", "b1"), true);
+  assert.is(await store.delete("books", "b1"), false);
+  assert.is(await store.get("books", "b1"), undefined);
+  await store.close();
+});
+
+test("existing answers which ids exist, in one query, ignoring other collections", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  for (const id of ["b1", "b2", "b3"]) await store.insert("books", rec(id, {}));
+  await store.insert("accounts", rec("a1", {}));
+  assert.equal(await store.existing("books", ["b3", "x", "b1", "a1", "b1"]), new Set(["b3", "b1"]));
+  assert.equal(await store.existing("books", []), new Set());
+  const many = Array.from({ length: 5000 }, (_, i) => `id${i}`).concat("b2");
+  assert.equal(await store.existing("books", many), new Set(["b2"]), "no limit on the number of ids");
+  await store.close();
+});
+
+test("list pages in created_at then id order and reports the size of the whole collection", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  const same = "2024-06-01T00:00:00.000Z";
+  // Inserted out of order; two share a created_at and are ordered by id.
+  await store.insert("books", { id: "c", createdAt: "2024-07-01T00:00:00.000Z", modifiedAt: same, data: { n: 3 } });
+  await store.insert("books", { id: "b", createdAt: same, modifiedAt: same, data: { n: 2 } });
+  await store.insert("books", { id: "a", createdAt: same, modifiedAt: same, data: { n: 1 } });
+  await store.insert("books", { id: "d", createdAt: "2024-01-01T00:00:00.000Z", modifiedAt: same, data: { n: 0 } });
+  const ids = async (q: { offset: number; limit: number }) => {
+    const page = await store.list("books", q);
+    return { ids: page.items.map((r) => r.id), size: page.size };
+  };
+  assert.equal(await ids({ offset: 0, limit: 10 }), { ids: ["d", "a", "b", "c"], size: 4 });
+  assert.equal(await ids({ offset: 1, limit: 2 }), { ids: ["a", "b"], size: 4 });
+  assert.equal(await ids({ offset: 3, limit: 2 }), { ids: ["c"], size: 4 });
+  assert.equal(await ids({ offset: 9, limit: 2 }), { ids: [], size: 4 });
+  assert.equal(await ids({ offset: 0, limit: 0 }), { ids: [], size: 4 });
+  assert.equal(await ids({ offset: -5, limit: -1 }), { ids: [], size: 4 }, "negative numbers never mean 'no limit'");
+  const page = await store.list("books", { offset: 0, limit: 1 });
+  assert.equal(page.items[0], { id: "d", createdAt: "2024-01-01T00:00:00.000Z", modifiedAt: same, data: { n: 0 } });
+  assert.equal(await store.list("accounts", { offset: 0, limit: 10 }), { items: [], size: 0 });
+  await store.close();
+});
+
+test("list narrows by owner, by a field's value, and by both", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  await store.insert("books", rec("b1", { title: "1", author: "a1" }, { owner: "k1" }));
+  await store.insert("books", rec("b2", { title: "2", author: "a2" }, { owner: "k1" }));
+  await store.insert("books", rec("b3", { title: "3", author: "a1" }, { owner: "k2" }));
+  await store.insert("books", rec("b4", { title: "4", author: "a1" }));
+  await store.insert("books", rec("b5", { title: "5", author: "a1" }, { owner: "k1" }));
+  const ids = async (q: Parameters<typeof store.list>[1]) => {
+    const p = await store.list("books", q);
+    return [p.items.map((r) => r.id).join(","), p.size];
+  };
+  assert.equal(await ids({ offset: 0, limit: 10, owner: "k1" }), ["b1,b2,b5", 3]);
+  assert.equal(await ids({ offset: 1, limit: 1, owner: "k1" }), ["b2", 3]);
+  assert.equal(await ids({ offset: 0, limit: 10, owner: "nobody" }), ["", 0]);
+  assert.equal(await ids({ offset: 0, limit: 10, where: { field: "author", equals: "a1" } }), ["b1,b3,b4,b5", 4]);
+  assert.equal(await ids({ offset: 2, limit: 10, where: { field: "author", equals: "a1" } }), ["b4,b5", 4]);
+  assert.equal(await ids({ offset: 0, limit: 10, where: { field: "author", equals: "a1" }, owner: "k1" }), ["b1,b5", 2]);
+  assert.equal(await ids({ offset: 0, limit: 10, where: { field: "title", equals: "3" } }), ["b3", 1], "any declared field");
+  await rejectsWith(store.list("books", { offset: 0, limit: 10, where: { field: "nope') OR 1=1 --", equals: "x" } }), (e) =>
+    assert.match(String(e), /no field/),
+  );
+  await store.close();
+});
+
+test("list with ids returns those that exist, in the given order, paged, with the narrowed size", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  for (const id of ["b1", "b2", "b3", "b4"]) await store.insert("books", rec(id, { author: id === "b2" ? "a2" : "a1" }, { owner: id === "b4" ? "k2" : "k1" }));
+  const ids = async (q: Parameters<typeof store.list>[1]) => {
+    const p = await store.list("books", q);
+    return [p.items.map((r) => r.id).join(","), p.size];
+  };
+  const order = ["b3", "gone", "b1", "b4", "b2"];
+  assert.equal(await ids({ offset: 0, limit: 10, ids: order }), ["b3,b1,b4,b2", 4]);
+  assert.equal(await ids({ offset: 1, limit: 2, ids: order }), ["b1,b4", 4]);
+  assert.equal(await ids({ offset: 4, limit: 2, ids: order }), ["", 4]);
+  assert.equal(await ids({ offset: 0, limit: 10, ids: ["b2", "b1", "b2"] }), ["b2,b1", 2], "a repeated id counts once");
+  assert.equal(await ids({ offset: 0, limit: 10, ids: [] }), ["", 0]);
+  assert.equal(await ids({ offset: 0, limit: 10, ids: order, owner: "k1" }), ["b3,b1,b2", 3]);
+  assert.equal(await ids({ offset: 0, limit: 10, ids: order, where: { field: "author", equals: "a1" } }), ["b3,b1,b4", 3]);
+  await store.close();
+});
+
+test("unknown collections and a closed store are errors, not silent", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  await rejectsWith(store.get("nope", "x"), (e) => assert.match(String(e), /unknown collection "nope"/));
+  await rejectsWith(store.insert("sqlite_master", rec("x", {})), (e) => assert.match(String(e), /unknown collection/));
+  await store.close();
+  await store.close();
+  await rejectsWith(store.get("books", "x"), (e) => assert.match(String(e), /closed/));
+});
+
+test("odd collection names are quoted; a property name a JSON path cannot hold is refused at start-up", async () => {
+  const odd = resource('we"ird; DROP TABLE x', [{ name: "v", kind: "string" }, { name: "p", kind: "link", link: { kind: "instance", target: "books" } }], ["v"]);
+  const store = openSqliteStore(makeSpec({ extra: [odd] }), ":memory:");
+  await store.insert(odd.collection, rec("o1", { v: "x", p: "b" }));
+  await rejectsWith(store.insert(odd.collection, rec("o2", { v: "x" })), (e) => {
+    assert.instance(e, UniqueViolation);
+    assert.is((e as UniqueViolation).collection, odd.collection);
+    assert.is((e as UniqueViolation).property, "v");
+  });
+  assert.is((await store.list(odd.collection, { offset: 0, limit: 5, where: { field: "p", equals: "b" } })).size, 1);
+  await store.close();
+  const bad = resource("bads", [{ name: 'a"b', kind: "string" }], ['a"b']);
+  assert.throws(() => openSqliteStore(makeSpec({ extra: [bad] }), ":memory:"), /cannot be used in a JSON path/);
+});
+
+test("20 concurrent inserts of one unique value: exactly one succeeds, 19 are UniqueViolation", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  const results = await Promise.allSettled(
+    Array.from({ length: 20 }, (_, i) => store.insert("accounts", rec(`c${i}`, { email: "same@x.org" }))),
+  );
+  const ok = results.filter((r) => r.status === "fulfilled");
+  const violations = results.filter((r) => r.status === "rejected" && r.reason instanceof UniqueViolation);
+  assert.is(ok.length, 1);
+  assert.is(violations.length, 19);
+  assert.is((await store.list("accounts", { offset: 0, limit: 100 })).size, 1);
+  await store.close();
+});
+
+test("two connections to one file: the unique index holds across them", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    const one = openSqliteStore(makeSpec(), file);
+    const two = openSqliteStore(makeSpec(), file);
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? one : two).insert("accounts", rec(`c${i}`, { email: "same@x.org" }))),
+    );
+    assert.is(results.filter((r) => r.status === "fulfilled").length, 1);
+    assert.is(results.filter((r) => r.status === "rejected" && r.reason instanceof UniqueViolation).length, 19);
+    await one.close();
+    await two.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("worker threads writing one file in parallel: busy_timeout serialises them, one unique value wins", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "nested", "db.sqlite");
+    const spec = makeSpec();
+    await openSqliteStore(spec, file).close(); // create + migrate once, so the workers only write
+    const code = `
+      const { workerData, parentPort } = require("node:worker_threads");
+      (async () => {
+        // Workers do not inherit the tsx loader: load the TypeScript module through tsx's API.
+        const { tsImport } = await import("tsx/esm/api");
+        const { openSqliteStore } = await tsImport(workerData.module, workerData.module);
+        const store = openSqliteStore(workerData.spec, workerData.file);
+        const out = { ok: 0, unique: 0, other: [] };
+        for (let i = 0; i < 25; i++) {
+          const t = new Date().toISOString();
+          const insert = (id, email) => store.insert("accounts", { id, createdAt: t, modifiedAt: t, data: { email } });
+          try { await insert("w" + workerData.n + "-" + i, "same@x.org"); out.ok++; }
+          catch (e) { if (e && e.name === "UniqueViolation") out.unique++; else out.other.push(String(e)); }
+          await insert("w" + workerData.n + "-own-" + i, "w" + workerData.n + "-" + i + "@x.org");
+        }
+        await store.close();
+        parentPort.postMessage(out);
+      })().catch((e) => parentPort.postMessage({ ok: 0, unique: 0, other: [String(e && e.stack || e)] }));
+    `;
+    const runs = await Promise.all(
+      [0, 1, 2, 3].map(
+        (n) =>
+          new Promise<{ ok: number; unique: number; other: string[] }>((resolve, reject) => {
+            const w = new Worker(code, { eval: true, workerData: { module: pathToFileURL(storeModule).href, spec, file, n } });
+            w.once("message", resolve);
+            w.once("error", reject);
+          }),
+      ),
+    );
+    assert.equal(runs.flatMap((r) => r.other), []);
+    assert.is(runs.reduce((s, r) => s + r.ok, 0), 1);
+    assert.is(runs.reduce((s, r) => s + r.unique, 0), 99);
+    const store = openSqliteStore(spec, file);
+    assert.is((await store.list("accounts", { offset: 0, limit: 1 })).size, 101);
+    await store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a file store creates its folder, uses WAL, and keeps its data across close and reopen", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "a", "b", "service.db");
+    const store = openSqliteStore(makeSpec(), file);
+    const a = rec("a1", { email: "a@x.org", tags: ["x"] }, { owner: "k" });
+    await store.insert("accounts", a);
+    await store.insert("books", rec("b1", { author: "a1" }));
+    await store.update("books", rec("b1", { author: "a1", title: "new" }));
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    assert.is(db.pragma("journal_mode", { simple: true }), "wal");
+    db.close();
+    const again = openSqliteStore(makeSpec(), file);
+    assert.equal(await again.get("accounts", "a1"), a);
+    assert.equal((await again.get("books", "b1"))?.data, { author: "a1", title: "new" });
+    await rejectsWith(again.insert("accounts", rec("a2", { email: "a@x.org" })), (e) => assert.instance(e, UniqueViolation));
+    await again.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the schema has a unique index per x-unique property, one per instance link, owner and order", () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    openSqliteStore(makeSpec({ accountUnique: ["email", "handle"] }), file).close();
+    assert.equal(indexNames(file, "accounts"), ["rsc_order:accounts", "rsc_owner:accounts", "rsc_unique:accounts:email", "rsc_unique:accounts:handle"]);
+    assert.equal(indexNames(file, "books"), ["rsc_link:books:author", "rsc_order:books", "rsc_owner:books"], "no index for collection links");
+    const db = new Database(file, { readonly: true });
+    const plan = (sql: string, ...args: unknown[]) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join(" | ");
+    assert.match(plan(`SELECT * FROM books AS t WHERE json_extract(t.data, '$."author"') = ? ORDER BY t.created_at, t.id`, "a"), /USING INDEX rsc_link:books:author/);
+    assert.match(plan(`SELECT * FROM accounts AS t WHERE t.owner = ? ORDER BY t.created_at, t.id`, "k"), /USING INDEX rsc_owner:accounts/);
+    assert.match(plan(`SELECT * FROM accounts WHERE json_extract(data, '$."email"') = ?`, "e"), /USING INDEX rsc_unique:accounts:email/);
+    assert.not.match(plan(`SELECT * FROM accounts AS t ORDER BY t.created_at, t.id LIMIT 5`), /TEMP B-TREE/);
+    db.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("migration: x-unique added, removed, and refused when existing rows repeat a value", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    let store = openSqliteStore(makeSpec({ accountUnique: ["email"] }), file);
+    await store.insert("accounts", rec("a1", { email: "a@x.org", handle: "ann" }));
+    await store.insert("accounts", rec("a2", { email: "b@x.org", handle: "bob" }));
+    await store.close();
+
+    // handle becomes unique as well: created, enforced.
+    store = openSqliteStore(makeSpec({ accountUnique: ["email", "handle"] }), file);
+    assert.equal(indexNames(file, "accounts").filter((n) => n.startsWith("rsc_unique")), ["rsc_unique:accounts:email", "rsc_unique:accounts:handle"]);
+    await rejectsWith(store.insert("accounts", rec("a3", { email: "c@x.org", handle: "ann" })), (e) => assert.is((e as UniqueViolation).property, "handle"));
+    await store.close();
+
+    // email is no longer unique: its index goes, duplicates are accepted.
+    store = openSqliteStore(makeSpec({ accountUnique: ["handle"] }), file);
+    assert.equal(indexNames(file, "accounts").filter((n) => n.startsWith("rsc_unique")), ["rsc_unique:accounts:handle"]);
+    await store.insert("accounts", rec("a4", { email: "a@x.org", handle: "dan" }));
+    await store.close();
+
+    // email unique again, but a1 and a4 share a value: a clear error, and the file is left as it was.
+    assert.throws(
+      () => openSqliteStore(makeSpec({ accountUnique: ["email"] }), file),
+      (e: unknown) => e instanceof Error && /accounts\.email/.test(e.message) && /collection "accounts"/.test(e.message) && /property "email"/.test(e.message) && /"a@x\.org" appears 2 times/.test(e.message),
+    );
+    assert.equal(indexNames(file, "accounts").filter((n) => n.startsWith("rsc_unique")), ["rsc_unique:accounts:handle"], "rolled back");
+    store = openSqliteStore(makeSpec({ accountUnique: ["handle"] }), file);
+    assert.is((await store.list("accounts", { offset: 0, limit: 10 })).size, 3);
+    await store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("migration: an instance link removed from the spec loses its index; foreign and changed indexes are handled", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    openSqliteStore(makeSpec(), file).close();
+    const db = new Database(file);
+    db.exec(`CREATE INDEX "mine" ON books (id)`); // not ours: left alone
+    db.exec(`DROP INDEX "rsc_order:books"; CREATE INDEX "rsc_order:books" ON books (created_at)`); // ours, outdated
+    db.close();
+    openSqliteStore(makeSpec({ bookLinks: false }), file).close();
+    assert.equal(indexNames(file, "books"), ["rsc_order:books", "rsc_owner:books"]);
+    const check = new Database(file, { readonly: true });
+    const sql = (name: string) => (check.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).get(name) as { sql: string } | undefined)?.sql;
+    assert.ok(sql("mine"));
+    assert.match(sql("rsc_order:books") ?? "", /\(created_at, id\)/);
+    check.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a table without the expected columns is a clear start-up error", () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    const db = new Database(file);
+    db.exec(`CREATE TABLE books (id TEXT PRIMARY KEY, body TEXT)`);
+    db.close();
+    assert.throws(() => openSqliteStore(makeSpec(), file), /table "books" exists but lacks column\(s\) created_at, modified_at, owner, data/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
