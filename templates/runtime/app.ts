@@ -43,7 +43,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   } as FastifyServerOptions) as unknown as FastifyInstance;
 
   // JSON bodies under every JSON media type this service reads: plain, merge patch, and both vendor shapes.
-  app.removeContentTypeParser(["application/json"]);
+  // Only JSON is read: Fastify's text/plain parser would hand a handler a string instead of a 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     /^application\/(json|merge-patch\+json|vnd\.[a-z0-9.-]+\+json|[a-z0-9-]+\.v\d+\.[a-z0-9-]+\.json)(\s*;.*)?$/i,
     { parseAs: "string", bodyLimit: spec.bodyLimit },

@@ -84,7 +84,11 @@ export class ServiceContext {
   }
 }
 
-/** Sends a JSON body with the negotiated type (vendor types get no charset parameter; JSON is UTF-8). */
+/**
+ * Sends a JSON body with the negotiated type. Vendor types go out exactly as negotiated (a Buffer
+ * keeps Fastify from appending a charset); JSON is UTF-8 either way.
+ */
 export function sendJson(reply: FastifyReply, status: number, type: string, body: unknown): FastifyReply {
-  return reply.code(status).header("content-type", type === "application/json" ? "application/json; charset=utf-8" : type).send(JSON.stringify(body));
+  const contentType = type === "application/json" ? "application/json; charset=utf-8" : type;
+  return reply.code(status).header("content-type", contentType).send(Buffer.from(JSON.stringify(body)));
 }

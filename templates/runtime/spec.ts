@@ -35,7 +35,7 @@ export interface ResourceSpec {
   readonly required: readonly string[];
   readonly unique: readonly string[];
   readonly access: { readonly [A in AccessAction]?: readonly string[] };
-  readonly owner: string | undefined;
+  readonly owner?: string | undefined;
   /** Media types (canonical vendor form) of an instance and of a page of the collection. */
   readonly mediaType: string;
   readonly collectionMediaType: string;

@@ -1,0 +1,48 @@
+/** Emits the error catalog: a typed module the server and hooks throw from, and errors.json. */
+import { StructureKind, VariableDeclarationKind } from "ts-morph";
+import type { Model } from "../model/types.js";
+import type { EmittedFile } from "./emitted-file.js";
+import { tsHeader } from "./shared/header.js";
+import { doc, printTs } from "./shared/ts.js";
+
+/** The catalog as plain data, sorted by code. */
+export function catalogOf(model: Model) {
+  return model.errors.map((e) => ({ code: e.code, status: e.status, key: e.key, title: e.title, message: e.message, dev: e.dev, info: e.info }));
+}
+
+/** src/generated/errors.ts and src/generated/errors.json */
+export function emitErrors(model: Model): EmittedFile[] {
+  const catalog = catalogOf(model);
+  const contents = printTs("src/generated/errors.ts", tsHeader("the error catalog"), [
+    `import { ApiError } from "./runtime/errors.js";`,
+    `import type { ErrorSpec } from "./runtime/spec.js";`,
+    {
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: ["Every error this service answers with: built-in conditions and the codes of service.json."],
+      declarations: [
+        {
+          name: "errors",
+          initializer: (w) => {
+            w.write("{").newLine();
+            w.indent(() => {
+              for (const e of catalog) {
+                w.writeLine(`/** ${e.code} (${e.status}) ${doc(e.title)}: ${doc(e.message)} */`);
+                w.writeLine(`${e.key}: ${JSON.stringify(e)},`);
+              }
+            });
+            w.write("} as const satisfies Record<string, ErrorSpec>");
+          },
+        },
+      ],
+    },
+    `/** The key of a catalog entry. */\nexport type ErrorKey = keyof typeof errors;`,
+    `/** Every error code this service answers with. */\nexport type ErrorCode = (typeof errors)[ErrorKey]["code"];`,
+    `/**\n * An error to throw from a hook or an action handler; the server answers with its catalog entry.\n * @example throw apiError("conflict", "name")\n */\nexport function apiError(key: ErrorKey, property = "", dev?: string): ApiError {\n  return new ApiError(errors[key], property, dev === undefined ? {} : { dev });\n}`,
+  ]);
+  return [
+    { path: "src/generated/errors.ts", contents, owner: "generated" },
+    { path: "src/generated/errors.json", contents: JSON.stringify(catalog, null, 2) + "\n", owner: "generated" },
+  ];
+}

@@ -1,0 +1,58 @@
+/** Emits the user-owned hook and action files (seeded once) and the generated modules that wire them in. */
+import { isIdentifier } from "../model/names.js";
+import type { Action, Model } from "../model/types.js";
+import type { EmittedFile } from "./emitted-file.js";
+import { tsHeader } from "./shared/header.js";
+import { render } from "./shared/templates.js";
+
+/** The exported function name of an action's handler (an action named like a keyword gets a suffix). */
+export function handlerName(action: Action): string {
+  return isIdentifier(action.name) ? action.name : `${action.name}Action`;
+}
+
+/** src/hooks/<collection>.ts and src/actions/<action>.ts (user), src/generated/handlers.ts, server.ts and src/index.ts. */
+export function emitHandlers(model: Model): EmittedFile[] {
+  const files: EmittedFile[] = [];
+  for (const r of model.resources) {
+    files.push({ path: `src/hooks/${r.collection}.ts`, contents: render("package/hooks.ts.hbs", r), owner: "user" });
+  }
+  for (const a of model.actions) {
+    const data = { ...a, functionName: handlerName(a), path: `${model.service.basePath}/${a.name}` };
+    files.push({ path: `src/actions/${a.name}.ts`, contents: render("package/action.ts.hbs", data), owner: "user" });
+  }
+  const imports = [
+    ...model.resources.map((r) => `import { hooks as ${r.collection}Hooks } from "../hooks/${r.collection}.js";`),
+    ...model.actions.map((a) => `import { ${handlerName(a)} } from "../actions/${a.name}.js";`),
+  ];
+  const handlers =
+    tsHeader("wiring of the user-owned hooks and action handlers") +
+    imports.join("\n") +
+    (imports.length ? "\n\n" : "") +
+    `/** Hooks per collection, from src/hooks/. */\nexport const hooks = {\n${model.resources.map((r) => `  ${JSON.stringify(r.collection)}: ${r.collection}Hooks,\n`).join("")}};\n\n` +
+    `/** Action handlers, from src/actions/. */\nexport const actions = {\n${model.actions.map((a) => `  ${JSON.stringify(a.name)}: ${handlerName(a)},\n`).join("")}};\n`;
+  const server =
+    tsHeader("start-up of the service") +
+    `import { startService, type RunningService } from "./runtime/server.js";\n` +
+    `import { actions, hooks } from "./handlers.js";\n` +
+    `import { spec } from "./spec.js";\n\n` +
+    `/** Starts ${model.service.title} with the settings of \`env\` (PORT, HOST, BASE_URL, TLS_CERT_FILE, TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, LOG_LEVEL). */\n` +
+    `export function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {\n  return startService(spec, { hooks, actions }, env);\n}\n`;
+  const index =
+    tsHeader("the package's exports") +
+    `export { spec } from "./generated/spec.js";\n` +
+    `export { start } from "./generated/server.js";\n` +
+    `export { buildApp } from "./generated/runtime/app.js";\n` +
+    `export { openSqliteStore } from "./generated/runtime/sqlite-store.js";\n` +
+    `export { KeyRing } from "./generated/runtime/keys.js";\n` +
+    `export { ApiError } from "./generated/runtime/errors.js";\n` +
+    `export { errors, apiError, type ErrorKey, type ErrorCode } from "./generated/errors.js";\n` +
+    `export { mediaTypes, formatMediaType, parseMediaType, negotiateMediaType } from "./generated/media-types.js";\n` +
+    `export { hooks, actions } from "./generated/handlers.js";\n` +
+    `export type * from "./generated/types.js";\n`;
+  files.push(
+    { path: "src/generated/handlers.ts", contents: handlers, owner: "generated" },
+    { path: "src/generated/server.ts", contents: server, owner: "generated" },
+    { path: "src/index.ts", contents: index, owner: "generated" },
+  );
+  return files;
+}

@@ -1,0 +1,30 @@
+/** Every emitter of a service package: (model) → files. No emitter touches the output disk. */
+import type { Model } from "../model/types.js";
+import type { EmittedFile } from "./emitted-file.js";
+import { emitErrors } from "./errors.js";
+import { emitHandlers } from "./handlers.js";
+import { emitMediaTypes } from "./media-types.js";
+import { emitPackage } from "./package.js";
+import { emitReadme } from "./readme.js";
+import { emitRuntime } from "./runtime.js";
+import { emitSpec } from "./spec.js";
+import { emitTests } from "./tests.js";
+import { emitTypes } from "./types.js";
+
+export type { EmittedFile } from "./emitted-file.js";
+
+/** The whole generated package, sorted by path. */
+export async function emitService(model: Model): Promise<EmittedFile[]> {
+  const files = [
+    ...emitPackage(model),
+    ...emitReadme(model),
+    ...emitSpec(model),
+    ...emitErrors(model),
+    ...emitMediaTypes(model),
+    ...(await emitTypes(model)),
+    ...emitHandlers(model),
+    ...emitRuntime(),
+    ...emitTests(model),
+  ];
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

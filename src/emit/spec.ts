@@ -1,0 +1,98 @@
+/** Emits src/generated/spec.ts: the service description the runtime serves from. */
+import type { Field, Model, Resource } from "../model/types.js";
+import type { EmittedFile } from "./emitted-file.js";
+import { tsHeader } from "./shared/header.js";
+
+/** Page sizes of every collection (documented in the generated README). */
+export const PAGING = { defaultLimit: 25, maxLimit: 100 } as const;
+/** Largest request body a generated service accepts, in bytes. */
+export const BODY_LIMIT = 1_048_576;
+
+const SERVER_OWNED = new Set(["id", "meta", "createdAt", "modifiedAt"]);
+
+/** The schema of a link written in a body: { meta: { href } } (a full representation is accepted too). */
+export const LINK_INPUT_SCHEMA = {
+  type: "object",
+  required: ["meta"],
+  properties: {
+    meta: { type: "object", required: ["href"], properties: { href: { type: "string", minLength: 1 }, mediaType: { type: "string" } } },
+  },
+} as const;
+
+/** True for fields a request body may set (not server-owned, not the owner, not an inverse link). */
+export function isWritable(resource: Resource, field: Field): boolean {
+  return !SERVER_OWNED.has(field.name) && field.name !== resource.owner && !field.link?.inverse;
+}
+
+/** The JSON Schema of a create/replace body of `resource`. */
+export function bodySchemaOf(resource: Resource): Record<string, unknown> {
+  const writable = resource.fields.filter((f) => isWritable(resource, f));
+  const properties: Record<string, unknown> = {};
+  for (const f of writable) {
+    const schema =
+      f.kind === "link"
+        ? LINK_INPUT_SCHEMA
+        : f.kind === "links"
+          ? { type: "array", items: LINK_INPUT_SCHEMA, ...pickKeys(f.schema, ["minItems", "maxItems"]) }
+          : f.schema;
+    Object.defineProperty(properties, f.name, { value: schema, enumerable: true, writable: true, configurable: true });
+  }
+  const required = resource.required.filter((r) => writable.some((f) => f.name === r));
+  return { type: "object", additionalProperties: false, ...(required.length ? { required } : {}), properties };
+}
+
+function pickKeys(schema: unknown, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (schema && typeof schema === "object") for (const k of keys) if (k in schema) out[k] = (schema as Record<string, unknown>)[k];
+  return out;
+}
+
+/** The ServiceSpec data (without errors and media types, which come from their own generated modules). */
+export function specOf(model: Model): Record<string, unknown> {
+  const { service } = model;
+  return {
+    name: service.name,
+    title: service.title,
+    vendor: service.vendor,
+    version: service.version,
+    baseUrl: service.baseUrl,
+    errorDocsUrl: service.errorDocsUrl,
+    auth: { schemes: service.auth.schemes, realm: service.auth.realm },
+    paging: PAGING,
+    bodyLimit: BODY_LIMIT,
+    resources: model.resources.map((r) => ({
+      name: r.name,
+      collection: r.collection,
+      fields: r.fields.map((f) => ({
+        name: f.name,
+        kind: f.kind,
+        ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}) } } : {}),
+      })),
+      required: r.required,
+      unique: r.unique,
+      access: r.access,
+      owner: r.owner,
+      mediaType: r.mediaType,
+      collectionMediaType: r.collectionMediaType,
+      bodySchema: bodySchemaOf(r),
+    })),
+    actions: model.actions.map((a) => ({ name: a.name, method: a.method, query: a.query, roles: a.roles, mediaType: a.mediaType })),
+  };
+}
+
+/** src/generated/spec.ts */
+export function emitSpec(model: Model): EmittedFile[] {
+  const data = JSON.stringify(specOf(model), null, 2);
+  const contents =
+    tsHeader("the service description the runtime serves from") +
+    `import { errors } from "./errors.js";\n` +
+    `import { mediaTypes } from "./media-types.js";\n` +
+    `import type { ServiceSpec } from "./runtime/spec.js";\n\n` +
+    `/** Everything the runtime knows about ${model.service.title}. */\n` +
+    `export const spec: ServiceSpec = {\n  ...${indentJson(data)},\n  errors: Object.values(errors),\n  mediaTypes,\n};\n`;
+  return [{ path: "src/generated/spec.ts", contents, owner: "generated" }];
+}
+
+function indentJson(json: string): string {
+  return json.replace(/\n/g, "\n  ");
+}

@@ -1,0 +1,53 @@
+/** Emits the package's own contract tests: the test kit, the samples decided now, and the suite entry. */
+import type { Model, Resource } from "../model/types.js";
+import type { EmittedFile } from "./emitted-file.js";
+import { sampleOf } from "./samples.js";
+import { tsHeader } from "./shared/header.js";
+import { asset } from "./shared/templates.js";
+import { bodySchemaOf } from "./spec.js";
+
+/** Wrongly typed values by field kind, for the 400 invalidProperty test. */
+const WRONG: Readonly<Record<string, unknown>> = { string: 12345, number: "not a number", integer: "not a number", boolean: "yes" };
+
+/** Valid bodies of a resource without its links (the tests create link targets), and one wrongly typed value. */
+export function resourceSamples(resource: Resource): { bodies: unknown[]; invalid?: { property: string; value: unknown } } {
+  const schema = bodySchemaOf(resource) as { properties: Record<string, unknown>; required?: string[] };
+  const links = new Set(resource.fields.filter((f) => f.link).map((f) => f.name));
+  const properties = Object.fromEntries(Object.entries(schema.properties).filter(([k]) => !links.has(k)));
+  const withoutLinks = { ...schema, properties, required: (schema.required ?? []).filter((r) => !links.has(r)) };
+  const bodies: unknown[] = [];
+  for (let seed = 0; seed < 50; seed++) {
+    const body = sampleOf(withoutLinks, seed);
+    if (body !== undefined && !bodies.some((b) => JSON.stringify(b) === JSON.stringify(body))) bodies.push(body);
+  }
+  const target = resource.fields.find((f) => f.scalar && f.kind in WRONG && f.name in schema.properties && !(f.schema as { enum?: unknown }).enum);
+  return target ? { bodies, invalid: { property: target.name, value: WRONG[target.kind] } } : { bodies };
+}
+
+/** test/generated/kit.ts, samples.ts and contract.test.ts */
+export function emitTests(model: Model): EmittedFile[] {
+  const samples = {
+    resources: Object.fromEntries(model.resources.map((r) => [r.collection, resourceSamples(r)])),
+    actions: Object.fromEntries(
+      model.actions.map((a) => {
+        const params = sampleOf(a.query);
+        return [a.name, params === undefined ? {} : { params }];
+      }),
+    ),
+  };
+  return [
+    { path: "test/generated/kit.ts", contents: tsHeader("contract-test kit") + asset("test-kit", "kit.ts"), owner: "generated" },
+    {
+      path: "test/generated/samples.ts",
+      contents: tsHeader("sample data of the contract tests") + `import type { Samples } from "./kit.js";\n\nexport const samples: Samples = ${JSON.stringify(samples, null, 2)};\n`,
+      owner: "generated",
+    },
+    {
+      path: "test/generated/contract.test.ts",
+      contents:
+        tsHeader("contract tests of every route") +
+        `import { actions, hooks } from "../../src/generated/handlers.js";\nimport { spec } from "../../src/generated/spec.js";\nimport { runContract } from "./kit.js";\nimport { samples } from "./samples.js";\n\nrunContract(spec, { hooks, actions }, samples);\n`,
+      owner: "generated",
+    },
+  ];
+}

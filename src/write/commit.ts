@@ -1,0 +1,96 @@
+/**
+ * The only writer of the output folder. A generation is staged in OUT/.resourcery/staging, then a
+ * journal is written (the commit point) and applied; an interrupted run is rolled forward from the
+ * journal, or its staging discarded, by the next one. Unchanged files are never touched.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { hashOf, MANIFEST, STATE_DIR, type Manifest } from "./manifest.js";
+import type { Plan } from "./plan.js";
+
+const STAGING = `${STATE_DIR}/staging`;
+const JOURNAL = `${STATE_DIR}/journal.json`;
+
+interface Journal {
+  readonly moves: readonly (readonly [string, string])[];
+  readonly deletes: readonly string[];
+  readonly manifest: Manifest;
+}
+
+function writeDurably(file: string, contents: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const fd = fs.openSync(file, "w");
+  try {
+    fs.writeSync(fd, contents);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Finishes or discards whatever an interrupted earlier run left in `out`. */
+export function recover(out: string): "none" | "rolled-forward" | "discarded" {
+  const journal = path.join(out, JOURNAL);
+  if (fs.existsSync(journal)) {
+    apply(out, JSON.parse(fs.readFileSync(journal, "utf8")) as Journal);
+    return "rolled-forward";
+  }
+  if (fs.existsSync(path.join(out, STAGING))) {
+    fs.rmSync(path.join(out, STAGING), { recursive: true, force: true });
+    return "discarded";
+  }
+  return "none";
+}
+
+/** Writes the planned generation into `out` and records it in the manifest. */
+export function commitPlan(out: string, plan: Plan, generator: string): void {
+  const files: Record<string, { hash: string; owner: "generated" | "user" }> = {};
+  const moves: [string, string][] = [];
+  const deletes: string[] = [];
+  fs.mkdirSync(out, { recursive: true });
+  plan.steps.forEach((step, i) => {
+    if (step.kind === "delete") deletes.push(step.path);
+    if (step.kind === "create" || step.kind === "update" || step.kind === "unchanged" || step.kind === "keep") {
+      files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
+    }
+    if (step.kind === "create" || step.kind === "update") {
+      const staged = `${STAGING}/${i}`;
+      writeDurably(path.join(out, staged), step.file.contents);
+      moves.push([staged, step.file.path]);
+    }
+  });
+  const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const journal: Journal = { moves, deletes, manifest: { version: 1, generator, files: sorted } };
+  const temp = path.join(out, `${JOURNAL}.tmp`);
+  writeDurably(temp, JSON.stringify(journal));
+  fs.renameSync(temp, path.join(out, JOURNAL)); // the commit point
+  apply(out, journal);
+}
+
+/** Applies a journal; safe to run again after an interruption (every step is idempotent). */
+function apply(out: string, journal: Journal): void {
+  for (const [staged, target] of journal.moves) {
+    const from = path.join(out, staged);
+    if (!fs.existsSync(from)) continue; // moved by an interrupted earlier apply
+    fs.mkdirSync(path.dirname(path.join(out, target)), { recursive: true });
+    fs.renameSync(from, path.join(out, target));
+  }
+  for (const p of journal.deletes) {
+    fs.rmSync(path.join(out, p), { force: true });
+    removeEmptyParents(out, path.dirname(path.join(out, p)));
+  }
+  const manifestTemp = path.join(out, `${MANIFEST}.tmp`);
+  writeDurably(manifestTemp, JSON.stringify(journal.manifest, null, 2) + "\n");
+  fs.renameSync(manifestTemp, path.join(out, MANIFEST));
+  fs.rmSync(path.join(out, JOURNAL), { force: true });
+  fs.rmSync(path.join(out, STAGING), { recursive: true, force: true });
+}
+
+function removeEmptyParents(root: string, dir: string): void {
+  const top = path.resolve(root);
+  let d = path.resolve(dir);
+  while (d.startsWith(top + path.sep) && fs.existsSync(d) && fs.readdirSync(d).length === 0) {
+    fs.rmdirSync(d);
+    d = path.dirname(d);
+  }
+}

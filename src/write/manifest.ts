@@ -1,0 +1,34 @@
+/** OUT/.resourcery/manifest.json: every file resourcery wrote, with its content hash and owner. */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+export interface ManifestEntry {
+  readonly hash: string;
+  readonly owner: "generated" | "user";
+}
+
+export interface Manifest {
+  readonly version: 1;
+  readonly generator: string;
+  readonly files: Readonly<Record<string, ManifestEntry>>;
+}
+
+/** Folder of resourcery's own bookkeeping inside OUT. */
+export const STATE_DIR = ".resourcery";
+export const MANIFEST = `${STATE_DIR}/manifest.json`;
+
+/** SHA-256 of file contents, hex. */
+export function hashOf(contents: string | Buffer): string {
+  return createHash("sha256").update(contents).digest("hex");
+}
+
+/** The manifest of an earlier generation in `out`, or undefined (first generate, or not ours). */
+export function readManifest(out: string): Manifest | undefined {
+  try {
+    const value = JSON.parse(fs.readFileSync(path.join(out, MANIFEST), "utf8")) as Manifest;
+    return value && value.version === 1 && typeof value.files === "object" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

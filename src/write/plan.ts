@@ -1,0 +1,64 @@
+/** Compares emitted files with the output folder: what to create, update, keep, delete, and what conflicts. */
+import fs from "node:fs";
+import path from "node:path";
+import type { EmittedFile } from "../emit/emitted-file.js";
+import { hashOf, type Manifest } from "./manifest.js";
+
+export type Step =
+  | { readonly kind: "create" | "update"; readonly file: EmittedFile }
+  | { readonly kind: "unchanged"; readonly file: EmittedFile }
+  /** A user-owned file that exists already: never overwritten. */
+  | { readonly kind: "keep"; readonly file: EmittedFile }
+  /** A generated file of the earlier generation that is no longer emitted. */
+  | { readonly kind: "delete"; readonly path: string }
+  /** A user-owned file of a removed resource or action: kept, and reported. */
+  | { readonly kind: "orphan"; readonly path: string }
+  /** A generated file edited by hand, or a file resourcery did not write standing where it would write. */
+  | { readonly kind: "conflict"; readonly path: string; readonly reason: "edited" | "foreign" };
+
+export interface Plan {
+  readonly steps: readonly Step[];
+  readonly conflicts: readonly Extract<Step, { kind: "conflict" }>[];
+}
+
+function readIfExists(file: string): Buffer | undefined {
+  try {
+    return fs.statSync(file).isFile() ? fs.readFileSync(file) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The steps that turn `out` into the new generation. `force` overwrites hand edits instead of refusing. */
+export function planWrite(out: string, files: readonly EmittedFile[], previous: Manifest | undefined, force: boolean): Plan {
+  const steps: Step[] = [];
+  const emitted = new Set(files.map((f) => f.path));
+  for (const file of files) {
+    const disk = readIfExists(path.join(out, file.path));
+    const known = previous?.files[file.path];
+    if (file.owner === "user") {
+      steps.push(disk === undefined ? { kind: "create", file } : { kind: "keep", file });
+      continue;
+    }
+    if (disk === undefined) {
+      steps.push({ kind: "create", file });
+      continue;
+    }
+    const diskHash = hashOf(disk);
+    if (!force && (!known || known.hash !== diskHash) && diskHash !== hashOf(file.contents)) {
+      steps.push({ kind: "conflict", path: file.path, reason: known ? "edited" : "foreign" });
+      continue;
+    }
+    steps.push(diskHash === hashOf(file.contents) ? { kind: "unchanged", file } : { kind: "update", file });
+  }
+  for (const [p, entry] of Object.entries(previous?.files ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (emitted.has(p) || readIfExists(path.join(out, p)) === undefined) continue;
+    if (entry.owner === "user") {
+      steps.push({ kind: "orphan", path: p });
+      continue;
+    }
+    const edited = hashOf(readIfExists(path.join(out, p))!) !== entry.hash;
+    steps.push(edited && !force ? { kind: "conflict", path: p, reason: "edited" } : { kind: "delete", path: p });
+  }
+  return { steps, conflicts: steps.filter((s): s is Extract<Step, { kind: "conflict" }> => s.kind === "conflict") };
+}
