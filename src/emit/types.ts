@@ -96,7 +96,7 @@ function resourceSchemas(r: Resource, model: Model): Record<string, unknown> {
     [`${r.typeName}Input`]: {
       type: "object",
       additionalProperties: false,
-      description: `Request body that creates or replaces a ${r.name}.`,
+      description: `Request body that creates or replaces ${/^[aeiou]/i.test(r.name) ? "an" : "a"} ${r.name}.`,
       required: r.required.filter((n) => writable.has(n)),
       properties: props(true),
     },

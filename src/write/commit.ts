@@ -61,6 +61,7 @@ export function commitPlan(out: string, plan: Plan, generator: string): void {
   });
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));
   const journal: Journal = { moves, deletes, manifest: { version: 1, generator, files: sorted } };
+  if (moves.length === 0 && deletes.length === 0 && sameText(path.join(out, MANIFEST), manifestText(journal.manifest))) return; // a no-op regenerate writes nothing
   const temp = path.join(out, `${JOURNAL}.tmp`);
   writeDurably(temp, JSON.stringify(journal));
   fs.renameSync(temp, path.join(out, JOURNAL)); // the commit point
@@ -80,7 +81,7 @@ function apply(out: string, journal: Journal): void {
     removeEmptyParents(out, path.dirname(path.join(out, p)));
   }
   const manifestTemp = path.join(out, `${MANIFEST}.tmp`);
-  writeDurably(manifestTemp, JSON.stringify(journal.manifest, null, 2) + "\n");
+  writeDurably(manifestTemp, manifestText(journal.manifest));
   fs.renameSync(manifestTemp, path.join(out, MANIFEST));
   fs.rmSync(path.join(out, JOURNAL), { force: true });
   fs.rmSync(path.join(out, STAGING), { recursive: true, force: true });
@@ -92,5 +93,17 @@ function removeEmptyParents(root: string, dir: string): void {
   while (d.startsWith(top + path.sep) && fs.existsSync(d) && fs.readdirSync(d).length === 0) {
     fs.rmdirSync(d);
     d = path.dirname(d);
+  }
+}
+
+function manifestText(manifest: Manifest): string {
+  return JSON.stringify(manifest, null, 2) + "\n";
+}
+
+function sameText(file: string, text: string): boolean {
+  try {
+    return fs.readFileSync(file, "utf8") === text;
+  } catch {
+    return false;
   }
 }

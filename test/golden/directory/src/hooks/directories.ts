@@ -1,0 +1,12 @@
+// Hooks of the directories collection (your code): resourcery created this file once and never
+// overwrites it. Each hook may return a changed input, or throw apiError("<key>", "<property>") to
+// answer with an entry of the error catalog (src/generated/errors.ts).
+import type { ResourceHooks } from "../generated/runtime/context.js";
+import type { Directory, DirectoryInput } from "../generated/types.js";
+
+/** Business rules of directories. */
+export const hooks: ResourceHooks<DirectoryInput, Directory> = {
+  // async beforeCreate(input, ctx) {
+  //   return input;
+  // },
+};
