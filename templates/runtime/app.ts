@@ -2,7 +2,7 @@
  * Builds the Fastify application of a generated service from its spec: every route, strict JSON body
  * parsing, content negotiation, the error body for every failure, 404/405 answers.
  */
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import { ApiError } from "./errors.js";
 import type { KeyRing } from "./keys.js";
 import { negotiate } from "./negotiate.js";
@@ -32,13 +32,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const baseUrl = (options.baseUrl ?? spec.baseUrl).replace(/\/+$/, "");
   const prefix = new URL(baseUrl + "/").pathname.replace(/\/+$/, "");
   const svc = new ServiceContext(spec, options.store, options.keys, baseUrl);
+  const errorType = spec.mediaTypes.find((m) => m.kind === "error");
+  const sendError = (error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
+    const api = error instanceof ApiError ? error : fromFastifyError(svc, error);
+    if (api.status >= 500) req.log.error({ err: error }, "request failed");
+    const chosen = errorType ? negotiate(req.headers.accept, ["application/json", errorType.name, errorType.alias], spec) : undefined;
+    for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
+    return sendJson(reply, api.status, chosen?.ok ? chosen.type : "application/json", api.body);
+  };
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: spec.bodyLimit,
     onProtoPoisoning: "error",
     onConstructorPoisoning: "error",
-    ignoreTrailingSlash: true,
+    // Router options sit under routerOptions since Fastify 5.5 (top-level ones warn FSTDEP022 at every start).
+    routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    // Failures Fastify answers before routing (an undecodable or overlong path parameter) get the error body too.
+    frameworkErrors: sendError,
     ...(options.https ? { https: { cert: options.https.cert, key: options.https.key } } : {}),
   } as FastifyServerOptions) as unknown as FastifyInstance;
 
@@ -51,14 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.getDefaultJsonParser("error", "error"),
   );
 
-  app.setErrorHandler((error: FastifyError | ApiError, req, reply) => {
-    const api = error instanceof ApiError ? error : fromFastifyError(svc, error);
-    if (api.status >= 500) req.log.error({ err: error }, "request failed");
-    const errorType = spec.mediaTypes.find((m) => m.kind === "error");
-    const chosen = errorType ? negotiate(req.headers.accept, ["application/json", errorType.name, errorType.alias], spec) : undefined;
-    for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
-    return sendJson(reply, api.status, chosen?.ok ? chosen.type : "application/json", api.body);
-  });
+  app.setErrorHandler(sendError);
 
   app.setNotFoundHandler((req) => {
     throw svc.error("routeNotFound", "", `No route matches ${req.method} ${req.url.split("?")[0]}.`);
@@ -108,7 +112,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-/** Fastify's own failures (body parsing, limits, media types) as catalog errors; anything else is a 500. */
+/**
+ * Fastify's own failures (body parsing, limits, media types, path parameters) as catalog errors, told
+ * apart by their FST_ERR codes; anything else, whatever its class or statusCode, is a 500.
+ */
 function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiError {
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
@@ -117,16 +124,14 @@ function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiError {
       return svc.error("payloadTooLarge", "", `The body exceeds the limit of ${svc.spec.bodyLimit} bytes.`);
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return svc.error("malformedJson", "", "The body is empty; send a JSON object.");
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return svc.error("malformedJson", "", "The body is not valid JSON, or it has a __proto__ or constructor.prototype key, which is never accepted.");
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return svc.error("malformedJson", "", "The Content-Length header does not match the body.");
+    case "FST_ERR_BAD_URL":
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return svc.error("notFound", "", "The id in the path is not one this service gives out (it is too long or not validly percent-encoded).");
     default:
-      break;
+      return svc.error("internal");
   }
-  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON|prototype|constructor/i.test(error.message))) {
-    const poisoned = /prototype|constructor/i.test(error.message);
-    return svc.error("malformedJson", "", poisoned ? "The body contains a __proto__ or constructor.prototype key, which is never accepted." : "The body is not valid JSON.");
-  }
-  if (error.statusCode === 413) return svc.error("payloadTooLarge");
-  if (error.statusCode === 415) return svc.error("unsupportedMediaType");
-  return svc.error("internal");
 }

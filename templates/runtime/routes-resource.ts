@@ -1,10 +1,11 @@
 /** The routes of one collection: list, create, get, update (POST/PATCH merge patch, PUT replace), delete, sub-collections. */
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { requireOwner, requireRole, isAdmin, type Caller } from "./authenticate.js";
 import { sendJson, type ResourceHooks, type ServiceContext } from "./context.js";
 import { hrefOf, hrefOfLink, idFromHref } from "./links.js";
 import { representInstance, representPage, subCollection, subCollectionHref, type RepresentContext } from "./represent.js";
+import { isJsonContentType } from "./negotiate.js";
 import { checkSelection, expansionOf, parseSelection, type Selection } from "./select.js";
 import type { ResourceSpec } from "./spec.js";
 import { UniqueViolation, type StoredRecord } from "./store.js";
@@ -45,12 +46,12 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const caller = svc.authenticate(req);
     requireRole(caller, resource, "create", svc.catalog);
     const type = svc.negotiate(req, svc.offers(resource.mediaType));
-    requireBody(svc, req);
+    requireBody(svc, req, resource);
     svc.validators.body(resource.collection, req.body, svc.readOnly.get(resource.collection)!);
     const ctx = svc.handlerContext(req, caller);
     const input = ((await hooks.beforeCreate?.(req.body as Json, ctx)) ?? req.body) as Json;
     const now = new Date().toISOString();
-    const record: StoredRecord = { id: randomUUID(), createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data: await toStored(svc, resource, input) };
+    const record: StoredRecord = { id: newId(), createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data: await toStored(svc, resource, input) };
     await unique(svc, () => svc.store.insert(resource.collection, record));
     const body = await representInstance(rep(caller), resource, record);
     await hooks.afterCreate?.(body, ctx);
@@ -71,7 +72,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const caller = svc.authenticate(req);
     requireRole(caller, resource, "update", svc.catalog);
     const type = svc.negotiate(req, svc.offers(resource.mediaType));
-    requireBody(svc, req);
+    requireBody(svc, req, resource);
     const current = await load(req, caller);
     const readOnly = svc.readOnly.get(resource.collection)!;
     let input = req.body as Json;
@@ -84,7 +85,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const ctx = svc.handlerContext(req, caller);
     const before = await representInstance(rep(caller), resource, current);
     input = ((await hooks.beforeUpdate?.(input, before, ctx)) ?? input) as Json;
-    const record: StoredRecord = { ...current, modifiedAt: new Date().toISOString(), data: await toStored(svc, resource, input) };
+    const record: StoredRecord = { ...current, modifiedAt: new Date().toISOString(), data: await toStored(svc, resource, input, current) };
     await unique(svc, () => svc.store.update(resource.collection, record));
     const body = await representInstance(rep(caller), resource, record);
     await hooks.afterUpdate?.(body, ctx);
@@ -126,6 +127,30 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   return routes;
 }
 
+let lastMs = 0;
+let counter = 0;
+
+/**
+ * A new instance id: a UUIDv7 (RFC 9562) whose 12-bit rand_a is a counter, so ids made by this process
+ * increase strictly. Lists order by (createdAt, id); with random ids, instances created within one
+ * millisecond would come back in random order rather than in the order they were created.
+ */
+export function newId(now: number = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now;
+    counter = randomBytes(2).readUInt16BE() & 0x3ff; // leaves room for at least 3,072 more ids in this millisecond
+  } else if (++counter > 0xfff) {
+    lastMs++; // the counter overflowed: borrow the next millisecond
+    counter = 0;
+  }
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(lastMs, 0, 6);
+  bytes.writeUInt16BE(0x7000 | counter, 6);
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** offset and limit from the query: integers, offset >= 0, 1 <= limit <= max. */
 export function paging(svc: ServiceContext, query: Query): { offset: number; limit: number } {
   const read = (name: "offset" | "limit", fallback: number, min: number, max: number) => {
@@ -161,8 +186,11 @@ function shaping(svc: ServiceContext, resource: ResourceSpec, query: Query): { e
 }
 
 /** A write needs a JSON body; a request without one (and without a Content-Type) is a 415. */
-function requireBody(svc: ServiceContext, req: FastifyRequest): void {
-  if (req.body === undefined) throw svc.error("unsupportedMediaType", "", "Send the body as JSON with Content-Type: application/json.");
+function requireBody(svc: ServiceContext, req: FastifyRequest, resource: ResourceSpec): void {
+  const accepted = svc.offers(resource.mediaType).slice(1);
+  if (req.body === undefined || !isJsonContentType(req.headers["content-type"], accepted)) {
+    throw svc.error("unsupportedMediaType", "", `Send the body as JSON: Content-Type application/json, application/merge-patch+json, ${accepted.join(" or ")}.`);
+  }
 }
 
 /** Runs a write, answering 409 with the property when an x-unique value is taken. */
@@ -175,17 +203,23 @@ async function unique(svc: ServiceContext, write: () => Promise<unknown>): Promi
   }
 }
 
-/** Request body → stored data: links become ids and must name existing instances. */
-async function toStored(svc: ServiceContext, resource: ResourceSpec, input: Json): Promise<Json> {
+/**
+ * Request body → stored data: links become ids and must name existing instances. On an update, a link
+ * the instance already holds is kept without that check, so a merge patch of other fields still works
+ * after the linked instance was deleted.
+ */
+async function toStored(svc: ServiceContext, resource: ResourceSpec, input: Json, current?: StoredRecord): Promise<Json> {
   const data: Json = {};
   for (const field of resource.fields) {
     if (!Object.prototype.hasOwnProperty.call(input, field.name) || field.link?.inverse || field.name === resource.owner) continue;
     const value = input[field.name];
+    const held = current?.data[field.name];
+    const kept = new Set(typeof held === "string" ? [held] : Array.isArray(held) ? (held as string[]) : []);
     if (field.kind === "link") {
-      data[field.name] = await linkId(svc, field.link!.target, value, field.name);
+      data[field.name] = await linkId(svc, field.link!.target, value, field.name, kept);
     } else if (field.kind === "links") {
       const ids: string[] = [];
-      for (const item of value as unknown[]) ids.push(await linkId(svc, field.link!.target, item, field.name));
+      for (const item of value as unknown[]) ids.push(await linkId(svc, field.link!.target, item, field.name, kept));
       data[field.name] = [...new Set(ids)];
     } else {
       data[field.name] = value;
@@ -194,10 +228,10 @@ async function toStored(svc: ServiceContext, resource: ResourceSpec, input: Json
   return data;
 }
 
-async function linkId(svc: ServiceContext, target: string, link: unknown, property: string): Promise<string> {
+async function linkId(svc: ServiceContext, target: string, link: unknown, property: string, kept: ReadonlySet<string>): Promise<string> {
   const href = hrefOfLink(link);
   const id = idFromHref(href, svc.baseUrl, target);
-  if (id === undefined || (await svc.store.existing(target, [id])).size === 0) {
+  if (id === undefined || (!kept.has(id) && (await svc.store.existing(target, [id])).size === 0)) {
     throw svc.error("invalidLink", property, `${JSON.stringify(href ?? null)} is not the href of an existing ${target} instance.`);
   }
   return id;
