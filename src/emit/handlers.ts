@@ -1,5 +1,5 @@
 /** Emits the user-owned hook and action files (seeded once) and the generated modules that wire them in. */
-import { isIdentifier } from "../model/names.js";
+import { camelCase, isIdentifier } from "../model/names.js";
 import type { Action, Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { tsHeader } from "./shared/header.js";
@@ -7,7 +7,8 @@ import { render } from "./shared/templates.js";
 
 /** The exported function name of an action's handler (an action named like a keyword gets a suffix). */
 export function handlerName(action: Action): string {
-  return isIdentifier(action.name) ? action.name : `${action.name}Action`;
+  const name = camelCase(action.name);
+  return isIdentifier(name) ? name : `${name}Action`;
 }
 
 /** src/hooks/<collection>.ts and src/actions/<action>.ts (user), src/generated/handlers.ts, server.ts and src/index.ts. */

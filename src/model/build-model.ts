@@ -223,7 +223,7 @@ function buildErrors(file: string, raw: unknown, docsUrl: string): ErrorDef[] {
     return {
       code: Number(e.code),
       status: Number(e.status),
-      key: typeof e.key === "string" ? e.key : camelCase(title) || `error${e.code}`,
+      key: typeof e.key === "string" ? e.key : /^[a-z][A-Za-z0-9]*$/.test(camelCase(title)) ? camelCase(title) : `error${e.code}`,
       title,
       message: String(e.message ?? title),
       dev: typeof e.dev === "string" ? e.dev : "",
@@ -232,7 +232,14 @@ function buildErrors(file: string, raw: unknown, docsUrl: string): ErrorDef[] {
       origin: { file, pointer: childPointer("/errors", i) },
     };
   });
-  return [...builtin, ...own].sort((a, b) => a.code - b.code);
+  // Keys name catalog entries in generated code, so they must be unique: a repeated key takes its code.
+  const taken = new Set(builtin.map((e) => e.key));
+  const keyed = own.map((e) => {
+    const key = taken.has(e.key) ? `${e.key}${e.code}` : e.key;
+    taken.add(key);
+    return key === e.key ? e : { ...e, key };
+  });
+  return [...builtin, ...keyed].sort((a, b) => a.code - b.code);
 }
 
 function buildMediaTypes(service: Service, resources: readonly Resource[], actions: readonly Action[]): MediaType[] {
