@@ -10,6 +10,8 @@ export interface GenerateOptions {
   readonly out: string;
   readonly force?: boolean;
   readonly dryRun?: boolean;
+  /** Only the typed client, as a standalone package. */
+  readonly clientOnly?: boolean;
 }
 
 export interface GenerateResult {
@@ -31,13 +33,13 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   const check = checkProject(dir);
   if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
   // Heavy modules load only when there is something to generate (check and --help stay fast).
-  const [{ emitService }, { planWrite }, { commitPlan, recover }, { readManifest }] = await Promise.all([
+  const [{ emitService, emitClientOnly }, { planWrite }, { commitPlan, recover }, { readManifest }] = await Promise.all([
     import("./emit/index.js"),
     import("./write/plan.js"),
     import("./write/commit.js"),
     import("./write/manifest.js"),
   ]);
-  const files = await emitService(check.model);
+  const files = options.clientOnly ? await emitClientOnly(check.model) : await emitService(check.model);
   const out = path.resolve(options.out);
   if (fs.existsSync(out) && !options.dryRun) recover(out);
   const plan = planWrite(out, files, readManifest(out), options.force ?? false);

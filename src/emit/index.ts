@@ -1,6 +1,7 @@
 /** Every emitter of a service package: (model) → files. No emitter touches the output disk. */
 import type { Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
+import { emitClient, emitClientPackage } from "./client.js";
 import { emitErrors } from "./errors.js";
 import { emitHandlers } from "./handlers.js";
 import { emitMediaTypes } from "./media-types.js";
@@ -25,6 +26,13 @@ export async function emitService(model: Model): Promise<EmittedFile[]> {
     ...emitHandlers(model),
     ...emitRuntime(),
     ...emitTests(model),
+    ...emitClient(model),
   ];
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** The standalone client package (`generate --client-only`), sorted by path. */
+export async function emitClientOnly(model: Model): Promise<EmittedFile[]> {
+  const files = await emitClientPackage(model, await emitTypes(model));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -30,7 +30,17 @@ export function emitReadme(model: Model): EmittedFile[] {
         `curl -s -H "Authorization: Bearer $SECRET" -H "Accept: ${first.mediaType}" "${local}/${first.collection}/<id>?expand=..."`,
       ]
     : [];
+  const linked = model.resources.find((r) => r.fields.some((f) => f.link?.kind === "instance"));
+  const link = linked?.fields.find((f) => f.link?.kind === "instance");
+  const clientExamples = first
+    ? [
+        `const page = await api.${first.collection}.list({ offset: 0, limit: 10 });`,
+        ...(linked && link ? [`const one = await api.${linked.collection}.get(id, { expand: [${JSON.stringify(link.name)}] });`] : []),
+      ]
+    : [];
   const data = {
+    name: service.name,
+    clientExamples,
     title: service.title,
     description: service.description,
     baseUrl: service.baseUrl,

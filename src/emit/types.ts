@@ -3,43 +3,15 @@
  * body) and of every action (parameters and result), from one bundled json-schema-to-typescript compile.
  */
 import { compile } from "json-schema-to-typescript";
-import type { Field, Model, Resource } from "../model/types.js";
+import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { indentBraces, tsHeader } from "./shared/header.js";
 import { isWritable } from "./spec.js";
 
-const PRELUDE = `/** The meta object of every representation and link. */
-export interface Meta {
-  /** Absolute URL of the resource. */
-  href: string;
-  /** Vendor media type of the representation. */
-  mediaType: string;
-}
+/** Types the compiled output refers to, from the client's selection module. */
+const PRELUDE = `import type { CollectionLink, Expanded, Link, LinkInput, Meta, Page } from "./select.js";
 
-/** A link to an instance; expanded (\`expand\`), it is the instance itself. */
-export interface Link {
-  meta: Meta;
-}
-
-/** A link as written in a request body. */
-export interface LinkInput {
-  meta: { href: string; mediaType?: string };
-}
-
-/** A page of a collection. */
-export interface Page<T> {
-  meta: Meta;
-  offset: number;
-  limit: number;
-  /** Size of the whole collection. */
-  size: number;
-  items: T[];
-}
-
-/** A link to a collection; expanded, it is a page of it. */
-export interface CollectionLink {
-  meta: Meta;
-}
+export type { CollectionLink, Link, LinkInput, Meta, Page };
 `;
 
 /** Strips keywords that make json-schema-to-typescript invent names (titles) or that it does not need. */
@@ -61,52 +33,61 @@ function mapValues(v: unknown, fn: (x: unknown) => unknown): unknown {
   return out;
 }
 
-function fieldSchema(f: Field, input: boolean, model: Model): unknown {
-  const described = (s: Record<string, unknown>) => (f.description ? { ...s, description: f.description } : s);
-  if (f.kind === "link") {
-    const target = model.resources.find((r) => r.collection === f.link!.target)!;
-    return described({ tsType: input ? "LinkInput" : `Link | ${target.typeName}` });
+function resourceSchemas(r: Resource): Record<string, unknown> {
+  const plain: Record<string, unknown> = {};
+  const input: Record<string, unknown> = {};
+  for (const f of r.fields) {
+    const schema = f.kind === "link" ? { tsType: "LinkInput" } : f.kind === "links" ? { tsType: "LinkInput[]" } : clean(f.schema);
+    const described = f.description && f.link ? { ...(schema as object), description: f.description } : schema;
+    if (!f.link) Object.defineProperty(plain, f.name, { value: described, enumerable: true, writable: true, configurable: true });
+    if (isWritable(r, f)) Object.defineProperty(input, f.name, { value: described, enumerable: true, writable: true, configurable: true });
   }
-  if (f.kind === "links") {
-    const target = model.resources.find((r) => r.collection === f.link!.target)!;
-    return described({ tsType: input ? "LinkInput[]" : `CollectionLink | Page<${target.typeName}>` });
-  }
-  return clean(f.schema);
-}
-
-function resourceSchemas(r: Resource, model: Model): Record<string, unknown> {
-  const props = (input: boolean) => {
-    const out: Record<string, unknown> = {};
-    if (!input) {
-      out.meta = { tsType: "Meta" };
-      out.id = { type: "string", description: "Id assigned by the server." };
-      out.createdAt = { type: "string", description: "When the instance was created (ISO 8601)." };
-      out.modifiedAt = { type: "string", description: "When the instance was last changed (ISO 8601)." };
-    }
-    for (const f of r.fields) {
-      if (input && !isWritable(r, f)) continue;
-      Object.defineProperty(out, f.name, { value: fieldSchema(f, input, model), enumerable: true, writable: true, configurable: true });
-    }
-    return out;
-  };
-  const writable = new Set(r.fields.filter((f) => isWritable(r, f)).map((f) => f.name));
-  const describe = r.description ? { description: r.description } : {};
+  const plainNames = new Set(Object.keys(plain));
+  const writable = new Set(Object.keys(input));
   return {
-    [r.typeName]: { type: "object", additionalProperties: false, ...describe, required: ["meta", "id", "createdAt", "modifiedAt", ...r.required], properties: props(false) },
+    [`${r.typeName}Fields`]: {
+      type: "object",
+      additionalProperties: false,
+      description: `The plain (non-link) fields of ${article(r.name)}.`,
+      required: r.required.filter((n) => plainNames.has(n)),
+      properties: plain,
+    },
     [`${r.typeName}Input`]: {
       type: "object",
       additionalProperties: false,
-      description: `Request body that creates or replaces ${/^[aeiou]/i.test(r.name) ? "an" : "a"} ${r.name}.`,
+      description: `Request body that creates or replaces ${article(r.name)}.`,
       required: r.required.filter((n) => writable.has(n)),
-      properties: props(true),
+      properties: input,
     },
   };
+}
+
+function article(name: string): string {
+  return `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}`;
+}
+
+/** The registry the typed selections read: every collection's plain fields and links with their targets. */
+export function registryOf(model: Model): string {
+  const lines = ["/** Every collection: its plain fields, and its links with their targets (for typed selections). */", "export type Registry = {"];
+  for (const r of model.resources) {
+    const links = r.fields
+      .filter((f) => f.link?.kind === "instance")
+      .map((f) => `${f.propertyKey}: { target: ${JSON.stringify(f.link!.target)}; required: ${r.required.includes(f.name)} }`);
+    const collections = r.fields.filter((f) => f.link?.kind === "collection").map((f) => `${f.propertyKey}: { target: ${JSON.stringify(f.link!.target)} }`);
+    lines.push(`  ${JSON.stringify(r.collection)}: {`, `    fields: ${r.typeName}Fields;`, `    links: { ${links.join("; ")} };`, `    collections: { ${collections.join("; ")} };`, "  };");
+  }
+  lines.push("};", "");
+  for (const r of model.resources) {
+    const doc = r.description ? `/** ${r.description.replace(/\*\//g, "*\\/")} */\n` : "";
+    lines.push(`${doc}export type ${r.typeName} = Expanded<Registry, ${JSON.stringify(r.collection)}>;`);
+  }
+  return lines.join("\n") + "\n";
 }
 
 /** The bundled schema compiled once: every resource and action type under $defs. */
 export function typesSchema(model: Model): Record<string, unknown> {
   const defs: Record<string, unknown> = {};
-  for (const r of model.resources) Object.assign(defs, resourceSchemas(r, model));
+  for (const r of model.resources) Object.assign(defs, resourceSchemas(r));
   for (const a of model.actions) {
     defs[`${a.typeName}Params`] = { ...(clean(a.query) as object), description: `Query parameters of ${a.name}.` };
     defs[`${a.typeName}Result`] = clean(a.response);
@@ -114,7 +95,7 @@ export function typesSchema(model: Model): Record<string, unknown> {
   return { type: "object", additionalProperties: false, properties: {}, $defs: defs };
 }
 
-/** src/generated/types.ts */
+/** client/types.ts (the one source of the types), and src/generated/types.ts re-exporting it for the server. */
 export async function emitTypes(model: Model): Promise<EmittedFile[]> {
   const compiled = await compile(typesSchema(model) as never, "Types", {
     bannerComment: "",
@@ -128,6 +109,13 @@ export async function emitTypes(model: Model): Promise<EmittedFile[]> {
     .replace(/export interface Types \{\s*\}\n?/, "")
     .replace(/\/\*\*\n \* This interface was referenced by `Types`'s JSON-Schema\n \* via the `definition` "[^"]+".\n \*\/\n/g, "")
     .replace(/ \* This interface was referenced by `Types`'s JSON-Schema\n \* via the `definition` "[^"]+".\n/g, "");
-  const contents = tsHeader("types of every resource and action") + "\n" + PRELUDE + "\n" + indentBraces(body).trim() + "\n";
-  return [{ path: "src/generated/types.ts", contents, owner: "generated" }];
+  const contents = tsHeader("types of every resource and action") + "\n" + PRELUDE + "\n" + indentBraces(body).trim() + "\n\n" + registryOf(model);
+  return [
+    { path: "client/types.ts", contents, owner: "generated" },
+    {
+      path: "src/generated/types.ts",
+      contents: tsHeader("types of every resource and action, shared with the client") + `export type * from "../../client/types.js";\n`,
+      owner: "generated",
+    },
+  ];
 }

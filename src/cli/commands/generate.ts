@@ -13,17 +13,19 @@ export default class Generate extends BaseCommand {
   static override examples = [
     "<%= config.bin %> generate examples/directory --out ../directory-service",
     "<%= config.bin %> generate --out ../directory-service --dry-run",
+    "<%= config.bin %> generate examples/directory --out ../directory-client --client-only",
   ];
   static override args = { dir: Args.string({ description: "definitions folder (holding service.json)", default: "." }) };
   static override flags = {
     out: Flags.string({ char: "o", description: "output folder of the generated package", required: true }),
     force: Flags.boolean({ description: "overwrite generated files even when they were edited by hand", default: false }),
+    "client-only": Flags.boolean({ description: "generate only the typed client, as a standalone package for the API's consumers", default: false }),
     "dry-run": Flags.boolean({ description: "print what would be created, updated, deleted and kept; write nothing", default: false }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Generate);
-    const result = await generate(this.existingDir(args.dir), { out: flags.out, force: flags.force, dryRun: flags["dry-run"] });
+    const result = await generate(this.existingDir(args.dir), { out: flags.out, force: flags.force, dryRun: flags["dry-run"], clientOnly: flags["client-only"] });
     const steps = result.plan?.steps ?? [];
     const conflicts = result.plan?.conflicts ?? [];
     const code = this.printDiagnostics(result.check, flags.json, flags.json ? { files: steps.map(describe), written: result.written } : {});

@@ -1,0 +1,148 @@
+/**
+ * Emits the typed client (client/): zero dependencies beyond fetch, plain functions and interfaces,
+ * typed selections, ApiError with the catalog's codes, and the vendor Accept of this version.
+ */
+import type { Model, Resource } from "../model/types.js";
+import type { EmittedFile } from "./emitted-file.js";
+import { handlerName } from "./handlers.js";
+import { tsHeader } from "./shared/header.js";
+import { asset, render } from "./shared/templates.js";
+
+const METHODS = new Set(["create", "list", "get", "update", "replace", "delete"]);
+
+/** The method name of a sub-collection (its field name, unless that is taken by a standard method). */
+function subMethod(field: string): string {
+  return METHODS.has(field) ? `${field}Collection` : field;
+}
+
+function collectionApi(model: Model, r: Resource): string {
+  const c = JSON.stringify(r.collection);
+  const subs = r.fields.filter((f) => f.link?.kind === "collection");
+  const lines = [
+    `/** Calls of the ${r.collection} collection. */`,
+    `export interface ${r.typeName}Api {`,
+    `  /** POST /${r.collection}: creates ${r.name === r.collection ? "an instance" : `a ${r.name}`}; 201 with the new instance. */`,
+    `  create(body: ${r.typeName}Input, options?: CallOptions): Promise<${r.typeName}>;`,
+    `  /** GET /${r.collection}: a page of the collection, optionally with fields and expand applied to the items. */`,
+    `  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<${c}, F, E>, options?: CallOptions): Promise<Page<Selected<Registry, ${c}, F, E>>>;`,
+    `  /** GET /${r.collection}/{id}: one instance, typed by the fields and expand selections. */`,
+    `  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<${c}, F, E>, options?: CallOptions): Promise<Selected<Registry, ${c}, F, E>>;`,
+    `  /** PATCH /${r.collection}/{id}: JSON merge patch (null removes an optional field). */`,
+    `  update(id: string, patch: MergePatch<${r.typeName}Input>, options?: CallOptions): Promise<${r.typeName}>;`,
+    `  /** PUT /${r.collection}/{id}: replaces the whole instance. */`,
+    `  replace(id: string, body: ${r.typeName}Input, options?: CallOptions): Promise<${r.typeName}>;`,
+    `  /** DELETE /${r.collection}/{id} */`,
+    `  delete(id: string, options?: CallOptions): Promise<void>;`,
+  ];
+  for (const f of subs) {
+    const t = JSON.stringify(f.link!.target);
+    lines.push(
+      `  /** GET /${r.collection}/{id}/${f.name}: a page of ${f.link!.target}${f.link!.inverse ? ` whose ${f.link!.inverse} is this instance` : ""}. */`,
+      `  ${subMethod(f.name)}<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ReadOptions<${t}, F, E>, options?: CallOptions): Promise<Page<Selected<Registry, ${t}, F, E>>>;`,
+    );
+  }
+  lines.push("}");
+  return lines.join("\n");
+}
+
+function specOf(model: Model, r: Resource): string {
+  const subs = r.fields
+    .filter((f) => f.link?.kind === "collection")
+    .map((f) => {
+      const target = model.resources.find((x) => x.collection === f.link!.target)!;
+      return `${JSON.stringify(subMethod(f.name))}: [${JSON.stringify(f.name)}, ${JSON.stringify(target.collectionMediaType)}]`;
+    });
+  return `{ collection: ${JSON.stringify(r.collection)}, mediaType: ${JSON.stringify(r.mediaType)}, collectionMediaType: ${JSON.stringify(r.collectionMediaType)}, subCollections: { ${subs.join(", ")} } }`;
+}
+
+/** client/index.ts, and the verbatim client modules. */
+export function emitClient(model: Model): EmittedFile[] {
+  const typeImports = [...model.resources.flatMap((r) => [r.typeName, `${r.typeName}Input`]), ...model.actions.flatMap((a) => [`${a.typeName}Params`, `${a.typeName}Result`]), "Registry"].sort();
+  const codes = model.errors.map((e) => e.code).join(" | ");
+  const body = [
+    `import { ApiError, type CallOptions, type ClientOptions } from "./runtime.js";`,
+    `import { actionApi, collectionApi } from "./collection.js";`,
+    `import type { Checked, Page, Selected } from "./select.js";`,
+    `import type { ${typeImports.join(", ")} } from "./types.js";`,
+    "",
+    `export { ApiError, type Auth, type CallOptions, type ClientOptions, type ErrorBody, type RetryOptions } from "./runtime.js";`,
+    `export type { Checked, CollectionLink, Expanded, Link, LinkInput, Meta, Page, Selected, ServerFields } from "./select.js";`,
+    `export type * from "./types.js";`,
+    "",
+    `/** The vendor media types this client pins (version ${model.service.version}). */`,
+    `export const version = ${model.service.version};`,
+    "",
+    `/** Every error code the service answers with. */`,
+    `export type ErrorCode = ${codes};`,
+    "",
+    `/** True for an ApiError of this service, with its code typed. */`,
+    `export function isApiError(error: unknown): error is ApiError<ErrorCode> {`,
+    `  return error instanceof ApiError;`,
+    `}`,
+    "",
+    `type Sel = readonly string[] | undefined;`,
+    `type Collection = keyof Registry;`,
+    `/** fields and expand of a read, checked against the resource at compile time. */`,
+    `export interface GetOptions<C extends Collection, F extends Sel, E extends Sel> {`,
+    `  fields?: F & Checked<Registry, C, NonNullable<F>, "fields">;`,
+    `  expand?: E & Checked<Registry, C, NonNullable<E>, "expand">;`,
+    `}`,
+    `/** Paging plus fields and expand. */`,
+    `export interface ReadOptions<C extends Collection, F extends Sel, E extends Sel> extends GetOptions<C, F, E> {`,
+    `  offset?: number;`,
+    `  limit?: number;`,
+    `}`,
+    `/** A JSON merge patch of T: any subset of its fields; null removes an optional one. */`,
+    `export type MergePatch<T> = { [K in keyof T]?: T[K] | null };`,
+    "",
+    ...model.resources.map((r) => collectionApi(model, r) + "\n"),
+    `/** The client of ${model.service.title}: one object per collection, one function per action. */`,
+    `export interface Client {`,
+    ...model.resources.map((r) => `  ${r.collection}: ${r.typeName}Api;`),
+    ...model.actions.map((a) => `  /** ${a.method} /${a.name}${a.description ? `: ${a.description}` : ""} */\n  ${handlerName(a)}(params: ${a.typeName}Params, options?: CallOptions): Promise<${a.typeName}Result>;`),
+    `}`,
+    "",
+    `/**`,
+    ` * Creates the client. Every non-2xx answer throws ApiError.`,
+    ` * @example const api = createClient({ baseUrl: "${model.service.baseUrl}", auth: { bearer: secret } });`,
+    ` */`,
+    `export function createClient(options: ClientOptions): Client {`,
+    `  return {`,
+    ...model.resources.map((r) => `    ${r.collection}: collectionApi(options, ${specOf(model, r)}) as unknown as ${r.typeName}Api,`),
+    ...model.actions.map((a) => `    ${handlerName(a)}: actionApi(options, ${JSON.stringify(a.name)}, ${JSON.stringify(a.method)}, ${JSON.stringify(a.mediaType)}) as unknown as Client[${JSON.stringify(handlerName(a))}],`),
+    `  };`,
+    `}`,
+    "",
+  ].join("\n");
+  const verbatim = ["runtime.ts", "select.ts", "collection.ts"].map((name) => ({
+    path: `client/${name}`,
+    contents: tsHeader(`client module, copied from resourcery's templates/client/${name}`) + asset("client", name),
+    owner: "generated" as const,
+  }));
+  return [{ path: "client/index.ts", contents: tsHeader("the typed client") + body, owner: "generated" }, ...verbatim];
+}
+
+/** The name of the standalone client package: "<name>-client". */
+export function clientPackageName(serviceName: string): string {
+  return `${serviceName}-client`;
+}
+
+/** `generate --client-only`: the client as a package of its own, for the API's consumers. */
+export async function emitClientPackage(model: Model, types: readonly EmittedFile[]): Promise<EmittedFile[]> {
+  const { service } = model;
+  const first = model.resources[0];
+  const examples = first
+    ? [
+        `const page = await api.${first.collection}.list({ offset: 0, limit: 10 });`,
+        `const one = await api.${first.collection}.get(page.items[0]!.id, { fields: ["id"] });`,
+      ]
+    : [];
+  const data = { name: clientPackageName(service.name), title: service.title, description: `Typed client of ${service.title}`, version: service.version, baseUrl: service.baseUrl, examples };
+  return [
+    ...emitClient(model),
+    ...types.filter((f) => f.path.startsWith("client/")),
+    { path: "package.json", contents: render("package/client-package.json.hbs", data), owner: "generated" },
+    { path: "tsconfig.json", contents: render("package/client-tsconfig.json.hbs", data), owner: "generated" },
+    { path: "README.md", contents: render("package/client-README.md.hbs", data), owner: "generated" },
+  ];
+}

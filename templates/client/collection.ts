@@ -1,0 +1,48 @@
+/** Generic collection and action calls; the generated index gives each one its precise types. */
+import { send, type CallOptions, type ClientOptions } from "./runtime.js";
+
+/** Media types and sub-collections of one collection, as the generated index describes it. */
+export interface CollectionSpec {
+  readonly collection: string;
+  readonly mediaType: string;
+  readonly collectionMediaType: string;
+  /** Method name → [field name, the target's collection media type]. */
+  readonly subCollections: Readonly<Record<string, readonly [string, string]>>;
+}
+
+/** Query of a read: paging and the fields/expand selections. */
+export interface ReadParams {
+  offset?: number;
+  limit?: number;
+  fields?: readonly string[];
+  expand?: readonly string[];
+}
+
+const seg = (id: string) => `/${encodeURIComponent(id)}`;
+
+/** The calls of one collection, untyped; the generated index narrows them. */
+export function collectionApi(options: ClientOptions, spec: CollectionSpec) {
+  const base = `/${spec.collection}`;
+  const api: Record<string, unknown> = {
+    create: (body: unknown, call?: CallOptions) => send(options, { method: "POST", path: base, body, accept: spec.mediaType }, call),
+    list: (params: ReadParams = {}, call?: CallOptions) => send(options, { method: "GET", path: base, query: { ...params }, accept: spec.collectionMediaType }, call),
+    get: (id: string, params: ReadParams = {}, call?: CallOptions) => send(options, { method: "GET", path: base + seg(id), query: { ...params }, accept: spec.mediaType }, call),
+    update: (id: string, patch: unknown, call?: CallOptions) =>
+      send(options, { method: "PATCH", path: base + seg(id), body: patch, contentType: "application/merge-patch+json", accept: spec.mediaType }, call),
+    replace: (id: string, body: unknown, call?: CallOptions) => send(options, { method: "PUT", path: base + seg(id), body, accept: spec.mediaType }, call),
+    delete: async (id: string, call?: CallOptions) => {
+      await send(options, { method: "DELETE", path: base + seg(id), accept: "application/json" }, call);
+    },
+  };
+  for (const [method, [field, mediaType]] of Object.entries(spec.subCollections)) {
+    api[method] = (id: string, params: ReadParams = {}, call?: CallOptions) =>
+      send(options, { method: "GET", path: `${base}${seg(id)}/${field}`, query: { ...params }, accept: mediaType }, call);
+  }
+  return api;
+}
+
+/** One action call: its parameters go in the query string. */
+export function actionApi(options: ClientOptions, name: string, method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", mediaType: string) {
+  return (params: Record<string, string | number | boolean | undefined> = {}, call?: CallOptions) =>
+    send(options, { method, path: `/${name}`, query: params, accept: mediaType }, call);
+}
