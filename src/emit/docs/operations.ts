@@ -1,0 +1,151 @@
+/**
+ * Every operation of a service, described once from the model, for the OpenAPI document and the
+ * HTML and Markdown references: method, path, parameters, bodies, examples and possible error codes.
+ */
+import type { Action, Field, Model, Resource } from "../../model/types.js";
+import { sampleOf } from "../samples.js";
+import { PAGING } from "../spec.js";
+import { resourceSamples } from "../tests.js";
+
+export type OperationKind = "list" | "create" | "get" | "update" | "replace" | "delete" | "sub-collection" | "action";
+
+export interface Operation {
+  readonly id: string;
+  readonly kind: OperationKind;
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path relative to the base URL, with {id} for the instance id. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description: string;
+  /** The collection (tag) or action the operation belongs to. */
+  readonly tag: string;
+  readonly resource?: Resource;
+  readonly field?: Field;
+  readonly action?: Action;
+  /** Resource whose representation (or page) the success answer carries. */
+  readonly answers?: Resource;
+  readonly status: 200 | 201 | 204;
+  /** Error keys of the catalog this operation can answer with, by status. */
+  readonly errors: readonly string[];
+  /** Example request body and success body (undefined when there is none). */
+  readonly exampleBody?: unknown;
+  readonly exampleAnswer?: unknown;
+  /** Example query string (without "?"). */
+  readonly exampleQuery?: string;
+}
+
+const AUTH = ["unauthenticated", "basicNeedsTls", "forbidden", "notAcceptable", "unknownVersion", "internal"];
+const READ = ["unknownField", "unknownExpand", ...AUTH];
+const WRITE = ["malformedJson", "missingProperty", "unknownProperty", "invalidProperty", "readOnlyProperty", "invalidLink", "payloadTooLarge", "unsupportedMediaType", ...AUTH];
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** An example representation of a resource: server fields, sample values, links as { meta }. */
+export function exampleInstance(model: Model, r: Resource, id = "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60"): Record<string, unknown> {
+  const href = `${model.service.baseUrl}/${r.collection}/${id}`;
+  const body = (resourceSamples(r).bodies[0] ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = { meta: { href, mediaType: r.mediaType }, id, createdAt: "2024-01-15T10:30:00.000Z", modifiedAt: "2024-01-15T10:30:00.000Z" };
+  for (const f of r.fields) {
+    if (f.link?.kind === "instance") {
+      const target = model.resources.find((x) => x.collection === f.link!.target)!;
+      out[f.name] = { meta: { href: `${model.service.baseUrl}/${target.collection}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61`, mediaType: target.mediaType } };
+    } else if (f.link?.kind === "collection") {
+      const target = model.resources.find((x) => x.collection === f.link!.target)!;
+      out[f.name] = { meta: { href: `${href}/${f.name}`, mediaType: target.collectionMediaType } };
+    } else if (f.name === r.owner) {
+      out[f.name] = "Fc-IYyGjhCzJi9xTwCPBNw";
+    } else if (f.name in body) {
+      out[f.name] = body[f.name];
+    }
+  }
+  return out;
+}
+
+/** An example request body: the sample values, with links written as { meta: { href } }. */
+export function exampleInput(model: Model, r: Resource): Record<string, unknown> {
+  const body = { ...((resourceSamples(r).bodies[0] ?? {}) as Record<string, unknown>) };
+  for (const f of r.fields) {
+    if (f.link?.kind === "instance") {
+      body[f.name] = { meta: { href: `${model.service.baseUrl}/${f.link.target}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61` } };
+    }
+  }
+  return body;
+}
+
+function page(model: Model, r: Resource, href: string): Record<string, unknown> {
+  return { meta: { href, mediaType: r.collectionMediaType }, offset: 0, limit: PAGING.defaultLimit, size: 1, items: [exampleInstance(model, r)] };
+}
+
+/** Every operation of the service, in route order. */
+export function operationsOf(model: Model): Operation[] {
+  const ops: Operation[] = [];
+  for (const r of model.resources) {
+    const T = cap(r.typeName);
+    const base = `/${r.collection}`;
+    const one = `${base}/{id}`;
+    const unique = r.unique.length > 0 ? ["conflict"] : [];
+    ops.push(
+      { id: `list${cap(r.collection)}`, kind: "list", method: "GET", path: base, tag: r.collection, resource: r, answers: r, status: 200, summary: `List ${r.collection}`, description: `A page of the ${r.collection} collection${r.owner ? " (only the caller's own, unless it has an admin role)" : ""}.`, errors: ["invalidPaging", ...READ], exampleAnswer: page(model, r, `${model.service.baseUrl}${base}`), exampleQuery: "offset=0&limit=10" },
+      { id: `create${T}`, kind: "create", method: "POST", path: base, tag: r.collection, resource: r, answers: r, status: 201, summary: `Create ${article(r.name)}`, description: `Creates ${article(r.name)}; the answer's Location header is its href.`, errors: [...WRITE, ...unique], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
+      { id: `get${T}`, kind: "get", method: "GET", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Get ${article(r.name)}`, description: `One ${r.name}; \`expand\` inlines links and \`fields\` selects what comes back.`, errors: ["notFound", ...READ], exampleAnswer: exampleInstance(model, r) },
+      { id: `update${T}`, kind: "update", method: "PATCH", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Update ${article(r.name)}`, description: "A partial update: a JSON merge patch (RFC 7396), where null removes an optional field. `POST` to the same path does the same.", errors: ["notFound", ...WRITE, ...unique], exampleBody: firstPlain(exampleInput(model, r)), exampleAnswer: exampleInstance(model, r) },
+      { id: `replace${T}`, kind: "replace", method: "PUT", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Replace ${article(r.name)}`, description: `Replaces the whole ${r.name}.`, errors: ["notFound", ...WRITE, ...unique], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
+      { id: `delete${T}`, kind: "delete", method: "DELETE", path: one, tag: r.collection, resource: r, status: 204, summary: `Delete ${article(r.name)}`, description: `Deletes the ${r.name}.`, errors: ["notFound", ...AUTH.filter((k) => k !== "notAcceptable" && k !== "unknownVersion")] },
+    );
+    for (const f of r.fields.filter((x) => x.link?.kind === "collection")) {
+      const target = model.resources.find((x) => x.collection === f.link!.target)!;
+      ops.push({
+        id: `list${T}${cap(f.name)}`,
+        kind: "sub-collection",
+        method: "GET",
+        path: `${one}/${f.name}`,
+        tag: r.collection,
+        resource: r,
+        field: f,
+        answers: target,
+        status: 200,
+        summary: `List the ${f.name} of ${article(r.name)}`,
+        description: f.link!.inverse ? `The ${target.collection} whose ${f.link!.inverse} is this ${r.name} (read-only here: set the ${f.link!.inverse} of a ${target.name}).` : `The ${target.collection} this ${r.name} links to.`,
+        errors: ["notFound", "invalidPaging", ...READ],
+        exampleAnswer: page(model, target, `${model.service.baseUrl}/${r.collection}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60/${f.name}`),
+      });
+    }
+  }
+  for (const a of model.actions) {
+    const params = sampleOf(a.query) as Record<string, unknown> | undefined;
+    ops.push({
+      id: a.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()),
+      kind: "action",
+      method: a.method,
+      path: `/${a.name}`,
+      tag: "actions",
+      action: a,
+      status: 200,
+      summary: cap(a.name),
+      description: a.description || `The ${a.name} action.`,
+      errors: ["invalidParameter", "notImplemented", ...AUTH],
+      exampleQuery: params ? new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString() : "",
+      exampleAnswer: sampleOf(a.response),
+    });
+  }
+  return ops;
+}
+
+function firstPlain(body: Record<string, unknown>): Record<string, unknown> {
+  const entry = Object.entries(body).find(([, v]) => v === null || typeof v !== "object");
+  return entry ? { [entry[0]]: entry[1] } : {};
+}
+
+function article(name: string): string {
+  return `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}`;
+}
+
+/** The names `fields` accepts on a resource (server fields, plain fields and links). */
+export function fieldNames(r: Resource): string[] {
+  return ["id", "createdAt", "modifiedAt", ...r.fields.map((f) => f.name)];
+}
+
+/** The names `expand` accepts on a resource (its links). */
+export function expandNames(r: Resource): string[] {
+  return r.fields.filter((f) => f.link).map((f) => f.name);
+}
