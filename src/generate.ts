@@ -4,6 +4,8 @@ import path from "node:path";
 import { hasErrors } from "./diagnostics/diagnostic.js";
 import { packagePath } from "./paths.js";
 import { checkProject, type CheckResult } from "./pipeline.js";
+import type { Orphans } from "./emit/types.js";
+import { pascalCase, singularize } from "./model/names.js";
 import type { Plan } from "./write/plan.js";
 
 export interface GenerateOptions {
@@ -28,6 +30,43 @@ export function generatorId(): string {
   return `${pkg.name}@${pkg.version}`;
 }
 
+/** The type names the kept user files of removed resources and actions import. */
+function orphanTypes(plan: Plan): Orphans {
+  const types: { name: string; file: string }[] = [];
+  for (const step of plan.steps) {
+    if (step.kind !== "orphan") continue;
+    const hook = /^src\/hooks\/([^/]+)\.ts$/.exec(step.path);
+    const action = /^src\/actions\/([^/]+)\.ts$/.exec(step.path);
+    if (hook) {
+      const type = pascalCase(singularize(hook[1]!));
+      types.push({ name: type, file: step.path }, { name: `${type}Input`, file: step.path });
+    } else if (action) {
+      const type = pascalCase(action[1]!);
+      types.push({ name: `${type}Params`, file: step.path }, { name: `${type}Result`, file: step.path });
+    }
+  }
+  return { types };
+}
+
+/** Writes the reference docs of the definitions in `dir` into `out` (all or nothing; stale pages removed). */
+export async function generateDocs(dir: string, options: Pick<GenerateOptions, "out" | "dryRun">): Promise<GenerateResult> {
+  const check = checkProject(dir);
+  if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
+  const [{ emitDocs }, { planWrite }, { commitPlan, recover }, { readManifest }] = await Promise.all([
+    import("./emit/index.js"),
+    import("./write/plan.js"),
+    import("./write/commit.js"),
+    import("./write/manifest.js"),
+  ]);
+  const out = path.resolve(options.out);
+  if (fs.existsSync(out) && !options.dryRun) recover(out);
+  // Docs are generated output only: an edited page is overwritten rather than refused.
+  const plan = planWrite(out, emitDocs(check.model), readManifest(out), true);
+  if (options.dryRun) return { check, plan, written: false };
+  commitPlan(out, plan, generatorId());
+  return { check, plan, written: true };
+}
+
 /** Generates the service package of the definitions in `dir` into `options.out`. */
 export async function generate(dir: string, options: GenerateOptions): Promise<GenerateResult> {
   const check = checkProject(dir);
@@ -39,10 +78,17 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     import("./write/commit.js"),
     import("./write/manifest.js"),
   ]);
-  const files = options.clientOnly ? await emitClientOnly(check.model) : await emitService(check.model);
   const out = path.resolve(options.out);
   if (fs.existsSync(out) && !options.dryRun) recover(out);
-  const plan = planWrite(out, files, readManifest(out), options.force ?? false);
+  const previous = readManifest(out);
+  let files = options.clientOnly ? await emitClientOnly(check.model) : await emitService(check.model);
+  let plan = planWrite(out, files, previous, options.force ?? false);
+  const orphans = orphanTypes(plan);
+  if (orphans.types.length > 0 && !options.clientOnly) {
+    // Hook and action files of removed resources and actions are kept: their type names stay defined.
+    files = await emitService(check.model, orphans);
+    plan = planWrite(out, files, previous, options.force ?? false);
+  }
   if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
   commitPlan(out, plan, generatorId());
   return { check, plan, written: true };

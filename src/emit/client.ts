@@ -11,7 +11,7 @@ import { asset, render } from "./shared/templates.js";
 const METHODS = new Set(["create", "list", "get", "update", "replace", "delete"]);
 
 /** The method name of a sub-collection (its field name, unless that is taken by a standard method). */
-function subMethod(field: string): string {
+export function subMethod(field: string): string {
   return METHODS.has(field) ? `${field}Collection` : field;
 }
 

@@ -33,11 +33,14 @@ export function emitHandlers(model: Model): EmittedFile[] {
     `/** Action handlers, from src/actions/. */\nexport const actions = {\n${model.actions.map((a) => `  ${JSON.stringify(a.name)}: ${handlerName(a)},\n`).join("")}};\n`;
   const server =
     tsHeader("start-up of the service") +
+    `import { fileURLToPath } from "node:url";\n` +
     `import { startService, type RunningService } from "./runtime/server.js";\n` +
     `import { actions, hooks } from "./handlers.js";\n` +
     `import { spec } from "./spec.js";\n\n` +
+    `/** The reference docs (docs/ at the package root), served at /docs. */\n` +
+    `export const docsDir = fileURLToPath(new URL("../../../docs/", import.meta.url));\n\n` +
     `/** Starts ${model.service.title} with the settings of \`env\` (PORT, HOST, BASE_URL, TLS_CERT_FILE, TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, LOG_LEVEL). */\n` +
-    `export function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {\n  return startService(spec, { hooks, actions }, env);\n}\n`;
+    `export function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {\n  return startService(spec, { hooks, actions, docsDir }, env);\n}\n`;
   const index =
     tsHeader("the package's exports") +
     `export { spec } from "./generated/spec.js";\n` +

@@ -2,6 +2,7 @@
 import type { Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { emitClient, emitClientPackage } from "./client.js";
+import { emitDocs } from "./docs/index.js";
 import { emitErrors } from "./errors.js";
 import { emitHandlers } from "./handlers.js";
 import { emitMediaTypes } from "./media-types.js";
@@ -10,26 +11,30 @@ import { emitReadme } from "./readme.js";
 import { emitRuntime } from "./runtime.js";
 import { emitSpec } from "./spec.js";
 import { emitTests } from "./tests.js";
-import { emitTypes } from "./types.js";
+import { emitTypes, type Orphans } from "./types.js";
 
 export type { EmittedFile } from "./emitted-file.js";
+export type { Orphans } from "./types.js";
 
 /** The whole generated package, sorted by path. */
-export async function emitService(model: Model): Promise<EmittedFile[]> {
+export async function emitService(model: Model, orphans?: Orphans): Promise<EmittedFile[]> {
   const files = [
     ...emitPackage(model),
     ...emitReadme(model),
     ...emitSpec(model),
     ...emitErrors(model),
     ...emitMediaTypes(model),
-    ...(await emitTypes(model)),
+    ...(await emitTypes(model, orphans)),
     ...emitHandlers(model),
     ...emitRuntime(),
     ...emitTests(model),
     ...emitClient(model),
+    ...emitDocs(model).map((f) => ({ ...f, path: `docs/${f.path}` })),
   ];
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
+
+export { emitDocs } from "./docs/index.js";
 
 /** The standalone client package (`generate --client-only`), sorted by path. */
 export async function emitClientOnly(model: Model): Promise<EmittedFile[]> {

@@ -2,6 +2,7 @@
  * Emits src/generated/types.ts: TypeScript types of every resource (representation and request
  * body) and of every action (parameters and result), from one bundled json-schema-to-typescript compile.
  */
+import { withArticle } from "../model/names.js";
 import { compile } from "json-schema-to-typescript";
 import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
@@ -48,23 +49,20 @@ function resourceSchemas(r: Resource): Record<string, unknown> {
     [`${r.typeName}Fields`]: {
       type: "object",
       additionalProperties: false,
-      description: `The plain (non-link) fields of ${article(r.name)}.`,
+      description: `The plain (non-link) fields of ${withArticle(r.name)}.`,
       required: r.required.filter((n) => plainNames.has(n)),
       properties: plain,
     },
     [`${r.typeName}Input`]: {
       type: "object",
       additionalProperties: false,
-      description: `Request body that creates or replaces ${article(r.name)}.`,
+      description: `Request body that creates or replaces ${withArticle(r.name)}.`,
       required: r.required.filter((n) => writable.has(n)),
       properties: input,
     },
   };
 }
 
-function article(name: string): string {
-  return `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}`;
-}
 
 /** The registry the typed selections read: every collection's plain fields and links with their targets. */
 export function registryOf(model: Model): string {
@@ -95,8 +93,14 @@ export function typesSchema(model: Model): Record<string, unknown> {
   return { type: "object", additionalProperties: false, properties: {}, $defs: defs };
 }
 
+/** User files of removed resources and actions, whose type names stay defined so those files still compile. */
+export interface Orphans {
+  /** Type names (e.g. "Publisher", "PublisherInput", "TranslateParams") with the user file that uses them. */
+  readonly types: readonly { readonly name: string; readonly file: string }[];
+}
+
 /** client/types.ts (the one source of the types), and src/generated/types.ts re-exporting it for the server. */
-export async function emitTypes(model: Model): Promise<EmittedFile[]> {
+export async function emitTypes(model: Model, orphans: Orphans = { types: [] }): Promise<EmittedFile[]> {
   const compiled = await compile(typesSchema(model) as never, "Types", {
     bannerComment: "",
     format: false,
@@ -114,7 +118,12 @@ export async function emitTypes(model: Model): Promise<EmittedFile[]> {
     { path: "client/types.ts", contents, owner: "generated" },
     {
       path: "src/generated/types.ts",
-      contents: tsHeader("types of every resource and action, shared with the client") + `export type * from "../../client/types.js";\n`,
+      contents:
+        tsHeader("types of every resource and action, shared with the client") +
+        `export type * from "../../client/types.js";\n` +
+        orphans.types
+          .map((t) => `\n/** @deprecated Its resource or action was removed from the definitions: delete ${t.file}, which still uses it. */\nexport type ${t.name} = Record<string, unknown>;\n`)
+          .join(""),
       owner: "generated",
     },
   ];

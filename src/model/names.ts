@@ -159,3 +159,8 @@ export function unsafeReason(name: string): string | undefined {
 export function propertyKey(name: string): string {
   return IDENTIFIER.test(name) ? name : JSON.stringify(name);
 }
+
+/** A noun with its indefinite article. @example withArticle("author") === "an author" */
+export function withArticle(name: string): string {
+  return `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}`;
+}

@@ -50,10 +50,11 @@ export function commitPlan(out: string, plan: Plan, generator: string): void {
   fs.mkdirSync(out, { recursive: true });
   plan.steps.forEach((step, i) => {
     if (step.kind === "delete") deletes.push(step.path);
-    if (step.kind === "create" || step.kind === "update" || step.kind === "unchanged" || step.kind === "keep") {
+    if (step.kind === "orphan") files[step.path] = { hash: step.hash, owner: "user" }; // still the user's: tracked until deleted
+    if (step.kind === "create" || step.kind === "update" || step.kind === "unchanged" || step.kind === "keep" || step.kind === "merge") {
       files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
     }
-    if (step.kind === "create" || step.kind === "update") {
+    if (step.kind === "create" || step.kind === "update" || step.kind === "merge") {
       const staged = `${STAGING}/${i}`;
       writeDurably(path.join(out, staged), step.file.contents);
       moves.push([staged, step.file.path]);

@@ -3,16 +3,19 @@ import fs from "node:fs";
 import path from "node:path";
 import type { EmittedFile } from "../emit/emitted-file.js";
 import { hashOf, type Manifest } from "./manifest.js";
+import { mergePackageJson } from "./merge.js";
 
 export type Step =
   | { readonly kind: "create" | "update"; readonly file: EmittedFile }
   | { readonly kind: "unchanged"; readonly file: EmittedFile }
+  /** A user-owned file that gains what the new generation needs (keys of package.json); nothing of it changes. */
+  | { readonly kind: "merge"; readonly file: EmittedFile }
   /** A user-owned file that exists already: never overwritten. */
   | { readonly kind: "keep"; readonly file: EmittedFile }
   /** A generated file of the earlier generation that is no longer emitted. */
   | { readonly kind: "delete"; readonly path: string }
   /** A user-owned file of a removed resource or action: kept, and reported. */
-  | { readonly kind: "orphan"; readonly path: string }
+  | { readonly kind: "orphan"; readonly path: string; readonly hash: string }
   /** A generated file edited by hand, or a file resourcery did not write standing where it would write. */
   | { readonly kind: "conflict"; readonly path: string; readonly reason: "edited" | "foreign" };
 
@@ -37,7 +40,10 @@ export function planWrite(out: string, files: readonly EmittedFile[], previous: 
     const disk = readIfExists(path.join(out, file.path));
     const known = previous?.files[file.path];
     if (file.owner === "user") {
-      steps.push(disk === undefined ? { kind: "create", file } : { kind: "keep", file });
+      const merged = disk !== undefined && file.path === "package.json" ? mergePackageJson(disk.toString("utf8"), file.contents) : undefined;
+      if (disk === undefined) steps.push({ kind: "create", file });
+      else if (merged !== undefined) steps.push({ kind: "merge", file: { ...file, contents: merged } });
+      else steps.push({ kind: "keep", file });
       continue;
     }
     if (disk === undefined) {
@@ -54,7 +60,7 @@ export function planWrite(out: string, files: readonly EmittedFile[], previous: 
   for (const [p, entry] of Object.entries(previous?.files ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (emitted.has(p) || readIfExists(path.join(out, p)) === undefined) continue;
     if (entry.owner === "user") {
-      steps.push({ kind: "orphan", path: p });
+      steps.push({ kind: "orphan", path: p, hash: entry.hash });
       continue;
     }
     const edited = hashOf(readIfExists(path.join(out, p))!) !== entry.hash;

@@ -3,6 +3,7 @@
  * parsing, content negotiation, the error body for every failure, 404/405 answers.
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import { registerDocs } from "./docs.js";
 import { ApiError } from "./errors.js";
 import type { KeyRing } from "./keys.js";
 import { negotiate } from "./negotiate.js";
@@ -20,6 +21,8 @@ export interface AppOptions {
   readonly hooks?: Readonly<Record<string, ResourceHooks<any, any>>>;
   readonly actions?: Readonly<Record<string, ActionHandler<any, any>>>;
   readonly logger?: FastifyServerOptions["logger"];
+  /** Folder of the reference docs, served at /docs (and at errorDocsUrl's path when it is on this server). */
+  readonly docsDir?: string | undefined;
   /** PEM certificate and key: serve HTTPS. */
   readonly https?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined;
 }
@@ -63,6 +66,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
 
   app.setErrorHandler(sendError);
+
+  if (options.docsDir) {
+    const errorDocs = new URL(spec.errorDocsUrl + "/");
+    const sameOrigin = errorDocs.origin === new URL(spec.baseUrl + "/").origin || errorDocs.origin === new URL(baseUrl + "/").origin;
+    registerDocs(app, options.docsDir, () => svc.error("routeNotFound", "", "There is no such page in the docs."), sameOrigin ? errorDocs.pathname.replace(/\/+$/, "") : undefined);
+  }
 
   app.setNotFoundHandler((req) => {
     throw svc.error("routeNotFound", "", `No route matches ${req.method} ${req.url.split("?")[0]}.`);

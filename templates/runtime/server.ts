@@ -60,7 +60,7 @@ export interface RunningService {
 /** Opens the store and keys, builds the app and listens; SIGTERM/SIGINT close it gracefully. */
 export async function startService(
   spec: ServiceSpec,
-  handlers: Pick<AppOptions, "hooks" | "actions">,
+  handlers: Pick<AppOptions, "hooks" | "actions" | "docsDir">,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningService> {
   const settings = settingsFrom(env, spec);

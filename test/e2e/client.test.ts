@@ -39,7 +39,7 @@ test("the client's types: selections narrow, wrong names fail to compile", () =>
   const fail = fs.readFileSync(path.join(dir, "fail.ts"), "utf8");
   const expected = (fail.match(/\/\/ @ts-expect-error/g) ?? []).length;
   fs.writeFileSync(path.join(dir, "fail.ts"), fail.replace(/\/\/ @ts-expect-error.*\n/g, ""));
-  const errors = run(process.execPath, [tsc, "-p", "tsconfig.json"], dir);
+  const errors = run(process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], dir);
   const lines = new Set([...errors.output.matchAll(/fail\.ts\((\d+),/g)].map((m) => m[1]));
   assert.is(lines.size, expected, errors.output);
 });

@@ -49,12 +49,13 @@ export default class Generate extends BaseCommand {
       const d = describe(s);
       this.log(`${d.action.padEnd(9)} ${d.path}${s.kind === "orphan" ? "  (your file; its resource or action is gone: delete it when you no longer need it)" : ""}`);
     }
-    const summary = `${count("create")} created, ${count("update")} updated, ${count("delete")} deleted, ${count("unchanged")} unchanged, ${count("keep") + count("orphan")} of yours kept`;
+    const summary = `${count("create")} created, ${count("update") + count("merge")} updated, ${count("delete")} deleted, ${count("unchanged")} unchanged, ${count("keep") + count("orphan")} of yours kept`;
     this.log(dryRun ? `dry run: would be ${summary}; nothing was written` : summary);
   }
 }
 
 function describe(s: Step): { path: string; action: string } {
   const p = "file" in s ? s.file.path : s.path;
-  return { path: p, action: s.kind === "keep" ? "kept" : s.kind === "orphan" ? "orphaned" : s.kind === "conflict" ? "conflict" : `${s.kind}${s.kind.endsWith("e") ? "d" : "ed"}`.replace("unchangedd", "unchanged") };
+  const actions: Record<Step["kind"], string> = { create: "created", update: "updated", merge: "merged", unchanged: "unchanged", keep: "kept", delete: "deleted", orphan: "orphaned", conflict: "conflict" };
+  return { path: p, action: actions[s.kind] };
 }

@@ -2,6 +2,7 @@
  * Every operation of a service, described once from the model, for the OpenAPI document and the
  * HTML and Markdown references: method, path, parameters, bodies, examples and possible error codes.
  */
+import { withArticle } from "../../model/names.js";
 import type { Action, Field, Model, Resource } from "../../model/types.js";
 import { sampleOf } from "../samples.js";
 import { PAGING } from "../spec.js";
@@ -86,11 +87,11 @@ export function operationsOf(model: Model): Operation[] {
     const unique = r.unique.length > 0 ? ["conflict"] : [];
     ops.push(
       { id: `list${cap(r.collection)}`, kind: "list", method: "GET", path: base, tag: r.collection, resource: r, answers: r, status: 200, summary: `List ${r.collection}`, description: `A page of the ${r.collection} collection${r.owner ? " (only the caller's own, unless it has an admin role)" : ""}.`, errors: ["invalidPaging", ...READ], exampleAnswer: page(model, r, `${model.service.baseUrl}${base}`), exampleQuery: "offset=0&limit=10" },
-      { id: `create${T}`, kind: "create", method: "POST", path: base, tag: r.collection, resource: r, answers: r, status: 201, summary: `Create ${article(r.name)}`, description: `Creates ${article(r.name)}; the answer's Location header is its href.`, errors: [...WRITE, ...unique], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
-      { id: `get${T}`, kind: "get", method: "GET", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Get ${article(r.name)}`, description: `One ${r.name}; \`expand\` inlines links and \`fields\` selects what comes back.`, errors: ["notFound", ...READ], exampleAnswer: exampleInstance(model, r) },
-      { id: `update${T}`, kind: "update", method: "PATCH", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Update ${article(r.name)}`, description: "A partial update: a JSON merge patch (RFC 7396), where null removes an optional field. `POST` to the same path does the same.", errors: ["notFound", ...WRITE, ...unique], exampleBody: firstPlain(exampleInput(model, r)), exampleAnswer: exampleInstance(model, r) },
-      { id: `replace${T}`, kind: "replace", method: "PUT", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Replace ${article(r.name)}`, description: `Replaces the whole ${r.name}.`, errors: ["notFound", ...WRITE, ...unique], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
-      { id: `delete${T}`, kind: "delete", method: "DELETE", path: one, tag: r.collection, resource: r, status: 204, summary: `Delete ${article(r.name)}`, description: `Deletes the ${r.name}.`, errors: ["notFound", ...AUTH.filter((k) => k !== "notAcceptable" && k !== "unknownVersion")] },
+      { id: `create${T}`, kind: "create", method: "POST", path: base, tag: r.collection, resource: r, answers: r, status: 201, summary: `Create ${withArticle(r.name)}`, description: `Creates ${withArticle(r.name)}; the answer's Location header is its href.`, errors: [...WRITE, ...unique], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
+      { id: `get${T}`, kind: "get", method: "GET", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Get ${withArticle(r.name)}`, description: `One ${r.name}; \`expand\` inlines links and \`fields\` selects what comes back.`, errors: ["notFound", ...READ], exampleAnswer: exampleInstance(model, r) },
+      { id: `update${T}`, kind: "update", method: "PATCH", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Update ${withArticle(r.name)}`, description: "A partial update: a JSON merge patch (RFC 7396), where null removes an optional field. `POST` to the same path does the same.", errors: ["notFound", ...WRITE, ...unique], exampleBody: firstPlain(exampleInput(model, r)), exampleAnswer: exampleInstance(model, r) },
+      { id: `replace${T}`, kind: "replace", method: "PUT", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Replace ${withArticle(r.name)}`, description: `Replaces the whole ${r.name}.`, errors: ["notFound", ...WRITE, ...unique], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
+      { id: `delete${T}`, kind: "delete", method: "DELETE", path: one, tag: r.collection, resource: r, status: 204, summary: `Delete ${withArticle(r.name)}`, description: `Deletes the ${r.name}.`, errors: ["notFound", ...AUTH.filter((k) => k !== "notAcceptable" && k !== "unknownVersion")] },
     );
     for (const f of r.fields.filter((x) => x.link?.kind === "collection")) {
       const target = model.resources.find((x) => x.collection === f.link!.target)!;
@@ -104,7 +105,7 @@ export function operationsOf(model: Model): Operation[] {
         field: f,
         answers: target,
         status: 200,
-        summary: `List the ${f.name} of ${article(r.name)}`,
+        summary: `List the ${f.name} of ${withArticle(r.name)}`,
         description: f.link!.inverse ? `The ${target.collection} whose ${f.link!.inverse} is this ${r.name} (read-only here: set the ${f.link!.inverse} of a ${target.name}).` : `The ${target.collection} this ${r.name} links to.`,
         errors: ["notFound", "invalidPaging", ...READ],
         exampleAnswer: page(model, target, `${model.service.baseUrl}/${r.collection}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60/${f.name}`),
@@ -136,9 +137,6 @@ function firstPlain(body: Record<string, unknown>): Record<string, unknown> {
   return entry ? { [entry[0]]: entry[1] } : {};
 }
 
-function article(name: string): string {
-  return `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}`;
-}
 
 /** The names `fields` accepts on a resource (server fields, plain fields and links). */
 export function fieldNames(r: Resource): string[] {

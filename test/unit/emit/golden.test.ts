@@ -1,4 +1,4 @@
-/** The emitted modules of every example against their golden files (the runtime copies are tested where they live). */
+/** The emitted modules of every example against their golden files (runtime copies and docs are tested where they live). */
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "uvu";
@@ -9,7 +9,7 @@ import { repoRoot } from "../../helpers/cli.js";
 import { expectGolden } from "../../helpers/golden.js";
 
 const verbatim = (p: string) =>
-  p.startsWith("src/generated/runtime/") || p === "test/generated/kit.ts" || ["client/runtime.ts", "client/select.ts", "client/collection.ts"].includes(p);
+  p.startsWith("src/generated/runtime/") || p.startsWith("docs/") || p === "test/generated/kit.ts" || ["client/runtime.ts", "client/select.ts", "client/collection.ts"].includes(p);
 
 for (const example of fs.readdirSync(path.join(repoRoot, "examples")).sort()) {
   test(`${example}: emitted modules match test/golden/${example}`, async () => {

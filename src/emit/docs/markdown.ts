@@ -1,0 +1,188 @@
+/**
+ * The Markdown twin of the HTML reference (GitHub-flavoured): index.md, resources/<collection>.md,
+ * actions.md and <code>.md, with the same content and links between the .md files. Markdown templates
+ * do not escape, so every piece of user text is escaped here: Markdown punctuation is backslash-escaped
+ * (no raw HTML gets through), code spans and fences are sized to their content, and table cells escape |.
+ */
+import type { Model } from "../../model/types.js";
+import type { EmittedFile } from "../emitted-file.js";
+import { render } from "../shared/templates.js";
+import { buildReference, hrefFrom, PAGES, type ErrorPage, type OperationDoc, type Reference, type Target, type Text } from "./reference.js";
+
+/** Every file of the Markdown reference, paths relative to the docs root. */
+export function emitMarkdownReference(model: Model): EmittedFile[] {
+  const ref = buildReference(model);
+  const files: { path: string; contents: string }[] = [
+    { path: "index.md", contents: indexPage(ref, "index.md") },
+    { path: "actions.md", contents: actionsPage(ref, "actions.md") },
+    ...ref.resources.map((r) => ({ path: `${r.page}.md`, contents: resourcePage(ref, r.page) })),
+    ...ref.errors.map((e) => ({ path: `${e.page}.md`, contents: errorPage(ref, e, `${e.page}.md`) })),
+  ];
+  return files.map((f) => ({ ...f, owner: "generated" as const }));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Escaping
+
+/**
+ * Plain text on one line, escaped so that it renders as itself: the characters that start inline
+ * Markdown or raw HTML are backslash-escaped, an entity-like & too, and a block marker at the start.
+ */
+export function escapeMd(s: string): string {
+  return s
+    .replace(/\s*\n\s*/g, " ")
+    .replace(/[\\`*_[\]<>|~]/g, "\\$&")
+    .replace(/&(?=#?\w+;)/g, "\\&")
+    .replace(/^(\s*)([#+=-])/, "$1\\$2")
+    .replace(/^(\s*\d+)([.)])/, "$1\\$2");
+}
+
+/** A code span that holds `s` exactly, whatever backticks it contains. */
+export function codeSpan(s: string): string {
+  const one = s.replace(/\s*\n\s*/g, " ");
+  const longest = Math.max(0, ...[...one.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  const pad = one.startsWith("`") || one.endsWith("`") || (one.startsWith(" ") && one.endsWith(" ") && one.trim()) ? " " : "";
+  return `${fence}${pad}${one}${pad}${fence}`;
+}
+
+/** A fenced code block that holds `body` exactly. */
+export function codeBlock(body: string, lang: string): string {
+  const longest = Math.max(0, ...[...body.matchAll(/^\s*(`{3,})/gm)].map((m) => m[1]!.length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}${lang}\n${body}\n${fence}`;
+}
+
+/** The relative link from `file` to a target (anchors on the same page as "#anchor"). */
+export function mdHref(file: string, to: Target): string {
+  return hrefFrom(file, to, ".md");
+}
+
+/** Inline Markdown of a text; in a table cell, | is escaped inside code spans too. */
+function inline(file: string, t: Text, cell = false): string {
+  return t
+    .map((s) => {
+      let out = s.code ? codeSpan(s.text) : escapeMd(s.text);
+      if (cell && s.code) out = out.replace(/\|/g, "\\|");
+      return s.link ? `[${out}](${mdHref(file, s.link)})` : out;
+    })
+    .join("");
+}
+
+const cell = (file: string, t: Text) => inline(file, t, true) || " ";
+const link = (file: string, label: string, to: Target) => `[${label}](${mdHref(file, to)})`;
+const json = (s: string) => codeBlock(s, "json");
+
+// ---------------------------------------------------------------------------------------------------
+// Pages
+
+function indexPage(ref: Reference, file: string): string {
+  return render("docs/index.md.hbs", {
+    title: escapeMd(ref.title),
+    description: inline(file, ref.description),
+    baseUrl: codeSpan(ref.baseUrl),
+    version: ref.version,
+    vendor: codeSpan(ref.vendor),
+    errorPages: codeSpan(`${ref.errorDocsUrl}/<code>`),
+    schemes: ref.auth.schemes.map((s) => ({ name: s.name, header: codeSpan(s.header).replace(/\|/g, "\\|"), text: cell(file, s.text) })),
+    authNotes: ref.auth.notes.map((n) => inline(file, n)),
+    realm: codeSpan(ref.auth.realm),
+    challenges: codeBlock(ref.auth.challenges.map((c) => `WWW-Authenticate: ${c}`).join("\n"), "http"),
+    clientSetup: codeBlock(ref.clientSetup, "ts"),
+    negotiation: ref.negotiation.map((n) => inline(file, n)),
+    mediaTypes: ref.mediaTypes.map((m) => ({ subject: escapeMd(m.subject), kind: m.kind, name: codeSpan(m.name), alias: codeSpan(m.alias) })),
+    conventions: ref.conventions.map((c) => ({ anchor: c.anchor, title: escapeMd(c.title), rules: escapeMd(c.rules), paragraphs: c.paragraphs.map((p) => inline(file, p)), example: c.example ? json(c.example) : "" })),
+    resources: ref.resources.map((r) => ({
+      link: link(file, codeSpan(`/${r.collection}`), { page: r.page, anchor: "" }),
+      description: cell(file, r.description),
+      operations: r.operations.map((o) => link(file, o.method, { page: r.page, anchor: o.anchor })).join(" "),
+    })),
+    actions: ref.actions.operations.map((o) => ({ link: link(file, codeSpan(`${o.method} ${o.path}`), { page: PAGES.actions, anchor: o.anchor }), description: cell(file, o.description) })),
+    errors: ref.errors.map((e) => ({ link: link(file, codeSpan(String(e.code)), { page: e.page, anchor: "" }), status: e.status, title: escapeMd(e.title), message: cell(file, e.message) })),
+  });
+}
+
+function operation(op: OperationDoc, file: string): string {
+  return render("docs/operation.md.hbs", {
+    anchor: op.anchor,
+    heading: codeSpan(`${op.method} ${op.path}`),
+    summary: escapeMd(op.summary),
+    description: inline(file, op.description),
+    access: inline(file, op.access),
+    params: op.params.map((p) => ({
+      name: codeSpan(p.name),
+      in: p.in,
+      type: cell(file, p.type),
+      required: p.required ? "**yes**" : "no",
+      description: [cell(file, p.description).trim(), p.constraints.map((c) => cell(file, c)).join("; ")].filter(Boolean).join(" — ") || " ",
+    })),
+    body: op.body ? { mediaTypes: op.body.mediaTypes.map(codeSpan).join(", "), example: json(op.body.example) } : undefined,
+    curl: codeBlock(op.curl, "sh"),
+    client: codeBlock(op.client, "ts"),
+    status: `${op.status} ${op.statusText}`.trim(),
+    responseType: op.responseType ? codeSpan(op.responseType) : "",
+    response: op.response === undefined ? "" : json(op.response),
+    errors: op.errors.map((e) => `${link(file, codeSpan(String(e.code)), e.target)} ${escapeMd(e.title)} (${e.status})`),
+  });
+}
+
+function resourcePage(ref: Reference, page: string): string {
+  const file = `${page}.md`;
+  const r = ref.resources.find((x) => x.page === page)!;
+  return (
+    render("docs/resource.md.hbs", {
+      home: link(file, escapeMd(ref.title), { page: PAGES.index, anchor: "" }),
+      title: escapeMd(r.title),
+      collection: codeSpan(`/${r.collection}`),
+      description: inline(file, r.description),
+      facts: r.facts.map((f) => ({ label: escapeMd(f.label), value: cell(file, f.value) })),
+      access: r.access.map((a) => ({ action: a.action, roles: cell(file, a.roles) })),
+      fields: r.fields.map((f) => ({
+        anchor: f.anchor,
+        name: codeSpan(f.name).replace(/\|/g, "\\|"),
+        type: cell(file, f.type),
+        required: f.required ? "**yes**" : "no",
+        description: cell(file, f.description),
+        constraints: f.constraints.map((c) => cell(file, c)).join("; ") || " ",
+      })),
+      links: r.links.map((l) => ({
+        name: link(file, codeSpan(l.name), { page, anchor: l.fieldAnchor }),
+        target: link(file, escapeMd(l.targetName), l.target),
+        kind: l.kind,
+        description: inline(file, l.description),
+      })),
+      clientLink: link(file, "the typed client", { page: PAGES.index, anchor: "client" }),
+      clientSetup: codeBlock(r.clientSetup, "ts"),
+    }) + r.operations.map((op) => operation(op, file)).join("")
+  );
+}
+
+function actionsPage(ref: Reference, file: string): string {
+  return (
+    render("docs/actions.md.hbs", {
+      home: link(file, escapeMd(ref.title), { page: PAGES.index, anchor: "" }),
+      description: inline(file, ref.actions.description),
+      operations: ref.actions.operations.length > 0,
+      clientLink: link(file, "the typed client", { page: PAGES.index, anchor: "client" }),
+      clientSetup: codeBlock(ref.actions.clientSetup, "ts"),
+    }) + ref.actions.operations.map((op) => operation(op, file)).join("")
+  );
+}
+
+function errorPage(ref: Reference, e: ErrorPage, file: string): string {
+  return render("docs/error.md.hbs", {
+    home: link(file, escapeMd(ref.title), { page: PAGES.index, anchor: "" }),
+    catalog: link(file, "Error codes", { page: PAGES.index, anchor: "errors" }),
+    code: e.code,
+    title: escapeMd(e.title),
+    message: inline(file, e.message),
+    status: `${e.status} ${e.statusText}`.trim(),
+    key: codeSpan(e.key),
+    origin: e.builtin ? "built in" : "specific to this service",
+    info: codeSpan(e.info),
+    condition: inline(file, e.condition),
+    operations: e.operations.map((o) => link(file, codeSpan(o.label), o.target)),
+    dev: inline(file, e.dev),
+    example: json(e.example),
+  });
+}

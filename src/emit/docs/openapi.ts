@@ -1,0 +1,714 @@
+/**
+ * openapi.json: the OpenAPI 3.1 description of a generated service, a pure function of the model.
+ * Every route and method the runtime answers, its parameters, bodies and answers under every media type
+ * it negotiates, each error status with the catalog codes that can come with it, and the auth schemes.
+ */
+import type { Action, AuthScheme, ErrorDef, Field, JsonSchema, Model, Resource } from "../../model/types.js";
+import type { EmittedFile } from "../emitted-file.js";
+import { sampleOf } from "../samples.js";
+import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
+import { expandNames, fieldNames, operationsOf, type Operation } from "./operations.js";
+
+type Json = Record<string, unknown>;
+
+const OPENAPI_VERSION = "3.1.0";
+/** Largest offset the runtime reads (routes-resource.ts `paging`). */
+const MAX_OFFSET = 1_000_000_000;
+/** Characters of a name `fields` and `expand` can select (runtime select.ts). */
+const SELECTABLE = /^[A-Za-z0-9_$-]+$/;
+const MERGE_PATCH = "application/merge-patch+json";
+
+const REASONS: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  409: "Conflict",
+  410: "Gone",
+  412: "Precondition Failed",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  423: "Locked",
+  428: "Precondition Required",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+/** Access action that guards each kind of operation (x-access). */
+const GUARD = { list: "read", get: "read", "sub-collection": "read", create: "create", update: "update", replace: "update", delete: "delete" } as const;
+
+/** The OpenAPI 3.1 document of the service. */
+export function openApiOf(model: Model): Json {
+  return new OpenApiBuilder(model).document();
+}
+
+/** openapi.json (2-space JSON with a trailing newline). */
+export function emitOpenApi(model: Model): EmittedFile[] {
+  return [{ path: "openapi.json", contents: JSON.stringify(openApiOf(model), null, 2) + "\n", owner: "generated" }];
+}
+
+/** Component names of one resource. */
+interface ResourceNames {
+  readonly full: string;
+  readonly partial: string;
+  readonly input: string;
+  readonly patch: string;
+  readonly page: string;
+  readonly fields: string;
+  readonly expand: string;
+}
+
+class OpenApiBuilder {
+  private readonly names = new Map<string, ResourceNames>();
+  private readonly results = new Map<string, string>();
+  private readonly taken = new Set(["Meta", "Link", "LinkInput", "CollectionLink", "Error"]);
+  private readonly schemas: Json = {};
+  private readonly parameters: Json = {};
+  private readonly examples: Json = {};
+  private readonly responseComponents: Json = {};
+  private readonly operationIds = new Set<string>();
+  private ops: { op: Operation; method: string; id: string }[] = [];
+
+  constructor(private readonly model: Model) {
+    for (const r of model.resources) {
+      let base = componentName(r.typeName);
+      const derived = (b: string) => [b, `${b}Partial`, `${b}Input`, `${b}Patch`, `${b}Page`];
+      if (derived(base).some((n) => this.taken.has(n))) base = this.unique(`${base}Resource`);
+      for (const n of derived(base)) this.taken.add(n);
+      this.names.set(r.collection, { full: base, partial: `${base}Partial`, input: `${base}Input`, patch: `${base}Patch`, page: `${base}Page`, fields: `${base}Fields`, expand: `${base}Expand` });
+    }
+    for (const a of model.actions) {
+      const name = this.unique(`${componentName(a.typeName)}Result`);
+      this.taken.add(name);
+      this.results.set(a.name, name);
+    }
+  }
+
+  document(): Json {
+    const { service } = this.model;
+    this.ops = this.expandedOperations();
+    this.sharedComponents();
+    for (const r of this.model.resources) this.resourceComponents(r);
+    for (const a of this.model.actions) setOwn(this.schemas, this.results.get(a.name)!, { ...asObject(clean(a.response)), description: describe(a.response, `The result of ${a.name}.`) });
+
+    const paths: Json = {};
+    for (const { op, method, id } of this.ops) {
+      const item = (paths[op.path] ??= op.path.includes("{id}") ? { parameters: [{ $ref: ref("parameters", "id") }] } : {}) as Json;
+      item[method.toLowerCase()] = this.operation(op, method, id);
+    }
+
+    // The link schemas of a service without links would be unused components.
+    for (const shared of ["Link", "CollectionLink", "LinkInput"]) {
+      const { [shared]: _, ...others } = this.schemas;
+      if (!JSON.stringify([paths, others]).includes(`"${ref("schemas", shared)}"`)) delete this.schemas[shared];
+    }
+
+    const schemes = service.auth.schemes;
+    return {
+      openapi: OPENAPI_VERSION,
+      info: {
+        title: service.title,
+        version: String(service.version),
+        description: this.infoDescription(),
+        contact: { name: `${service.title} reference`, url: service.errorDocsUrl },
+      },
+      servers: [{ url: service.baseUrl, description: `${service.title}, version ${service.version}` }],
+      externalDocs: { description: "Every error code, with its cause and fix", url: service.errorDocsUrl },
+      tags: [
+        ...this.model.resources.map((r) => ({ name: r.collection, description: r.description || `The ${r.collection} collection and its instances.` })),
+        ...(this.model.actions.length > 0 ? [{ name: "actions", description: "Operations that are not on a resource: a verb as the path segment (E2/E3)." }] : []),
+      ],
+      security: schemes.map((s) => ({ [s]: [] })),
+      paths,
+      components: {
+        schemas: this.schemas,
+        parameters: this.parameters,
+        responses: sortedKeys(this.responseComponents),
+        examples: sortedKeys(this.examples),
+        securitySchemes: Object.fromEntries(schemes.map((s) => [s, securityScheme(s, this.model)])),
+      },
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Operations
+
+  /** operations.ts's list with POST-on-instance added beside PATCH, and every operationId unique. */
+  private expandedOperations(): { op: Operation; method: string; id: string }[] {
+    const out: { op: Operation; method: string; id: string }[] = [];
+    for (const op of operationsOf(this.model)) {
+      const id = this.operationId(op.id);
+      if (op.kind === "update") out.push({ op, method: "POST", id: this.operationId(`${op.id}ByPost`) });
+      out.push({ op, method: op.method, id });
+    }
+    return out;
+  }
+
+  private operationId(wanted: string): string {
+    let id = wanted;
+    for (let n = 2; this.operationIds.has(id); n++) id = `${wanted}${n}`;
+    this.operationIds.add(id);
+    return id;
+  }
+
+  /** The final id of an operation of operations.ts (after de-duplication), for `links`. */
+  private idOf(kind: Operation["kind"], resource: Resource, field?: Field): string | undefined {
+    return this.ops.find((o) => o.op.kind === kind && o.op.resource === resource && (field === undefined || o.op.field === field) && o.method === o.op.method)?.id;
+  }
+
+  private operation(op: Operation, method: string, id: string): Json {
+    const r = op.resource;
+    const byPost = op.kind === "update" && method === "POST";
+    const out: Json = {
+      operationId: id,
+      summary: byPost ? `${op.summary} (POST)` : op.summary,
+      description: this.operationDescription(op, byPost),
+      tags: [op.tag],
+    };
+    const parameters = this.operationParameters(op);
+    if (parameters.length > 0) out.parameters = parameters;
+    // Examples are named after the operation's own method (PATCH for an update), shared with POST.
+    const primary = componentName(this.ops.find((o) => o.op === op && o.method === op.method)?.id ?? id);
+    if (r && (op.kind === "create" || op.kind === "replace" || op.kind === "update")) out.requestBody = this.requestBody(op, r, primary);
+    out.responses = this.responses(op, primary);
+    return out;
+  }
+
+  private operationDescription(op: Operation, byPost: boolean): string {
+    const parts = [byPost ? `${op.description.replace(/ `POST` to the same path does the same\.$/, "")} The same as \`PATCH\` on this path, for clients that cannot send \`PATCH\`.` : op.description];
+    const r = op.resource;
+    if (r && op.kind !== "action") {
+      const guard = GUARD[op.kind as keyof typeof GUARD];
+      const roles = r.access[guard];
+      const admin = r.access.admin ?? [];
+      const otherAdmins = admin.filter((a) => !roles?.includes(a));
+      if (roles) parts.push(`Needs one of the roles ${list(roles)}${otherAdmins.length ? ` (or an admin role: ${list(otherAdmins)})` : ""}.`);
+      if (op.kind === "sub-collection" && op.answers && op.answers.access.read) parts.push(`Also needs read access to ${op.answers.collection}: one of the roles ${list(op.answers.access.read)}.`);
+      if (r.owner && op.kind !== "list" && op.kind !== "create") parts.push(`Only the key that created it${admin.length ? " or an admin role" : ""} may use it (403 otherwise).`);
+      if (r.owner && op.kind === "create") parts.push(`The server sets \`${r.owner}\` to the id of the calling key.`);
+    } else if (op.action) {
+      if (op.action.roles.length > 0) parts.push(`Needs one of the roles ${list(op.action.roles)}.`);
+      const closed = asObject(op.action.query).additionalProperties === false;
+      if (op.action.params.length > 0) parts.push(`Its parameters are read from the query string; a missing or invalid one${closed ? " (or one it does not declare)" : ""} is a 400 with \`property\` naming it.`);
+      else parts.push(closed ? "It takes no parameters; any query parameter is a 400." : "It takes no parameters.");
+    }
+    if (op.kind === "create" || op.kind === "update" || op.kind === "replace") parts.push(`The body is at most ${BODY_LIMIT} bytes (413 beyond).`);
+    return parts.join(" ");
+  }
+
+  private operationParameters(op: Operation): unknown[] {
+    const out: unknown[] = [];
+    if (op.kind === "list" || op.kind === "sub-collection") out.push({ $ref: ref("parameters", "offset") }, { $ref: ref("parameters", "limit") });
+    if (op.kind === "list" || op.kind === "sub-collection" || op.kind === "get") {
+      const shaped = op.answers!;
+      const names = this.names.get(shaped.collection)!;
+      out.push({ $ref: ref("parameters", names.fields) });
+      if (selectable(expandNames(shaped)).length > 0) out.push({ $ref: ref("parameters", names.expand) });
+    }
+    if (op.action) out.push(...this.actionParameters(op.action));
+    return out;
+  }
+
+  private actionParameters(a: Action): unknown[] {
+    const sample = asObject(sampleOf(a.query));
+    return a.params.map((p) => {
+      const schema = clean(p.schema);
+      const example = Object.prototype.hasOwnProperty.call(sample, p.name) ? sample[p.name] : undefined;
+      return {
+        name: p.name,
+        in: "query",
+        required: p.required,
+        description: describe(p.schema, `The ${p.name} parameter.`),
+        schema,
+        ...(example !== undefined ? { example } : {}),
+      };
+    });
+  }
+
+  private requestBody(op: Operation, r: Resource, primary: string): Json {
+    const names = this.names.get(r.collection)!;
+    const merge = op.kind === "update";
+    const schema = { $ref: ref("schemas", merge ? names.patch : names.input) };
+    const exampleName = `${primary}Request`;
+    if (op.exampleBody !== undefined) setOwn(this.examples, exampleName, { summary: `A body of ${primary}`, value: op.exampleBody });
+    const media = { schema, ...(op.exampleBody !== undefined ? { examples: { [exampleName]: { $ref: ref("examples", exampleName) } } } : {}) };
+    const types = merge ? [MERGE_PATCH, "application/json", ...this.vendorTypes(r.mediaType)] : ["application/json", ...this.vendorTypes(r.mediaType)];
+    return {
+      required: true,
+      description: merge
+        ? `A JSON merge patch (RFC 7396) of the ${r.name}: the fields it names are set, \`null\` removes an optional field, nested objects are merged. Links are written as \`{ "meta": { "href": "<href>" } }\`.`
+        : `The whole ${r.name}, without the fields the server sets (id, meta, createdAt, modifiedAt${r.owner ? `, ${r.owner}` : ""}). Links are written as \`{ "meta": { "href": "<href>" } }\` and must name existing instances.`,
+      content: Object.fromEntries(types.map((t) => [t, media])),
+    };
+  }
+
+  private responses(op: Operation, primary: string): Json {
+    const out: Json = {};
+    out[String(op.status)] = this.success(op, primary);
+    const byStatus = new Map<number, ErrorDef[]>();
+    for (const key of this.errorKeys(op)) {
+      const e = this.model.errors.find((x) => x.key === key);
+      if (!e) continue;
+      const group = byStatus.get(e.status) ?? [];
+      if (!group.includes(e)) group.push(e);
+      byStatus.set(e.status, group);
+    }
+    for (const status of [...byStatus.keys()].sort((a, b) => a - b)) out[String(status)] = this.errorResponse(status, byStatus.get(status)!, false);
+    const own = this.model.errors.filter((e) => !e.builtin);
+    if (own.length > 0 && ["create", "update", "replace", "delete", "action"].includes(op.kind)) out.default = this.errorResponse(undefined, own, true);
+    return out;
+  }
+
+  /**
+   * The operation's error keys, less two that cannot happen: basicNeedsTls when Basic credentials are
+   * not read at all, invalidParameter for an action without parameters that takes any query.
+   */
+  private errorKeys(op: Operation): string[] {
+    const schemes = this.model.service.auth.schemes;
+    const basic = schemes.includes("basic") || schemes.includes("apiKey");
+    const a = op.action;
+    const noParameters = a !== undefined && a.params.length === 0 && asObject(a.query).additionalProperties !== false;
+    return op.errors.filter((k) => (basic || k !== "basicNeedsTls") && !(noParameters && k === "invalidParameter"));
+  }
+
+  private success(op: Operation, primary: string): Json {
+    if (op.status === 204) return { description: `No Content: the ${op.resource?.name ?? "resource"} is deleted.` };
+    const out: Json = { description: this.successDescription(op) };
+    const exampleName = `${primary}Response`;
+    if (op.exampleAnswer !== undefined) setOwn(this.examples, exampleName, { summary: `An answer of ${primary}`, value: op.exampleAnswer });
+    const examples = op.exampleAnswer !== undefined ? { examples: { [exampleName]: { $ref: ref("examples", exampleName) } } } : {};
+    let schema: Json;
+    let mediaType: string;
+    if (op.action) {
+      schema = { $ref: ref("schemas", this.results.get(op.action.name)!) };
+      mediaType = op.action.mediaType;
+    } else if (op.kind === "list" || op.kind === "sub-collection") {
+      const names = this.names.get(op.answers!.collection)!;
+      schema = { $ref: ref("schemas", names.page) };
+      mediaType = op.answers!.collectionMediaType;
+    } else {
+      const r = op.resource!;
+      const names = this.names.get(r.collection)!;
+      schema = op.kind === "get" ? { anyOf: [{ $ref: ref("schemas", names.full) }, { $ref: ref("schemas", names.partial) }] } : { $ref: ref("schemas", names.full) };
+      mediaType = r.mediaType;
+    }
+    out.content = Object.fromEntries(["application/json", ...this.vendorTypes(mediaType)].map((t) => [t, { schema, ...examples }]));
+    if (op.kind === "create") {
+      out.headers = { Location: { description: `The href of the new ${op.resource!.name} (the same as its \`meta.href\`).`, required: true, schema: { type: "string", format: "uri" } } };
+      const get = this.idOf("get", op.resource!);
+      if (get) out.links = { [get]: { operationId: get, parameters: { id: "$response.body#/id" }, description: `Reads the ${op.resource!.name} just created.` } };
+    }
+    if (op.kind === "get") {
+      const links: Json = {};
+      for (const f of op.resource!.fields.filter((x) => x.link?.kind === "collection")) {
+        const sub = this.idOf("sub-collection", op.resource!, f);
+        if (sub) links[sub] = { operationId: sub, parameters: { id: "$response.body#/id" }, description: `Lists the ${f.name} of this ${op.resource!.name}.` };
+      }
+      if (Object.keys(links).length > 0) out.links = links;
+    }
+    return out;
+  }
+
+  private successDescription(op: Operation): string {
+    switch (op.kind) {
+      case "create":
+        return `Created: the new ${op.resource!.name}.`;
+      case "list":
+      case "sub-collection":
+        return `OK: a page of ${op.answers!.collection}.`;
+      case "get":
+        return `OK: the ${op.resource!.name} (only \`meta\` and the selected fields when \`fields\` is given).`;
+      case "action":
+        return `OK: the result of ${op.action!.name}.`;
+      default:
+        return `OK: the ${op.resource!.name} as it is now.`;
+    }
+  }
+
+  /** A reference to the shared response of these errors (one component per status and set of codes). */
+  private errorResponse(status: number | undefined, errors: readonly ErrorDef[], own: boolean): Json {
+    const name = own ? "ServiceErrors" : `Error${status}_${errors.map((e) => e.code).join("_")}`;
+    if (!Object.prototype.hasOwnProperty.call(this.responseComponents, name)) setOwn(this.responseComponents, name, this.errorResponseObject(status, errors, own));
+    return { $ref: ref("responses", name) };
+  }
+
+  private errorResponseObject(status: number | undefined, errors: readonly ErrorDef[], own: boolean): Json {
+    const lines = errors.map((e) => `${e.code}${own ? ` (${e.status})` : ""} ${e.title}`);
+    const description = own
+      ? `Errors of the service's own code (its hooks and action handlers) may also come back: ${lines.join("; ")}.`
+      : `${REASONS[status!] ?? "Error"}: ${lines.join("; ")}.`;
+    const examples: Json = {};
+    for (const e of errors) {
+      const name = `error${e.code}`;
+      setOwn(this.examples, name, { summary: `${e.code} ${e.title}`, value: { status: e.status, code: e.code, property: "", message: e.message, dev: e.dev, info: e.info } });
+      examples[name] = { $ref: ref("examples", name) };
+    }
+    const media = { schema: { $ref: ref("schemas", "Error") }, examples };
+    const out: Json = { description, content: Object.fromEntries(["application/json", ...this.errorTypes()].map((t) => [t, media])) };
+    if (errors.some((e) => e.status === 401)) {
+      out.headers = { "WWW-Authenticate": { description: `One challenge per enabled scheme, e.g. \`Bearer realm="${this.model.service.auth.realm}"\`.`, required: true, schema: { type: "string" } } };
+    }
+    out["x-error-codes"] = errors.map((e) => e.code);
+    return out;
+  }
+
+  /** The vendor type and its alias, for a canonical vendor type of the model. */
+  private vendorTypes(name: string): string[] {
+    const t = this.model.mediaTypes.find((m) => m.name === name);
+    return t ? [t.name, t.alias] : [name];
+  }
+
+  private errorTypes(): string[] {
+    const t = this.model.mediaTypes.find((m) => m.kind === "error");
+    return t ? [t.name, t.alias] : [];
+  }
+
+  private infoDescription(): string {
+    const { service } = this.model;
+    const vendor = `application/vnd.${service.vendor}.v${service.version}.<resource>+json`;
+    return [
+      service.description || `The ${service.title}.`,
+      "",
+      `Every instance and page carries \`meta: { href, mediaType }\`; links are \`{ "meta": { ... } }\`. ` +
+        `Answers are \`application/json\` or the vendor types \`${vendor}\` and \`application/${service.vendor}.v${service.version}.<resource>.json\`, chosen by \`Accept\` (an unknown version is a 406). ` +
+        `Pages hold at most ${PAGING.maxLimit} items (${PAGING.defaultLimit} by default). ` +
+        `Every error has the body \`{ status, code, property, message, dev, info }\`, where \`info\` is \`${service.errorDocsUrl}/<code>\`.`,
+    ].join("\n");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Components
+
+  private sharedComponents(): void {
+    const meta = ref("schemas", "Meta");
+    setOwn(this.schemas, "Meta", {
+      type: "object",
+      description: "Where a representation lives and what it is.",
+      required: ["href", "mediaType"],
+      additionalProperties: false,
+      properties: {
+        href: { type: "string", format: "uri", description: "Absolute URL of the resource." },
+        mediaType: { type: "string", description: "Vendor media type of the representation, e.g. `application/vnd.<vendor>.v<N>.<resource>+json`." },
+      },
+    });
+    setOwn(this.schemas, "Link", { type: "object", description: "A link to an instance.", required: ["meta"], additionalProperties: false, properties: { meta: { $ref: meta } } });
+    setOwn(this.schemas, "CollectionLink", { type: "object", description: "A link to a collection: GET its href for a page.", required: ["meta"], additionalProperties: false, properties: { meta: { $ref: meta } } });
+    setOwn(this.schemas, "LinkInput", { ...copy(LINK_INPUT_SCHEMA), description: 'A link in a request body: `{ "meta": { "href": "<absolute href of an existing instance>" } }` (a full representation is accepted too).' });
+    setOwn(this.schemas, "Error", {
+      type: "object",
+      description: "The body of every 4xx and 5xx answer.",
+      required: ["status", "code", "property", "message", "dev", "info"],
+      additionalProperties: false,
+      properties: {
+        status: { type: "integer", minimum: 400, maximum: 599, description: "The HTTP status, repeated." },
+        code: { type: "integer", description: "The service's code of this condition; the same condition always gives the same code." },
+        property: { type: "string", description: 'The property, parameter or field that caused the error; "" when none did.' },
+        message: { type: "string", description: "A message for the end user." },
+        dev: { type: "string", description: "A longer message for the developer, with a hint on how to fix it." },
+        info: { type: "string", format: "uri", description: `The page that describes this code: \`${this.model.service.errorDocsUrl}/<code>\`.` },
+      },
+    });
+    setOwn(this.parameters, "id", { name: "id", in: "path", required: true, description: "The instance's id (as in its `id` and at the end of its `meta.href`).", schema: { type: "string", minLength: 1 } });
+    setOwn(this.parameters, "offset", {
+      name: "offset",
+      in: "query",
+      required: false,
+      description: "How many items of the collection to skip.",
+      schema: { type: "integer", minimum: 0, maximum: MAX_OFFSET, default: 0 },
+    });
+    setOwn(this.parameters, "limit", {
+      name: "limit",
+      in: "query",
+      required: false,
+      description: `Most items in the page (${PAGING.defaultLimit} by default, at most ${PAGING.maxLimit}).`,
+      schema: { type: "integer", minimum: 1, maximum: PAGING.maxLimit, default: PAGING.defaultLimit },
+    });
+  }
+
+  private resourceComponents(r: Resource): void {
+    const names = this.names.get(r.collection)!;
+    const properties = this.representationProperties(r);
+    const always = ["meta", "id", "createdAt", "modifiedAt", ...r.fields.filter((f) => f.link?.kind === "collection" || (r.required.includes(f.name) && f.name !== r.owner)).map((f) => f.name)];
+    setOwn(this.schemas, names.full, {
+      type: "object",
+      description: `${r.description || r.title}${r.description ? "" : "."} The full representation.`.trim(),
+      required: [...new Set(always)],
+      additionalProperties: false,
+      properties,
+    });
+    setOwn(this.schemas, names.partial, {
+      type: "object",
+      description: `A partial representation of ${article(r.name)}: \`meta\` and the fields selected with \`fields\`.`,
+      required: ["meta"],
+      additionalProperties: false,
+      properties: this.representationProperties(r),
+    });
+
+    // Request bodies, from the runtime's own body schema.
+    const body = bodySchemaOf(r) as { properties: Json; required?: string[] };
+    const input: Json = {};
+    const patch: Json = {};
+    for (const f of r.fields.filter((x) => isWritable(r, x) && Object.prototype.hasOwnProperty.call(body.properties, x.name))) {
+      const schema = this.inputSchema(f, body.properties[f.name]);
+      setOwn(input, f.name, schema);
+      const patched = f.link ? schema : withDescription(patchOf(schema), f);
+      setOwn(patch, f.name, body.required?.includes(f.name) ? patched : nullable(patched));
+    }
+    setOwn(this.schemas, names.input, {
+      type: "object",
+      description: `The body that creates or replaces ${article(r.name)}.`,
+      ...(body.required?.length ? { required: [...body.required] } : {}),
+      additionalProperties: false,
+      properties: input,
+    });
+    setOwn(this.schemas, names.patch, {
+      type: "object",
+      description: `A JSON merge patch (RFC 7396) of ${article(r.name)}: every field optional; \`null\` removes an optional field.`,
+      additionalProperties: false,
+      properties: patch,
+    });
+    setOwn(this.schemas, names.page, {
+      type: "object",
+      description: `A page of ${r.collection}.`,
+      required: ["meta", "offset", "limit", "size", "items"],
+      additionalProperties: false,
+      properties: {
+        meta: { $ref: ref("schemas", "Meta") },
+        offset: { type: "integer", minimum: 0, description: "Items skipped before this page." },
+        limit: { type: "integer", minimum: 1, maximum: PAGING.maxLimit, description: "Most items this page can hold." },
+        size: { type: "integer", minimum: 0, description: "Number of items in the whole collection (of those the caller may see)." },
+        items: { type: "array", items: { anyOf: [{ $ref: ref("schemas", names.full) }, { $ref: ref("schemas", names.partial) }] } },
+      },
+    });
+
+    const fieldList = selectable(fieldNames(r));
+    const linkList = selectable(expandNames(r));
+    const nested = linkList.length > 0 ? { type: "string", pattern: `^(${linkList.map(escapeRegExp).join("|")})\\(.+\\)$` } : undefined;
+    setOwn(this.parameters, names.fields, {
+      name: "fields",
+      in: "query",
+      required: false,
+      description:
+        `Returns only \`meta\` and the listed fields of ${article(r.name)}: ${fieldList.map((n) => `\`${n}\``).join(", ")}.` +
+        (linkList.length > 0 ? ` \`link(sub,…)\` selects fields inside a link (${linkList.map((n) => `\`${n}\``).join(", ")}) and expands it.` : "") +
+        " An unknown name is a 400 (`property` = `fields`).",
+      style: "form",
+      explode: false,
+      schema: { type: "array", items: nested ? { anyOf: [{ type: "string", enum: fieldList }, nested] } : { type: "string", enum: fieldList } },
+    });
+    if (linkList.length > 0) {
+      setOwn(this.parameters, names.expand, {
+        name: "expand",
+        in: "query",
+        required: false,
+        description:
+          `Inlines the listed links of ${article(r.name)}: ${linkList.map((n) => `\`${n}\``).join(", ")} (a collection link inlines its first page of ${PAGING.defaultLimit}); ` +
+          "`link(sub,…)` expands links of the linked resource too. An unknown name is a 400 (`property` = `expand`).",
+        style: "form",
+        explode: false,
+        schema: { type: "array", items: { anyOf: [{ type: "string", enum: linkList }, nested] } },
+      });
+    }
+  }
+
+  private representationProperties(r: Resource): Json {
+    const properties: Json = {
+      meta: { $ref: ref("schemas", "Meta") },
+      id: { type: "string", description: "The id the server gave the instance." },
+      createdAt: { type: "string", format: "date-time", description: "When it was created." },
+      modifiedAt: { type: "string", format: "date-time", description: "When it was last changed." },
+    };
+    for (const f of r.fields) {
+      const target = f.link ? this.model.resources.find((x) => x.collection === f.link!.target) : undefined;
+      const t = target ? this.names.get(target.collection) : undefined;
+      let schema: Json;
+      if (f.link?.kind === "instance" && t) {
+        schema = { anyOf: [{ $ref: ref("schemas", "Link") }, { $ref: ref("schemas", t.partial) }], description: describeField(f, `A link to ${article(target!.name)}; expanded with \`expand\`.`) };
+      } else if (f.link?.kind === "collection" && t) {
+        schema = { anyOf: [{ $ref: ref("schemas", "CollectionLink") }, { $ref: ref("schemas", t.page) }], description: describeField(f, `A link to the ${f.name}; a page of them with \`expand\`.`) };
+      } else {
+        schema = asObject(clean(f.schema));
+        if (f.name === r.owner) schema = { ...schema, readOnly: true, description: describeField(f, "The id of the API key that owns it; set by the server.") };
+      }
+      setOwn(properties, f.name, schema);
+    }
+    return properties;
+  }
+
+  private inputSchema(f: Field, written: unknown): Json {
+    if (f.kind === "link") return withDescription({ $ref: ref("schemas", "LinkInput") }, f);
+    if (f.kind === "links") {
+      const w = asObject(written);
+      const bounds: Json = {};
+      for (const k of ["minItems", "maxItems"]) if (k in w) bounds[k] = w[k];
+      return withDescription({ type: "array", items: { $ref: ref("schemas", "LinkInput") }, ...bounds }, f);
+    }
+    return asObject(clean(written));
+  }
+
+  private unique(wanted: string): string {
+    let name = wanted;
+    for (let n = 2; this.taken.has(name); n++) name = `${wanted}${n}`;
+    return name;
+  }
+}
+
+// -----------------------------------------------------------------------------------------------
+// Security
+
+function securityScheme(scheme: AuthScheme, model: Model): Json {
+  const realm = model.service.auth.realm;
+  switch (scheme) {
+    case "apiKey":
+      return {
+        type: "http",
+        scheme: "bearer",
+        description:
+          `An API key: send its secret as the Bearer token (\`Authorization: Bearer <secret>\`). Keys are created with \`npm run keys -- create --roles …\`. ` +
+          `The key may also be sent as \`Authorization: Basic base64(<key id>:<secret>)\`, over TLS only. Without valid credentials the answer is a 401 with \`WWW-Authenticate\` (realm "${realm}").`,
+      };
+    case "bearer":
+      return { type: "http", scheme: "bearer", description: `A Bearer token: \`Authorization: Bearer <token>\` (an API key's secret). Without valid credentials the answer is a 401 with \`WWW-Authenticate: Bearer realm="${realm}"\`.` };
+    case "basic":
+      return {
+        type: "http",
+        scheme: "basic",
+        description: `Basic authentication with an API key, \`Authorization: Basic base64(<key id>:<secret>)\`, over TLS only: on plain HTTP it is refused with a 401 (code 40101). Without valid credentials the answer is a 401 with \`WWW-Authenticate: Basic realm="${realm}"\`.`,
+      };
+    case "oauth2":
+      return { type: "http", scheme: "bearer", description: `OAuth 2.0 access token, sent as \`Authorization: Bearer <token>\` (realm "${realm}").` };
+  }
+}
+
+// -----------------------------------------------------------------------------------------------
+// Schemas of the user's definitions
+
+/** Keywords whose value is a map of schemas. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+/** Keywords whose value is a schema (or, for items in old drafts, an array of them). */
+const SCHEMA_VALUES = new Set([
+  "items", "additionalItems", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+  "unevaluatedItems", "unevaluatedProperties", "contentSchema", "allOf", "anyOf", "oneOf", "prefixItems",
+]);
+/** Keywords left out of embedded schemas: identity and reference keywords that point outside the document. */
+const DROPPED = new Set(["$schema", "$id", "$ref", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor", "$vocabulary", "$comment"]);
+
+/** A user's schema ready to embed: without `x-` keywords, `$schema`, `$id` and references. */
+export function clean(schema: JsonSchema | unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(clean);
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(schema as Json)) {
+    if (k.startsWith("x-") || DROPPED.has(k)) continue;
+    if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
+      const map: Json = {};
+      for (const [name, s] of Object.entries(v as Json)) setOwn(map, name, clean(s));
+      setOwn(out, k, map);
+    } else if (k === "dependencies" && v !== null && typeof v === "object" && !Array.isArray(v)) {
+      const map: Json = {};
+      for (const [name, s] of Object.entries(v as Json)) setOwn(map, name, Array.isArray(s) ? copy(s) : clean(s));
+      setOwn(out, k, map);
+    } else if (SCHEMA_VALUES.has(k)) {
+      setOwn(out, k, clean(v));
+    } else {
+      setOwn(out, k, copy(v));
+    }
+  }
+  return out;
+}
+
+/**
+ * The schema of a merge-patch value of a field: objects become patches of themselves (no required
+ * members, each optional member nullable); anything else is replaced whole, so keeps its schema.
+ */
+function patchOf(schema: Json): Json {
+  const isObjectSchema = schema.type === "object" || (schema.type === undefined && typeof schema.properties === "object");
+  if (!isObjectSchema) return schema;
+  if (["allOf", "anyOf", "oneOf", "not", "if", "dependentRequired", "dependentSchemas", "dependencies"].some((k) => k in schema)) {
+    return { type: "object", ...(typeof schema.description === "string" ? { description: schema.description } : {}) };
+  }
+  const out: Json = {};
+  for (const [k, v] of Object.entries(schema)) if (k !== "required" && k !== "minProperties") setOwn(out, k, v);
+  if (schema.properties && typeof schema.properties === "object") {
+    const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+    const props: Json = {};
+    for (const [name, s] of Object.entries(schema.properties as Json)) {
+      const inner = s !== null && typeof s === "object" ? patchOf(s as Json) : s;
+      setOwn(props, name, required.has(name) || typeof inner !== "object" ? inner : nullable(inner as Json));
+    }
+    out.properties = props;
+  }
+  return out;
+}
+
+/** The schema, or null (which a merge patch uses to remove the member). */
+function nullable(schema: Json): Json {
+  if (schema.type === "null" || (Array.isArray(schema.type) && schema.type.includes("null"))) return schema;
+  const { description, ...rest } = schema;
+  return { anyOf: [rest, { type: "null" }], ...(typeof description === "string" ? { description } : {}) };
+}
+
+function withDescription(schema: Json, f: Field): Json {
+  return f.description && typeof schema.description !== "string" ? { ...schema, description: f.description } : schema;
+}
+
+function describeField(f: Field, fallback: string): string {
+  return f.description || fallback;
+}
+
+function describe(schema: JsonSchema, fallback: string): string {
+  return schema && typeof schema === "object" && typeof schema.description === "string" && schema.description ? schema.description : fallback;
+}
+
+// -----------------------------------------------------------------------------------------------
+// Small helpers
+
+function sortedKeys(o: Json): Json {
+  const out: Json = {};
+  for (const k of Object.keys(o).sort()) setOwn(out, k, o[k]);
+  return out;
+}
+
+function ref(kind: "schemas" | "parameters" | "examples" | "responses", name: string): string {
+  return `#/components/${kind}/${name}`;
+}
+
+/** A component name OpenAPI accepts (^[a-zA-Z0-9._-]+$). */
+function componentName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, "_") || "Resource";
+}
+
+function selectable(names: readonly string[]): string[] {
+  return names.filter((n) => SELECTABLE.test(n) && n !== "__proto__" && n !== "constructor" && n !== "prototype");
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[$()*+.?[\\\]^{|}]/g, "\\$&");
+}
+
+function asObject(v: unknown): Json {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {};
+}
+
+function copy<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+function setOwn(target: Json, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function list(names: readonly string[]): string {
+  return names.map((n) => `\`${n}\``).join(", ");
+}
+
+function article(name: string): string {
+  return `${/^[aeiou]/i.test(name) ? "an" : "a"} ${name}`;
+}

@@ -1,0 +1,793 @@
+/**
+ * The content of the HTML and Markdown references, decided once from the model: every page, section,
+ * table row, example and link, in a form neither format owns. Text is a list of segments (plain or
+ * code) and a link names a page of the docs root without its extension, so each renderer only maps
+ * them to its own syntax and escaping.
+ */
+import { withArticle } from "../../model/names.js";
+import { subMethod } from "../client.js";
+import { STATUS_CODES } from "node:http";
+import type { Action, ErrorDef, Field, JsonSchema, Model, Resource } from "../../model/types.js";
+import { isIdentifier } from "../../model/names.js";
+import { handlerName } from "../handlers.js";
+import { sampleOf } from "../samples.js";
+import { BODY_LIMIT, PAGING } from "../spec.js";
+import { expandNames, fieldNames, operationsOf, type Operation } from "./operations.js";
+
+/** A run of text, shown as code or as prose, and linked when `link` is set. */
+export interface Segment {
+  readonly text: string;
+  readonly code: boolean;
+  readonly link: Target | undefined;
+}
+export type Text = readonly Segment[];
+
+/** A place in the reference: a page (path from the docs root, no extension) and an optional anchor. */
+export interface Target {
+  readonly page: string;
+  readonly anchor: string;
+}
+
+export interface ErrorRef {
+  readonly code: number;
+  readonly status: number;
+  readonly title: string;
+  readonly target: Target;
+}
+
+export interface FieldDoc {
+  readonly name: string;
+  readonly anchor: string;
+  readonly type: Text;
+  readonly required: boolean;
+  readonly description: Text;
+  readonly constraints: readonly Text[];
+}
+
+export interface ParamDoc {
+  readonly name: string;
+  readonly in: "path" | "query";
+  readonly type: Text;
+  readonly required: boolean;
+  readonly description: Text;
+  readonly constraints: readonly Text[];
+}
+
+export interface OperationDoc {
+  readonly id: string;
+  readonly anchor: string;
+  readonly method: string;
+  readonly path: string;
+  readonly summary: string;
+  readonly description: Text;
+  /** Who may call it. */
+  readonly access: Text;
+  readonly params: readonly ParamDoc[];
+  /** Media types a request body may have, and an example (JSON text); undefined without a body. */
+  readonly body: { readonly mediaTypes: readonly string[]; readonly example: string } | undefined;
+  readonly curl: string;
+  readonly client: string;
+  readonly status: number;
+  readonly statusText: string;
+  /** Content-Type of the success answer (undefined for 204). */
+  readonly responseType: string | undefined;
+  /** Example success body (JSON text), undefined when there is none. */
+  readonly response: string | undefined;
+  readonly errors: readonly ErrorRef[];
+}
+
+export interface LinkDoc {
+  readonly name: string;
+  readonly fieldAnchor: string;
+  readonly kind: "instance" | "collection";
+  readonly target: Target;
+  readonly targetName: string;
+  readonly description: Text;
+}
+
+export interface ResourcePage {
+  readonly page: string;
+  readonly collection: string;
+  readonly title: string;
+  readonly description: Text;
+  readonly facts: readonly { readonly label: string; readonly value: Text }[];
+  readonly access: readonly { readonly action: string; readonly roles: Text }[];
+  readonly fields: readonly FieldDoc[];
+  readonly links: readonly LinkDoc[];
+  readonly clientSetup: string;
+  readonly operations: readonly OperationDoc[];
+}
+
+export interface ErrorPage {
+  readonly page: string;
+  readonly code: number;
+  readonly status: number;
+  readonly statusText: string;
+  readonly key: string;
+  readonly title: string;
+  readonly message: Text;
+  readonly dev: Text;
+  readonly builtin: boolean;
+  /** When it happens, as a sentence. */
+  readonly condition: Text;
+  readonly operations: readonly { readonly label: string; readonly target: Target }[];
+  readonly example: string;
+  readonly info: string;
+}
+
+export interface Convention {
+  readonly anchor: string;
+  readonly title: string;
+  readonly rules: string;
+  readonly paragraphs: readonly Text[];
+  /** An example (JSON text), or "". */
+  readonly example: string;
+}
+
+export interface SearchEntry {
+  /** What it is: resource, field, operation, action, error, section. */
+  readonly kind: string;
+  readonly title: string;
+  readonly detail: string;
+  /** Path from the docs root, without extension, with "#anchor" when it has one. */
+  readonly page: string;
+  readonly anchor: string;
+}
+
+export interface Reference {
+  readonly title: string;
+  readonly description: Text;
+  readonly baseUrl: string;
+  readonly version: number;
+  readonly vendor: string;
+  readonly errorDocsUrl: string;
+  readonly auth: {
+    readonly realm: string;
+    readonly schemes: readonly { readonly name: string; readonly header: string; readonly text: Text }[];
+    readonly challenges: readonly string[];
+    readonly notes: readonly Text[];
+  };
+  readonly mediaTypes: readonly { readonly subject: string; readonly kind: string; readonly name: string; readonly alias: string }[];
+  readonly negotiation: readonly Text[];
+  readonly conventions: readonly Convention[];
+  readonly clientSetup: string;
+  readonly resources: readonly ResourcePage[];
+  readonly actions: { readonly page: string; readonly description: Text; readonly clientSetup: string; readonly operations: readonly OperationDoc[] };
+  readonly errors: readonly ErrorPage[];
+  readonly search: readonly SearchEntry[];
+}
+
+/** The page names of the reference. */
+export const PAGES = { index: "index", actions: "actions", resource: (c: string) => `resources/${c}`, error: (code: number) => String(code) } as const;
+
+const SAMPLE_ID = "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60";
+
+// ---------------------------------------------------------------------------------------------------
+// Text
+
+export const plain = (text: string): Segment => ({ text, code: false, link: undefined });
+export const code = (text: string, link?: Target): Segment => ({ text, code: true, link });
+
+/** Prose that may hold `code spans` (descriptions, the catalog's texts). */
+export function prose(text: string): Text {
+  const out: Segment[] = [];
+  const parts = text.split("`");
+  // An odd number of parts means every backtick is paired; otherwise keep the text as it is.
+  if (parts.length % 2 === 0) return text ? [plain(text)] : [];
+  parts.forEach((part, i) => {
+    if (part) out.push(i % 2 === 1 ? code(part) : plain(part));
+  });
+  return out;
+}
+
+/** Text from pieces: strings are prose (with `code`), segments are kept. */
+export function text(...pieces: (string | Segment | Text)[]): Text {
+  return pieces.flatMap((p) => (typeof p === "string" ? prose(p) : Array.isArray(p) ? (p as Text) : [p as Segment]));
+}
+
+/** Items as code, joined with ", ", each linked to `link(item)` when given. */
+function codeList(items: readonly string[], link?: (item: string) => Target | undefined): Segment[] {
+  return items.flatMap((item, i) => (i === 0 ? [code(item, link?.(item))] : [plain(", "), code(item, link?.(item))]));
+}
+
+/** The plain string of a text (search index, titles). */
+export function flat(t: Text): string {
+  return t.map((s) => s.text).join("");
+}
+
+/** A name usable as an HTML id and URL fragment, unique per name: characters outside [A-Za-z0-9_-] become .<hex>. */
+export function slug(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, (c) => `.${c.codePointAt(0)!.toString(16)}`);
+}
+
+const target = (page: string, anchor = ""): Target => ({ page, anchor });
+
+/** The relative URL of the file `to` from the file `from` (both relative to the docs root). */
+export function relativePath(from: string, to: string): string {
+  const dir = from.split("/").slice(0, -1);
+  const parts = to.split("/");
+  let same = 0;
+  while (same < dir.length && same < parts.length - 1 && dir[same] === parts[same]) same++;
+  return "../".repeat(dir.length - same) + parts.slice(same).join("/");
+}
+
+/** The href of a target from `file`, for pages with extension `ext`; an anchor on the same page is "#anchor". */
+export function hrefFrom(file: string, to: Target, ext: string): string {
+  const path = `${to.page}${ext}`;
+  if (path === file && to.anchor) return `#${to.anchor}`;
+  return `${relativePath(file, path)}${to.anchor ? `#${to.anchor}` : ""}`;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** "a book", "an author". */
+export const article = withArticle;
+const json = (value: unknown): string => JSON.stringify(value, null, 2);
+
+// ---------------------------------------------------------------------------------------------------
+// Schemas
+
+type Schema = { readonly [key: string]: unknown };
+
+function asSchema(s: JsonSchema | undefined): Schema {
+  return typeof s === "object" && s !== null ? s : {};
+}
+
+/** A short type: "string (email)", "array of string", "integer or null", "one of …". */
+export function typeText(schema: JsonSchema): string {
+  const s = asSchema(schema);
+  if (schema === true || Object.keys(s).length === 0) return "any";
+  if (schema === false) return "nothing";
+  const variants = (s["oneOf"] ?? s["anyOf"]) as JsonSchema[] | undefined;
+  if (Array.isArray(variants)) return variants.map(typeText).join(" or ");
+  let type = s["type"];
+  if (type === undefined && Array.isArray(s["enum"])) type = [...new Set((s["enum"] as unknown[]).map(jsonType))];
+  if (type === undefined && "const" in s) type = jsonType(s["const"]);
+  const types = (Array.isArray(type) ? type : type === undefined ? ["any"] : [type]) as string[];
+  return types
+    .map((t) => {
+      if (t === "array") return s["items"] !== undefined ? `array of ${typeText(s["items"] as JsonSchema)}` : "array";
+      if (t === "string" && typeof s["format"] === "string") return `string (${s["format"]})`;
+      return t;
+    })
+    .join(" or ");
+}
+
+function jsonType(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v;
+}
+
+const LIMITS: readonly (readonly [string, (n: number) => string])[] = [
+  ["minLength", (n) => `at least ${plural(n, "character")}`],
+  ["maxLength", (n) => `at most ${plural(n, "character")}`],
+  ["minimum", (n) => `≥ ${n}`],
+  ["maximum", (n) => `≤ ${n}`],
+  ["exclusiveMinimum", (n) => `> ${n}`],
+  ["exclusiveMaximum", (n) => `< ${n}`],
+  ["multipleOf", (n) => `a multiple of ${n}`],
+  ["minItems", (n) => `at least ${plural(n, "item")}`],
+  ["maxItems", (n) => `at most ${plural(n, "item")}`],
+  ["minProperties", (n) => `at least ${plural(n, "property", "properties")}`],
+  ["maxProperties", (n) => `at most ${plural(n, "property", "properties")}`],
+];
+
+/** The constraints a schema puts on a value, one text each. */
+export function constraintsOf(schema: JsonSchema): Text[] {
+  const s = asSchema(schema);
+  const out: Text[] = [];
+  for (const [key, phrase] of LIMITS) {
+    if (typeof s[key] === "number") out.push([plain(phrase(s[key] as number))]);
+  }
+  if (typeof s["pattern"] === "string") out.push([plain("matches "), code(s["pattern"])]);
+  if (Array.isArray(s["enum"])) out.push([plain("one of "), ...codeList((s["enum"] as unknown[]).map((v) => JSON.stringify(v)))]);
+  if ("const" in s) out.push([plain("always "), code(JSON.stringify(s["const"]))]);
+  if (s["uniqueItems"] === true) out.push([plain("items are unique")]);
+  if ("default" in s) out.push([plain("default "), code(JSON.stringify(s["default"]))]);
+  const items = asSchema(s["items"] as JsonSchema | undefined);
+  for (const c of s["items"] !== undefined ? constraintsOf(items) : []) out.push([plain("each item: "), ...c]);
+  if (s["readOnly"] === true) out.push([plain("read-only")]);
+  return out;
+}
+
+function describe(own: string, schema: JsonSchema): Text {
+  const fallback = asSchema(schema)["description"];
+  return prose(own || (typeof fallback === "string" ? fallback : ""));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The reference
+
+/** Everything both references show, from the model. */
+export function buildReference(model: Model): Reference {
+  const { service } = model;
+  const ops = operationsOf(model);
+  const errorsByKey = new Map(model.errors.map((e) => [e.key, e]));
+  const errorRefs = (keys: readonly string[]): ErrorRef[] =>
+    [...new Set(keys)]
+      .map((k) => errorsByKey.get(k))
+      .filter((e): e is ErrorDef => e !== undefined)
+      .sort((a, b) => a.code - b.code)
+      .map((e) => ({ code: e.code, status: e.status, title: e.title, target: target(PAGES.error(e.code)) }));
+  const ref = (key: string): Segment[] => {
+    const e = errorsByKey.get(key);
+    return e ? [code(String(e.code), target(PAGES.error(e.code))), plain(` ${e.title}`)] : [code(key)];
+  };
+  const auth = authOf(model);
+  const clientSetup = clientSetupOf(model);
+  const docOf = (op: Operation): OperationDoc => operationDoc(model, op, errorRefs(op.errors), auth.credential);
+
+  const resources: ResourcePage[] = model.resources.map((r) => {
+    const page = PAGES.resource(r.collection);
+    return {
+      page,
+      collection: r.collection,
+      title: r.title || r.collection,
+      description: prose(r.description),
+      facts: resourceFacts(r),
+      access: accessOf(r),
+      fields: fieldsOf(r),
+      links: linksOf(model, r),
+      clientSetup,
+      operations: ops.filter((o) => o.tag === r.collection && o.kind !== "action").map(docOf),
+    };
+  });
+  const actions = {
+    page: PAGES.actions,
+    description: model.actions.length
+      ? text("Actions are operations that are not about a resource (E2): their path segment is a verb and their inputs are query parameters (E3). Each answers 200 with its result; a parameter that fails its schema is a 400 (", ref("invalidParameter"), ").")
+      : text("This service has no actions."),
+    clientSetup,
+    operations: ops.filter((o) => o.kind === "action").map(docOf),
+  };
+
+  const usedBy = new Map<string, { label: string; target: Target }[]>();
+  for (const op of ops) {
+    const page = op.kind === "action" ? PAGES.actions : PAGES.resource(op.tag);
+    for (const key of new Set(op.errors)) {
+      const list = usedBy.get(key) ?? [];
+      list.push({ label: `${op.method} ${op.path}`, target: target(page, `op-${slug(op.id)}`) });
+      usedBy.set(key, list);
+    }
+  }
+  const errors: ErrorPage[] = model.errors.map((e) => ({
+    page: PAGES.error(e.code),
+    code: e.code,
+    status: e.status,
+    statusText: STATUS_CODES[e.status] ?? "",
+    key: e.key,
+    title: e.title,
+    message: prose(e.message),
+    dev: prose(e.dev),
+    builtin: e.builtin,
+    condition: conditionOf(model, e),
+    operations: usedBy.get(e.key) ?? [],
+    example: json({ status: e.status, code: e.code, property: exampleProperty(model, e), message: e.message, dev: e.dev, info: e.info }),
+    info: e.info,
+  }));
+
+  return {
+    title: service.title,
+    description: prose(service.description),
+    baseUrl: service.baseUrl,
+    version: service.version,
+    vendor: service.vendor,
+    errorDocsUrl: service.errorDocsUrl,
+    auth: { realm: auth.realm, schemes: auth.schemes, challenges: auth.challenges, notes: auth.notes(ref) },
+    mediaTypes: model.mediaTypes.map((m) => ({ subject: m.subject, kind: m.kind, name: m.name, alias: m.alias })),
+    negotiation: negotiationOf(model, ref),
+    conventions: conventionsOf(model, ref, (errors.find((e) => e.key === "conflict") ?? errors[0])?.example ?? ""),
+    clientSetup,
+    resources,
+    actions,
+    errors,
+    search: searchIndex(resources, actions.operations, errors),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Authentication and media types
+
+function authOf(model: Model) {
+  const { schemes, realm } = model.service.auth;
+  const bearer = schemes.some((s) => s === "bearer" || s === "apiKey" || s === "oauth2");
+  const basic = schemes.some((s) => s === "basic" || s === "apiKey");
+  const out: { name: string; header: string; text: Text }[] = [];
+  if (bearer) {
+    out.push({
+      name: "Bearer",
+      header: "Authorization: Bearer <key secret>",
+      text: text(`Send the secret of an API key as a Bearer token (enabled by ${schemes.filter((s) => s !== "basic").map((s) => `\`${s}\``).join(", ")}). Keys are created with \`npm run keys -- create --roles <roles>\` on the server, which prints \`{"id": ..., "secret": ...}\`; the service stores only a hash of the secret.`),
+    });
+  }
+  if (basic) {
+    out.push({
+      name: "Basic",
+      header: "Authorization: Basic base64(<key id>:<key secret>)",
+      text: text("Send the key id and its secret joined by a colon, base64-encoded. Basic is accepted over TLS (https) only (A3): over plain HTTP it is refused with 401 even when the key is valid."),
+    });
+  }
+  const challenges = [...new Set(schemes.map((s) => `${s === "basic" ? "Basic" : "Bearer"} realm="${realm}"`))];
+  const credential = bearer ? { curl: `-H "Authorization: Bearer $SECRET"`, client: "{ bearer: process.env.SECRET! }" } : { curl: `-u "$KEY_ID:$SECRET"`, client: "{ basic: { id: process.env.KEY_ID!, secret: process.env.SECRET! } }" };
+  const notes = (ref: (k: string) => Segment[]): Text[] => [
+    text("Every request carries its own credentials (A1): there is no session and no cookie. API keys are used rather than user names and passwords (A5)."),
+    text("No credentials, or credentials that are not valid, answer 401 ", ref("unauthenticated"), " with one `WWW-Authenticate` challenge per enabled scheme (A6)", basic ? text("; Basic over plain HTTP answers 401 ", ref("basicNeedsTls")) : [], "."),
+    text("Valid credentials without the role the operation needs, or for an instance owned by another key, answer 403 ", ref("forbidden"), " (A6). Roles are listed per operation; the decision is taken on the loaded instance, not on the URL (A2)."),
+  ];
+  return { realm, schemes: out, challenges, credential, notes };
+}
+
+function negotiationOf(model: Model, ref: (k: string) => Segment[]): Text[] {
+  const { vendor, version } = model.service;
+  const first = model.mediaTypes.find((m) => m.kind === "instance") ?? model.mediaTypes[0];
+  const example = first?.name ?? `application/vnd.${vendor}.v${version}.<resource>+json`;
+  return [
+    text(`Every representation has a vendor media type in two equivalent shapes (V1): \`application/vnd.${vendor}.v${version}.<subject>+json\` and \`application/${vendor}.v${version}.<subject>.json\`. \`application/json\` is always served too.`),
+    text(`\`Accept\` is a comma-separated list of media ranges with optional q-values and wildcards, e.g. \`Accept: ${example}, application/json;q=0.5\`; the service picks the acceptable representation weighed highest and names it in \`Content-Type\`. Without \`Accept\`, any representation is acceptable.`),
+    text(`The version is part of the vendor type (\`v${version}\`) and may also be given as a parameter, e.g. \`application/json;version=${version}\` (V1, V2). Asking for another version answers 406 `, ref("unknownVersion"), "; an `Accept` that matches nothing the service offers answers 406 ", ref("notAcceptable"), "."),
+    text("Request bodies are JSON: `Content-Type: application/json`, the resource's vendor type, or `application/merge-patch+json` for PATCH. Any other body type answers 415 ", ref("unsupportedMediaType"), "."),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Conventions
+
+function conventionsOf(model: Model, ref: (k: string) => Segment[], errorExample: string): Convention[] {
+  const { service } = model;
+  const r = model.resources[0];
+  const c = r?.collection ?? "accounts";
+  const linked = model.resources.find((x) => x.fields.some((f) => f.link?.kind === "instance"));
+  const link = linked?.fields.find((f) => f.link?.kind === "instance");
+  const a = model.actions[0];
+  const versionSegment = /\/v\d+(\/|$)/.exec(new URL(service.baseUrl).pathname)?.[0].replace(/\//g, "");
+  return [
+    {
+      anchor: "resources-are-nouns",
+      title: "Resources are nouns",
+      rules: "R1–R3, E1",
+      paragraphs: [
+        text(`There are two kinds of resource: a collection, such as \`/${c}\`, and an instance of it, \`/${c}/{id}\` (R1, R3). Path segments are plural nouns, never verbs (R2); the HTTP method carries the action (E1): \`POST\` creates, \`GET\` reads, \`PATCH\` (or \`POST\` on an instance) updates with a JSON merge patch, \`PUT\` replaces and \`DELETE\` deletes. A method a route does not have answers 405 `, ref("methodNotAllowed"), " with an `Allow` header."),
+        text(`Paths in this reference are relative to the base URL \`${service.baseUrl}\`; ids are assigned by the server. The server owns \`id\`, \`meta\`, \`createdAt\` and \`modifiedAt\`: sending them answers 400 `, ref("readOnlyProperty"), "."),
+      ],
+      example: "",
+    },
+    {
+      anchor: "actions-are-verbs",
+      title: "Actions are verbs",
+      rules: "E2, E3",
+      paragraphs: [
+        a
+          ? text(`An operation that is not about a resource uses a verb as its path segment, and takes its inputs as query parameters (E2, E3): \`${a.method} /${a.name}?${a.params.map((p) => `${p.name}=…`).join("&")}\`. A parameter that fails its schema answers 400 `, ref("invalidParameter"), ".")
+          : text("An operation that is not about a resource would use a verb as its path segment, with its inputs as query parameters (E2, E3). This service has no actions."),
+      ],
+      example: "",
+    },
+    {
+      anchor: "meta-links",
+      title: "Links: meta",
+      rules: "V2, V3",
+      paragraphs: [
+        text(`Every instance and collection carries \`meta: { href, mediaType }\`: \`href\` is its absolute URL, starting with the base URL${versionSegment ? ` (whose \`${versionSegment}\` segment is the API version, V3)` : ""}, and \`mediaType\` is the vendor type of the representation (V2).`),
+        text("A link to another resource is the same object, `{ \"meta\": { \"href\", \"mediaType\" } }`. To write a link, send `{ \"meta\": { \"href\": \"<href of an existing instance>\" } }`; an href that names no instance answers 400 ", ref("invalidLink"), " with `property` set to the link."),
+      ],
+      example: "",
+    },
+    {
+      anchor: "fields-and-expand",
+      title: "Partial and expanded representations",
+      rules: "§4 expand, fields",
+      paragraphs: [
+        text(`\`?expand=a,b\` inlines the named links (a link to a collection inlines a page of it); \`a(b)\` nests, e.g. \`?expand=${link ? `${link.name}` : "directory"}\`. \`?fields=x,y,a(z)\` returns only the listed fields plus \`meta\`; selecting inside a link expands it.`),
+        text("Each resource page lists the names its `fields` and `expand` accept. An unknown name answers 400 with `property` set to `fields` (", ref("unknownField"), ") or `expand` (", ref("unknownExpand"), ")."),
+      ],
+      example: "",
+    },
+    {
+      anchor: "paging",
+      title: "Paging and limits",
+      rules: "R1, §8",
+      paragraphs: [
+        text(`A collection answers a page: \`{ meta, offset, limit, size, items }\`, where \`size\` is the number of instances in the whole collection. \`offset\` is an integer ≥ 0 (default 0) and \`limit\` an integer from 1 to ${PAGING.maxLimit} (default ${PAGING.defaultLimit}); anything else answers 400 `, ref("invalidPaging"), "."),
+        text(`A request body is at most ${BODY_LIMIT} bytes; a larger one answers 413 `, ref("payloadTooLarge"), ". Malformed JSON answers 400 ", ref("malformedJson"), "."),
+      ],
+      example: "",
+    },
+    {
+      anchor: "error-body",
+      title: "The error body",
+      rules: "§7",
+      paragraphs: [
+        text("Every 4xx and 5xx answer has `Content-Type: application/json` (or the vendor error type) and the body `{ status, code, property, message, dev, info }`: `status` repeats the HTTP status, `code` is the service's error code (the same condition always gives the same code), `property` names the property that caused it (`\"\"` when none did), `message` is for the end user, `dev` tells the developer how to fix it, and `info` is the address of the code's page in this reference."),
+        text(`\`info\` is \`${service.errorDocsUrl}/<code>\`. A 500 never shows a stack trace or internal detail. The catalog below lists every code. For example:`),
+      ],
+      example: errorExample,
+    },
+    {
+      anchor: "stateless-auth",
+      title: "Stateless authentication",
+      rules: "A1–A6",
+      paragraphs: [
+        text("Each request is authenticated on its own (A1), with existing protocols only (A3, A4): Bearer tokens, and Basic over TLS only. API keys are preferred over user names and passwords (A5). Authorization is decided on the content of the resource, such as its owner, not on the URL (A2). 401 means no valid credentials, 403 valid credentials without the rights (A6)."),
+      ],
+      example: "",
+    },
+    {
+      anchor: "versioning",
+      title: "Versioning",
+      rules: "V1–V3",
+      paragraphs: [
+        text(`This is version ${service.version}. The version is negotiated with \`Accept\` (V1): \`application/vnd.${service.vendor}.v${service.version}.<resource>+json\` or \`application/${service.vendor}.v${service.version}.<resource>.json\`; a media type in a link may carry \`version\` and \`schema\` parameters (V2); hrefs may carry a \`v<N>\` path segment (V3).`),
+      ],
+      example: "",
+    },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Resources
+
+function resourceFacts(r: Resource): { label: string; value: Text }[] {
+  const facts: { label: string; value: Text }[] = [
+    { label: "Collection", value: [code(`/${r.collection}`)] },
+    { label: "Instance", value: [code(`/${r.collection}/{id}`)] },
+    { label: "Media type", value: [code(r.mediaType)] },
+    { label: "Collection media type", value: [code(r.collectionMediaType)] },
+  ];
+  if (r.unique.length) facts.push({ label: "Unique", value: text(...codeList(r.unique, (f) => target(PAGES.resource(r.collection), `field-${slug(f)}`)), ` (a repeated value answers 409 with \`property\` set to the field)`) });
+  if (r.owner) facts.push({ label: "Owner", value: text(`\`${r.owner}\` holds the id of the key that created the ${r.name}: only that key or an admin role can see or change it (A2)`) });
+  return facts;
+}
+
+const ACCESS_ACTIONS = ["read", "create", "update", "delete", "admin"] as const;
+
+function accessOf(r: Resource): { action: string; roles: Text }[] {
+  return ACCESS_ACTIONS.map((action) => {
+    const roles = r.access[action];
+    if (action === "admin") return { action, roles: roles?.length ? text(...codeList(roles), " (pass every role and ownership check)") : text("none") };
+    return { action, roles: roles ? (roles.length ? codeList(roles) : text("no role")) : text("any authenticated caller") };
+  });
+}
+
+function fieldsOf(r: Resource): FieldDoc[] {
+  const server: FieldDoc[] = [
+    serverField("id", "string", "The instance's id, assigned by the server."),
+    serverField("meta", "object", "`{ href, mediaType }`: the instance's absolute URL and its media type."),
+    serverField("createdAt", "string (date-time)", "When the instance was created."),
+    serverField("modifiedAt", "string (date-time)", "When the instance was last changed."),
+  ];
+  const own = r.fields.map((f): FieldDoc => {
+    const constraints = f.link ? [] : constraintsOf(f.schema);
+    if (r.unique.includes(f.name)) constraints.unshift(text("unique in the collection"));
+    if (f.name === r.owner) constraints.unshift(text("read-only: set by the server to the caller's key id"));
+    if (f.link?.inverse) constraints.unshift(text(`read-only: the ${f.link.target} whose \`${f.link.inverse}\` is this ${r.name}`));
+    return {
+      name: f.name,
+      anchor: `field-${slug(f.name)}`,
+      type: fieldType(f),
+      required: f.required,
+      description: describe(f.description, f.schema),
+      constraints,
+    };
+  });
+  return [...server, ...own];
+}
+
+function serverField(name: string, type: string, description: string): FieldDoc {
+  return { name, anchor: `field-${name}`, type: [plain(type)], required: false, description: prose(description), constraints: [text("read-only: set by the server")] };
+}
+
+function fieldType(f: Field): Text {
+  if (f.link?.kind === "instance") return [plain("link to "), code(f.link.target, target(PAGES.resource(f.link.target)))];
+  if (f.link?.kind === "collection") return [plain("link to a collection of "), code(f.link.target, target(PAGES.resource(f.link.target)))];
+  return [plain(typeText(f.schema))];
+}
+
+function linksOf(model: Model, r: Resource): LinkDoc[] {
+  return r.fields
+    .filter((f) => f.link)
+    .map((f) => {
+      const l = f.link!;
+      const t = model.resources.find((x) => x.collection === l.target)!;
+      const description =
+        l.kind === "instance"
+          ? text(`One \`${t.name}\`, read as \`{ "meta": { "href", "mediaType" } }\` and written as \`{ "meta": { "href": "<href of ${article(t.name)}>" } }\`. \`?expand=${f.name}\` inlines it.`)
+          : l.inverse
+            ? text(`The \`${t.collection}\` whose \`${l.inverse}\` is this ${r.name}: \`GET /${r.collection}/{id}/${f.name}\`. Read-only here; set the \`${l.inverse}\` of ${article(t.name)} instead. \`?expand=${f.name}\` inlines a page of it.`)
+            : text(`A stored list of \`${t.collection}\`, written as an array of \`{ "meta": { "href": ... } }\`, and read as a collection at \`GET /${r.collection}/{id}/${f.name}\`. \`?expand=${f.name}\` inlines a page of it.`);
+      return { name: f.name, fieldAnchor: `field-${slug(f.name)}`, kind: l.kind, target: target(PAGES.resource(t.collection)), targetName: t.collection, description };
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Operations
+
+function clientSetupOf(model: Model): string {
+  const { service } = model;
+  const bearer = service.auth.schemes.some((s) => s !== "basic");
+  const auth = bearer ? "{ bearer: process.env.SECRET! }" : "{ basic: { id: process.env.KEY_ID!, secret: process.env.SECRET! } }";
+  return [`import { createClient, ApiError } from "${service.name}/client";`, "", `const api = createClient({ baseUrl: ${JSON.stringify(service.baseUrl)}, auth: ${auth} });`].join("\n");
+}
+
+
+function operationDoc(model: Model, op: Operation, errors: ErrorRef[], credential: { curl: string; client: string }): OperationDoc {
+  const { service } = model;
+  const r = op.resource;
+  const path = op.path;
+  const url = `${service.baseUrl}${path.replace("{id}", SAMPLE_ID)}${op.exampleQuery ? `?${op.exampleQuery}` : ""}`;
+  const responseType = op.status === 204 ? undefined : op.action ? op.action.mediaType : op.kind === "list" || op.kind === "sub-collection" ? op.answers!.collectionMediaType : op.answers!.mediaType;
+  const bodyTypes = op.exampleBody === undefined ? undefined : ["application/json", ...(r ? [r.mediaType] : []), ...(op.kind === "update" ? ["application/merge-patch+json"] : [])];
+  const body = op.exampleBody === undefined ? undefined : { mediaTypes: bodyTypes!, example: json(op.exampleBody) };
+
+  const curl = [`curl${op.method === "GET" ? "" : ` -X ${op.method}`} ${shellQuote(url)}`, `  ${credential.curl}`];
+  if (responseType) curl.push(`  -H ${shellQuote(`Accept: ${responseType}`)}`);
+  if (op.exampleBody !== undefined) curl.push(`  -H ${shellQuote(`Content-Type: ${op.kind === "update" ? "application/merge-patch+json" : "application/json"}`)}`, `  -d ${shellQuote(JSON.stringify(op.exampleBody))}`);
+
+  return {
+    id: op.id,
+    anchor: `op-${slug(op.id)}`,
+    method: op.method,
+    path,
+    summary: op.summary,
+    description: prose(op.description),
+    access: accessText(op),
+    params: paramsOf(op),
+    body,
+    curl: curl.join(" \\\n"),
+    client: clientCall(op),
+    status: op.status,
+    statusText: STATUS_CODES[op.status] ?? "",
+    responseType,
+    response: op.exampleAnswer === undefined ? undefined : json(op.exampleAnswer),
+    errors,
+  };
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function accessText(op: Operation): Text {
+  if (op.action) return op.action.roles.length ? text("Roles: ", ...codeList(op.action.roles), ".") : text("Any authenticated caller.");
+  const r = op.resource!;
+  const action = op.kind === "create" ? "create" : op.kind === "update" || op.kind === "replace" ? "update" : op.kind === "delete" ? "delete" : "read";
+  const roles = r.access[action];
+  const admin = r.access.admin?.length ? text(" Admin roles (", ...codeList(r.access.admin), ") always pass.") : [];
+  const who = roles === undefined ? text("Any authenticated caller.") : roles.length ? text("Roles: ", ...codeList(roles), ".") : text("No role may call it.");
+  const owner = r.owner && op.kind !== "create" ? text(` Only the key that owns the ${r.name} (\`${r.owner}\`) sees it or changes it.`) : [];
+  return [...who, ...admin, ...owner];
+}
+
+function paramsOf(op: Operation): ParamDoc[] {
+  const out: ParamDoc[] = [];
+  if (op.path.includes("{id}")) {
+    out.push({ name: "id", in: "path", type: [plain("string")], required: true, description: text(`The id of the ${op.resource!.name}.`), constraints: [] });
+  }
+  if (op.kind === "list" || op.kind === "sub-collection") {
+    out.push(
+      { name: "offset", in: "query", type: [plain("integer")], required: false, description: text("Index of the first item of the page."), constraints: [text("≥ 0"), text("default `0`")] },
+      { name: "limit", in: "query", type: [plain("integer")], required: false, description: text("Number of items on the page."), constraints: [text(`from 1 to ${PAGING.maxLimit}`), text(`default \`${PAGING.defaultLimit}\``)] },
+    );
+  }
+  if ((op.kind === "list" || op.kind === "sub-collection" || op.kind === "get") && op.answers) {
+    const items = op.kind === "get" ? "" : " of each item";
+    const page = PAGES.resource(op.answers.collection);
+    const toField = (name: string) => target(page, `field-${slug(name)}`);
+    out.push({ name: "fields", in: "query", type: [plain("string")], required: false, description: text(`Comma-separated fields${items} to return (plus \`meta\`); \`link(field)\` selects inside a link.`), constraints: [text("one of ", ...codeList(fieldNames(op.answers), toField))] });
+    const expand = expandNames(op.answers);
+    if (expand.length) out.push({ name: "expand", in: "query", type: [plain("string")], required: false, description: text(`Comma-separated links${items} to inline; \`link(sub)\` nests.`), constraints: [text("one of ", ...codeList(expand, toField))] });
+  }
+  for (const p of op.action?.params ?? []) {
+    out.push({ name: p.name, in: "query", type: [plain(typeText(p.schema))], required: p.required, description: describe("", p.schema), constraints: constraintsOf(p.schema) });
+  }
+  return out;
+}
+
+function clientCall(op: Operation): string {
+  const id = JSON.stringify(SAMPLE_ID);
+  if (op.action) {
+    const params = sampleOf(op.action.query) ?? {};
+    return `const result = await api.${handlerName(op.action)}(${JSON.stringify(params)});`;
+  }
+  const r = op.resource!;
+  const api = isIdentifier(r.collection) ? `api.${r.collection}` : `api[${JSON.stringify(r.collection)}]`;
+  const v = isIdentifier(r.name) ? r.name : "instance";
+  const body = JSON.stringify(op.exampleBody ?? {}, null, 2);
+  switch (op.kind) {
+    case "list":
+      return `const page = await ${api}.list({ offset: 0, limit: 10 });`;
+    case "create":
+      return `const ${v} = await ${api}.create(${body});`;
+    case "get":
+      return `const ${v} = await ${api}.get(${id});`;
+    case "update":
+      return `const ${v} = await ${api}.update(${id}, ${body});`;
+    case "replace":
+      return `const ${v} = await ${api}.replace(${id}, ${body});`;
+    case "delete":
+      return `await ${api}.delete(${id});`;
+    default: {
+      const name = op.field!.name;
+      const method = subMethod(name);
+      const call = isIdentifier(method) ? `.${method}` : `[${JSON.stringify(method)}]`;
+      return `const page = await ${api}${call}(${id}, { offset: 0, limit: 10 });`;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+
+const CONDITIONS: Readonly<Record<string, string>> = {
+  malformedJson: "A request body (POST, PUT or PATCH) cannot be parsed as JSON.",
+  missingProperty: "A create or replace body lacks a property the resource requires; `property` names it.",
+  unknownProperty: "A body has a property the resource does not declare; `property` names it. Unknown properties are never dropped silently.",
+  invalidProperty: "A property's value does not match its schema (type, format, range, length, pattern or enum); `property` names it.",
+  readOnlyProperty: "A body sets a property the server owns: `id`, `meta`, `createdAt`, `modifiedAt`, the owner field or an inverse link.",
+  invalidLink: "A link in a body is not `{ \"meta\": { \"href\": ... } }` or its href names no existing instance of the link's target.",
+  unknownField: "The `fields` query parameter names a field the resource does not have; `property` is `fields`.",
+  unknownExpand: "The `expand` query parameter names something that is not a link of the resource; `property` is `expand`.",
+  invalidPaging: "`offset` or `limit` on a collection is not an integer in its range; `property` names it.",
+  invalidParameter: "A query parameter of an action is missing or fails its schema; `property` names it.",
+  unauthenticated: "The request has no `Authorization` header, a malformed one, a scheme the service does not accept, or a key that is not valid.",
+  basicNeedsTls: "Basic credentials are sent over plain HTTP; they are accepted over TLS only (A3).",
+  forbidden: "The key is valid but lacks a role the operation needs, or the instance belongs to another key (A2, A6).",
+  notFound: "The id in the path names no instance of the collection (or one the caller may not see).",
+  routeNotFound: "The path matches no route of the service.",
+  methodNotAllowed: "The route exists but does not answer this method; the `Allow` header lists those it does.",
+  notAcceptable: "The `Accept` header matches none of the representations the operation offers.",
+  unknownVersion: "The `Accept` header asks for an API version the service does not serve.",
+  conflict: "A create or update repeats the value of a field that is unique in its collection; `property` names the field.",
+  payloadTooLarge: `The request body is larger than ${BODY_LIMIT} bytes.`,
+  unsupportedMediaType: "A request body's `Content-Type` is not JSON.",
+  internal: "The service failed unexpectedly. The answer never shows internal detail.",
+  notImplemented: "The action is defined but its handler has not been written yet.",
+};
+
+function conditionOf(model: Model, e: ErrorDef): Text {
+  if (e.builtin) return prose(CONDITIONS[e.key] ?? e.message);
+  return text(`Specific to ${model.service.title}: its own business rules (its hooks and action handlers) answer with it, not a built-in check, so which operations can do so depends on those rules. ${e.message}`);
+}
+
+function exampleProperty(model: Model, e: ErrorDef): string {
+  const firstField = (pick: (r: Resource) => string | undefined) => model.resources.map(pick).find((x) => x !== undefined) ?? "";
+  switch (e.key) {
+    case "missingProperty":
+      return firstField((r) => r.required[0]);
+    case "invalidProperty":
+    case "unknownProperty":
+      return firstField((r) => r.fields.find((f) => f.scalar)?.name);
+    case "conflict":
+      return firstField((r) => r.unique[0]);
+    case "invalidLink":
+      return firstField((r) => r.fields.find((f) => f.link?.kind === "instance")?.name);
+    case "unknownField":
+      return "fields";
+    case "unknownExpand":
+      return "expand";
+    case "invalidPaging":
+      return "limit";
+    case "invalidParameter":
+      return model.actions.flatMap((a: Action) => a.params.map((p) => p.name))[0] ?? "";
+    default:
+      return "";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Search
+
+function searchIndex(resources: readonly ResourcePage[], actions: readonly OperationDoc[], errors: readonly ErrorPage[]): SearchEntry[] {
+  const out: SearchEntry[] = [
+    { kind: "section", title: "Authentication", detail: "Authorization Bearer Basic API key 401 403 WWW-Authenticate", page: PAGES.index, anchor: "authentication" },
+    { kind: "section", title: "Media types", detail: "Accept Content-Type q-values version vendor", page: PAGES.index, anchor: "media-types" },
+    { kind: "section", title: "Conventions", detail: "R1 R2 R3 E1 E2 E3 A1 A2 A3 A4 A5 A6 V1 V2 V3 fields expand paging error body", page: PAGES.index, anchor: "conventions" },
+    { kind: "section", title: "Error catalog", detail: "error codes status", page: PAGES.index, anchor: "errors" },
+  ];
+  for (const r of resources) {
+    out.push({ kind: "resource", title: r.collection, detail: `${r.title} ${flat(r.description)}`.trim(), page: r.page, anchor: "" });
+    for (const f of r.fields) out.push({ kind: "field", title: `${r.collection}.${f.name}`, detail: `${flat(f.type)} ${flat(f.description)}`.trim(), page: r.page, anchor: f.anchor });
+    for (const o of r.operations) out.push({ kind: "operation", title: `${o.method} ${o.path}`, detail: `${o.summary} ${o.id}`, page: r.page, anchor: o.anchor });
+  }
+  for (const o of actions) out.push({ kind: "action", title: `${o.method} ${o.path}`, detail: `${o.summary} ${flat(o.description)}`, page: PAGES.actions, anchor: o.anchor });
+  for (const e of errors) out.push({ kind: "error", title: `${e.code} ${e.title}`, detail: `${e.status} ${e.key} ${flat(e.message)}`, page: e.page, anchor: "" });
+  return out;
+}

@@ -1,0 +1,212 @@
+/**
+ * Regeneration through real changes of a definitions project, with user code in the hooks: after each
+ * step every user line survives, the package type-checks and passes its own tests, and a regenerate
+ * of unchanged definitions writes nothing. Then generate is killed at random moments.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { binRun, repoRoot, runCli } from "../helpers/cli.js";
+import { linkModules, run, snapshot } from "../helpers/package.js";
+import { recover } from "../../src/write/commit.js";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-evolve-"));
+const defs = path.join(tmp, "defs");
+const out = path.join(tmp, "service");
+const tsc = path.join(repoRoot, "node_modules/typescript/bin/tsc");
+fs.cpSync(path.join(repoRoot, "examples/library"), defs, { recursive: true });
+
+type Json = Record<string, any>;
+const read = (file: string): Json => JSON.parse(fs.readFileSync(path.join(defs, file), "utf8"));
+const write = (file: string, value: Json) => fs.writeFileSync(path.join(defs, file), JSON.stringify(value, null, 2) + "\n");
+const edit = (file: string, change: (v: Json) => void) => {
+  const v = read(file);
+  change(v);
+  write(file, v);
+};
+/** Lines of user code written into user-owned files, which must survive every step. */
+const userLines = new Map<string, string[]>();
+const addUserCode = (file: string, marker: string, code: string) => {
+  const p = path.join(out, file);
+  const text = fs.readFileSync(p, "utf8").replace(marker, `${marker}\n${code}`);
+  fs.writeFileSync(p, text);
+  userLines.set(file, [...(userLines.get(file) ?? []), ...code.split("\n")]);
+};
+
+function regenerate(step: string): string {
+  const r = runCli(["generate", defs, "--out", out]);
+  assert.is(r.code, 0, `${step}: ${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+function verify(step: string): void {
+  for (const [file, lines] of userLines) {
+    const text = fs.readFileSync(path.join(out, file), "utf8");
+    for (const line of lines) assert.ok(text.includes(line), `${step}: "${line}" survives in ${file}`);
+  }
+  const check = run(process.execPath, [tsc, "-p", "tsconfig.json", "--noEmit"], out);
+  assert.is(check.code, 0, `${step}: type-check\n${check.output}`);
+  const tests = run("npm", ["test", "--silent"], out, { NO_COLOR: "1" });
+  assert.is(tests.code, 0, `${step}: npm test\n${tests.output}`);
+  const before = snapshot(out);
+  const again = runCli(["generate", defs, "--out", out]);
+  assert.match(again.stdout, /0 created, 0 updated, 0 deleted/, `${step}: a no-change regenerate writes nothing`);
+  const after = snapshot(out);
+  for (const [file, value] of before) if (!file.startsWith("dist/")) assert.is(after.get(file), value, `${step}: ${file} untouched`);
+}
+
+test("0. first generation, with user code in a hook and an action handler", () => {
+  regenerate("first");
+  linkModules(out);
+  addUserCode(
+    "src/hooks/books.ts",
+    "export const hooks: ResourceHooks<BookInput, Book> = {",
+    "  async beforeCreate(input) {\n    return { ...input, title: input.title.trim() }; // user: trim titles\n  },",
+  );
+  addUserCode(
+    "src/actions/lookup.ts",
+    'ctx.log.debug({ params }, "lookup called");',
+    '  if (params.isbn === "0000000000") return { found: false }; // user: a known miss',
+  );
+  verify("first");
+});
+
+test("1. add a resource", () => {
+  write("resources/publisher.json", {
+    type: "object",
+    "x-collection": "publishers",
+    "x-unique": ["name"],
+    required: ["name"],
+    additionalProperties: false,
+    properties: { name: { type: "string", minLength: 1 }, city: { type: "string" } },
+  });
+  edit("service.json", (s) => s.resources.push("resources/publisher.json"));
+  const log = regenerate("add a resource");
+  assert.match(log, "created   src/hooks/publishers.ts");
+  addUserCode("src/hooks/publishers.ts", "export const hooks: ResourceHooks<PublisherInput, Publisher> = {", "  // user: publishers are checked by hand");
+  verify("add a resource");
+});
+
+test("2. add a required field", () => {
+  edit("resources/book.json", (b) => {
+    b.properties.language = { type: "string", enum: ["en", "fr", "de"] };
+    b.required.push("language");
+  });
+  regenerate("add a required field");
+  verify("add a required field");
+});
+
+test("3. add a link", () => {
+  edit("resources/book.json", (b) => (b.properties.publisher = { $ref: "publisher.json" }));
+  edit("resources/publisher.json", (p) => (p.properties.books = { type: "array", items: { $ref: "book.json" } }));
+  regenerate("add a link");
+  assert.match(fs.readFileSync(path.join(out, "src/generated/spec.ts"), "utf8"), '"inverse": "publisher"');
+  verify("add a link");
+});
+
+test("4. add an action", () => {
+  edit("service.json", (s) => {
+    s.actions.translate = { method: "GET", query: { type: "object", required: ["text", "to"], properties: { text: { type: "string" }, to: { type: "string" } } }, response: { type: "object", properties: { text: { type: "string" } } } };
+  });
+  const log = regenerate("add an action");
+  assert.match(log, "created   src/actions/translate.ts");
+  verify("add an action");
+});
+
+test("5. change a unique key", () => {
+  edit("resources/author.json", (a) => (a["x-unique"] = []));
+  edit("resources/book.json", (b) => (b["x-unique"] = ["isbn", "title"]));
+  regenerate("change a unique key");
+  verify("change a unique key");
+});
+
+test("6. change the version", () => {
+  edit("service.json", (s) => {
+    s.version = 3;
+    s.baseUrl = "http://localhost:3000/v3";
+  });
+  regenerate("change the version");
+  assert.match(fs.readFileSync(path.join(out, "src/generated/media-types.ts"), "utf8"), "application/vnd.library.v3.book+json");
+  verify("change the version");
+});
+
+test("7. rename a resource: the old hook file is kept (and still compiles), a new one is created", () => {
+  fs.renameSync(path.join(defs, "resources/publisher.json"), path.join(defs, "resources/imprint.json"));
+  edit("resources/imprint.json", (p) => (p["x-collection"] = "imprints"));
+  edit("service.json", (s) => (s.resources = s.resources.map((r: string) => r.replace("publisher", "imprint"))));
+  edit("resources/book.json", (b) => {
+    delete b.properties.publisher;
+    b.properties.imprint = { $ref: "imprint.json" };
+  });
+  const log = regenerate("rename a resource");
+  assert.match(log, "orphaned  src/hooks/publishers.ts");
+  assert.match(log, "created   src/hooks/imprints.ts");
+  assert.not.ok(fs.readFileSync(path.join(out, "src/generated/handlers.ts"), "utf8").includes("publishers"));
+  verify("rename a resource");
+});
+
+test("8. remove a resource and an action", () => {
+  fs.rmSync(path.join(defs, "resources/imprint.json"));
+  edit("service.json", (s) => {
+    s.resources = s.resources.filter((r: string) => !r.includes("imprint"));
+    delete s.actions.translate;
+  });
+  edit("resources/book.json", (b) => delete b.properties.imprint);
+  const log = regenerate("remove a resource and an action");
+  assert.match(log, "orphaned  src/actions/translate.ts");
+  assert.match(log, "orphaned  src/hooks/imprints.ts");
+  verify("remove a resource and an action");
+});
+
+test("9. a resource comes back: its kept hook file is used again", () => {
+  fs.writeFileSync(path.join(defs, "resources/publisher.json"), JSON.stringify({ type: "object", "x-collection": "publishers", properties: { name: { type: "string" } } }));
+  edit("service.json", (s) => s.resources.push("resources/publisher.json"));
+  const log = regenerate("a resource comes back");
+  assert.match(log, "kept      src/hooks/publishers.ts");
+  assert.match(fs.readFileSync(path.join(out, "src/generated/handlers.ts"), "utf8"), "../hooks/publishers.js");
+  verify("a resource comes back");
+});
+
+test("generate killed at random moments leaves the old or the new generation", async () => {
+  const target = path.join(tmp, "killed");
+  assert.is(runCli(["generate", "examples/library", "--out", target]).code, 0);
+  const oldTree = snapshotContents(target);
+  const fresh = path.join(tmp, "fresh");
+  assert.is(runCli(["generate", defs, "--out", fresh]).code, 0);
+  const newTree = snapshotContents(fresh);
+  for (let i = 0; i < 8; i++) {
+    const child = spawn(process.execPath, [binRun, "generate", defs, "--out", target], { stdio: "ignore" });
+    const exited = new Promise((r) => child.once("exit", r));
+    const delay = 300 + Math.floor(Math.random() * 900);
+    await new Promise((r) => setTimeout(r, delay));
+    child.kill("SIGKILL");
+    await exited;
+    // Before the journal is written the tree is untouched; after it, the next run rolls it forward first.
+    const committed = fs.existsSync(path.join(target, ".resourcery/journal.json"));
+    if (!committed) assert.ok(same(snapshotContents(target), oldTree), `killed at ${delay} ms before the commit point: the old tree, untouched`);
+    recover(target);
+    const tree = snapshotContents(target);
+    assert.ok(same(tree, oldTree) || same(tree, newTree), `after a kill at ${delay} ms the tree is the old or the new generation`);
+    if (same(tree, newTree)) {
+      fs.rmSync(target, { recursive: true, force: true });
+      assert.is(runCli(["generate", "examples/library", "--out", target]).code, 0);
+    }
+  }
+});
+
+function same(a: Record<string, string>, b: Record<string, string>): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Contents (not mtimes) of every file, without resourcery's bookkeeping. */
+function snapshotContents(dir: string): Record<string, string> {
+  return Object.fromEntries(
+    [...snapshot(dir)].filter(([k]) => !k.startsWith(".resourcery")).map(([k, v]) => [k, v.slice(v.indexOf(":") + 1)]).sort(([a], [b]) => ((a ?? "") < (b ?? "") ? -1 : 1)),
+  );
+}
+
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+test.run();

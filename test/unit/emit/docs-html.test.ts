@@ -1,0 +1,213 @@
+/** The HTML reference and its Markdown twin: every link resolves, nothing is fetched from elsewhere, every error code has its pages, user text is escaped. */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { emitHtmlReference } from "../../../src/emit/docs/html.js";
+import { codeBlock, codeSpan, emitMarkdownReference, escapeMd } from "../../../src/emit/docs/markdown.js";
+import type { EmittedFile } from "../../../src/emit/emitted-file.js";
+import type { Model } from "../../../src/model/types.js";
+import { checkProject } from "../../../src/pipeline.js";
+import { repoRoot } from "../../helpers/cli.js";
+
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#x27": "'", "#x3D": "=", "#x60": "`", "#39": "'" };
+const decode = (s: string) => s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => ENTITIES[e] ?? m);
+
+/** [tag, attribute, value] of every href and src in an HTML text. */
+function references(html: string): [string, string, string][] {
+  const out: [string, string, string][] = [];
+  for (const tag of html.matchAll(/<([a-z][a-z0-9]*)\b([^>]*)>/gi)) {
+    for (const attr of tag[2]!.matchAll(/\s(href|src)="([^"]*)"/gi)) out.push([tag[1]!.toLowerCase(), attr[1]!.toLowerCase(), decode(attr[2]!)]);
+  }
+  return out;
+}
+
+const idsOf = (html: string) => new Set([...html.matchAll(/\sid="([^"]*)"/g)].map((m) => decode(m[1]!)));
+
+/** Resolves a relative URL of `from` to [file, anchor], or undefined when it is not a relative URL. */
+function resolve(from: string, url: string): [string, string] | undefined {
+  if (/^[a-z][a-z0-9+.-]*:|^\/\//i.test(url)) return undefined;
+  const [pathPart, anchor = ""] = url.split("#") as [string, string?];
+  const file = pathPart === "" ? from : path.posix.normalize(path.posix.join(path.posix.dirname(from), decodeURIComponent(pathPart)));
+  return [file, decodeURIComponent(anchor)];
+}
+
+function byPath(files: readonly EmittedFile[]): Map<string, string> {
+  return new Map(files.map((f) => [f.path, f.contents]));
+}
+
+const examples = fs.readdirSync(path.join(repoRoot, "examples")).sort();
+const models = new Map<string, Model>();
+const modelOf = (example: string): Model => {
+  let model = models.get(example);
+  if (!model) {
+    model = checkProject(path.join(repoRoot, "examples", example)).model!;
+    assert.ok(model, `${example} builds a model`);
+    models.set(example, model);
+  }
+  return model;
+};
+
+for (const example of examples) {
+  test(`${example}: every internal href and src of every HTML page resolves to an emitted file and anchor`, () => {
+    const files = byPath(emitHtmlReference(modelOf(example)));
+    const broken: string[] = [];
+    let count = 0;
+    for (const [file, contents] of files) {
+      if (!file.endsWith(".html")) continue;
+      for (const [tag, attr, url] of references(contents)) {
+        const to = resolve(file, url);
+        if (!to) continue;
+        count++;
+        const target = files.get(to[0]);
+        if (target === undefined) broken.push(`${file}: <${tag} ${attr}="${url}"> → no file ${to[0]}`);
+        else if (to[1] && !idsOf(target).has(to[1])) broken.push(`${file}: <${tag} ${attr}="${url}"> → no id "${to[1]}" in ${to[0]}`);
+      }
+    }
+    assert.ok(count > 100, `checked ${count} links`);
+    assert.equal(broken, []);
+  });
+
+  test(`${example}: no page loads anything from the network; the search index links resolve`, () => {
+    const files = byPath(emitHtmlReference(modelOf(example)));
+    for (const [file, contents] of files) {
+      if (!file.endsWith(".html")) continue;
+      for (const [tag, attr, url] of references(contents)) {
+        if (["link", "script", "img"].includes(tag)) assert.not.match(url, /^(https?:)?\/\//i, `${file}: <${tag} ${attr}="${url}">`);
+      }
+      assert.not.match(contents, /@import|url\(\s*["']?https?:/i, file);
+      assert.ok(contents.includes('<link rel="stylesheet" href="') && contents.includes("assets/search.js"), `${file} has the stylesheet and the search script`);
+      assert.ok(contents.includes('id="search"'), `${file} has the search box`);
+    }
+    for (const asset of ["assets/style.css", "assets/search.js"]) {
+      assert.not.match(files.get(asset)!, /https?:\/\//, asset);
+      assert.not.match(files.get(asset)!, /\bfetch\(|XMLHttpRequest|import\(/, asset);
+    }
+    const script = files.get("assets/search-index.js")!;
+    const index = JSON.parse(script.slice(script.indexOf("=") + 1).trim().replace(/;$/, "")) as { kind: string; title: string; href: string }[];
+    const kinds = new Set(index.map((e) => e.kind));
+    for (const kind of ["resource", "field", "operation", "error"]) assert.ok(kinds.has(kind), `the index has ${kind} entries`);
+    for (const entry of index) {
+      const [file, anchor] = resolve("index.html", entry.href)!;
+      assert.ok(files.has(file), `${entry.title}: ${entry.href}`);
+      if (anchor) assert.ok(idsOf(files.get(file)!).has(anchor), `${entry.title}: ${entry.href}`);
+    }
+  });
+
+  test(`${example}: every error code has <code>.html, <code>/index.html and <code>.md, the same page`, () => {
+    const model = modelOf(example);
+    const html = byPath(emitHtmlReference(model));
+    const md = byPath(emitMarkdownReference(model));
+    for (const e of model.errors) {
+      const flat = html.get(`${e.code}.html`);
+      const dir = html.get(`${e.code}/index.html`);
+      assert.ok(flat && dir && md.has(`${e.code}.md`), `pages of ${e.code}`);
+      // The same content; only the relative prefix of links differs.
+      assert.is(dir!.replace(/(href|src)="\.\.\//g, '$1="').replace('data-root="../"', 'data-root=""'), flat);
+      for (const text of [String(e.code), String(e.status), e.info]) assert.ok(flat!.includes(text), `${e.code}.html shows ${text}`);
+      assert.ok(md.get(`${e.code}.md`)!.includes(`"info": "${e.info}"`));
+    }
+    const pages = [...html.keys()].filter((p) => /^\d+\.html$/.test(p)).map((p) => Number(p.slice(0, -5)));
+    assert.equal(pages.sort((a, b) => a - b), model.errors.map((e) => e.code));
+  });
+
+  test(`${example}: the Markdown twin has the same pages and its links resolve`, () => {
+    const model = modelOf(example);
+    const html = byPath(emitHtmlReference(model));
+    const md = byPath(emitMarkdownReference(model));
+    const twins = [...html.keys()].filter((p) => p.endsWith(".html") && !p.endsWith("/index.html")).map((p) => p.replace(/\.html$/, ".md"));
+    assert.equal([...md.keys()].sort(), twins.sort());
+    const broken: string[] = [];
+    for (const [file, contents] of md) {
+      const ids = (f: string) => new Set([...md.get(f)!.matchAll(/<a id="([^"]*)"><\/a>/g)].map((m) => m[1]!));
+      for (const m of contents.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const to = resolve(file, m[1]!);
+        if (!to) continue;
+        if (!md.has(to[0])) broken.push(`${file}: ${m[1]} → no file ${to[0]}`);
+        else if (to[1] && !ids(to[0]).has(to[1])) broken.push(`${file}: ${m[1]} → no anchor ${to[1]}`);
+      }
+    }
+    assert.equal(broken, []);
+  });
+}
+
+test("every resource page documents its fields and every operation of its collection", () => {
+  const model = modelOf("library");
+  const files = byPath(emitHtmlReference(model));
+  const books = files.get("resources/books.html")!;
+  for (const id of ["field-title", "field-author", "op-listBooks", "op-createBook", "op-getBook", "op-updateBook", "op-replaceBook", "op-deleteBook"]) assert.ok(idsOf(books).has(id), id);
+  assert.ok(books.includes("curl "), "curl example");
+  assert.ok(books.includes("await api.books.create("), "client example");
+  assert.ok(books.includes("application/vnd.library.v2.book+json"));
+  assert.ok(idsOf(files.get("resources/authors.html")!).has("op-listAuthorBooks"));
+  const index = files.get("index.html")!;
+  for (const rule of ["R1", "R2", "R3", "E1", "E2", "E3", "A1", "A2", "A3", "A4", "A5", "A6", "V1", "V2", "V3"]) assert.match(index, new RegExp(`\\b${rule}\\b`), rule);
+  for (const m of model.mediaTypes) assert.ok(index.includes(m.name) && index.includes(m.alias), m.name);
+  assert.ok(files.get("actions.html")!.includes("await api.lookup("));
+});
+
+test("user text is escaped in every HTML page and in the Markdown", () => {
+  const evil = "<script>alert(1)</script>";
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-docs-"));
+  try {
+    fs.mkdirSync(path.join(dir, "resources"));
+    const service = {
+      name: "evil-service",
+      title: `Evil ${evil} API`,
+      description: `Says ${evil} & "quotes" in 'places'.`,
+      vendor: "evil",
+      version: 1,
+      baseUrl: "https://api.evil.example/v1",
+      errorDocsUrl: "https://docs.evil.example/errors",
+      resources: ["resources/*.json"],
+      auth: { schemes: ["apiKey"] },
+      errors: [{ code: 1001, status: 422, key: "evilError", title: `Evil ${evil}`, message: `Message ${evil}`, dev: `Dev ${evil}` }],
+    };
+    const note = {
+      title: "Note",
+      description: `A note ${evil}`,
+      type: "object",
+      "x-collection": "notes",
+      required: ["text"],
+      additionalProperties: false,
+      properties: {
+        text: { type: "string", description: `Text ${evil}`, pattern: "^<img src=x onerror=alert(2)>" },
+        tone: { type: "string", enum: ["<b>loud</b>", "calm"] },
+      },
+    };
+    fs.writeFileSync(path.join(dir, "service.json"), JSON.stringify(service));
+    fs.writeFileSync(path.join(dir, "resources/note.json"), JSON.stringify(note));
+    const model = checkProject(dir).model;
+    assert.ok(model);
+    const html = byPath(emitHtmlReference(model));
+    for (const [file, contents] of html) {
+      if (!file.endsWith(".html")) continue;
+      assert.not.ok(contents.includes(evil), `${file} has the raw script`);
+      assert.not.ok(/<img src=x|<b>loud/.test(contents), `${file} has raw markup from the schema`);
+      assert.is(contents.match(/<script\b/g)?.length, 2, `${file}: only the two script tags of the reference`);
+    }
+    const escaped = "&lt;script&gt;alert(1)&lt;/script&gt;";
+    for (const file of ["index.html", "resources/notes.html", "1001.html", "1001/index.html"]) assert.ok(html.get(file)!.includes(escaped), `${file} shows the text escaped`);
+    assert.ok(html.get("resources/notes.html")!.includes("&lt;img src&#x3D;x onerror&#x3D;alert(2)&gt;"));
+    const md = byPath(emitMarkdownReference(model));
+    for (const [file, contents] of md) {
+      const prose = contents.replace(/```[\s\S]*?```/g, "").replace(/`[^`]*`/g, "");
+      assert.not.match(prose, /(?<!\\)<(script|img|b>)/, `${file} has raw HTML outside code`);
+    }
+    assert.ok(md.get("index.md")!.includes("\\<script\\>alert(1)\\</script\\>"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("Markdown escaping: punctuation, code spans and fences hold any text", () => {
+  assert.is(escapeMd("a <b> | *c* [d](e) &amp; _f_"), "a \\<b\\> \\| \\*c\\* \\[d\\](e) \\&amp; \\_f\\_");
+  assert.is(escapeMd("# not a heading\n1. not a list"), "\\# not a heading 1. not a list");
+  assert.is(escapeMd("1. first"), "1\\. first");
+  assert.is(codeSpan("a`b"), "``a`b``");
+  assert.is(codeSpan("`x`"), "`` `x` ``");
+  assert.is(codeBlock("```\ninside\n```", "md"), "````md\n```\ninside\n```\n````");
+});
+
+test.run();

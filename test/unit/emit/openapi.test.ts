@@ -1,0 +1,638 @@
+/**
+ * openapi.json (src/emit/docs/openapi.ts) of every example and of tricky definitions made here: valid
+ * OpenAPI 3.1 (@readme/openapi-parser), no Spectral errors (spectral:oas), every route and method of the
+ * server, unique operationIds, error responses with catalog codes, examples that validate, and the
+ * answers of the runtime (templates/runtime/app.ts, driven through inject) matching the document.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { compileErrors, validate } from "@readme/openapi-parser";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import formatsPlugin from "ajv-formats";
+import type { LightMyRequestResponse } from "fastify";
+import { emitOpenApi, openApiOf } from "../../../src/emit/docs/openapi.js";
+import { operationsOf } from "../../../src/emit/docs/operations.js";
+import { catalogOf } from "../../../src/emit/errors.js";
+import { specOf } from "../../../src/emit/spec.js";
+import type { Model, Resource } from "../../../src/model/types.js";
+import { checkProject } from "../../../src/pipeline.js";
+import { buildApp } from "../../../templates/runtime/app.js";
+import { KeyRing } from "../../../templates/runtime/keys.js";
+import type { ServiceSpec } from "../../../templates/runtime/spec.js";
+import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
+import { repoRoot } from "../../helpers/cli.js";
+
+type Json = Record<string, any>;
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+const RULESET = path.join(repoRoot, "test/fixtures/spectral/.spectral.yaml");
+const SPECTRAL = path.join(repoRoot, "node_modules/@stoplight/spectral-cli/dist/index.js");
+
+// ---------------------------------------------------------------------------------------------------
+// Tricky definitions, written to a temporary folder
+// ---------------------------------------------------------------------------------------------------
+
+const TRICKY: Record<string, Record<string, unknown>> = {
+  // Basic only over https, a base path with a trailing slash, an owner-scoped resource without links,
+  // dashed property names (one that looks like an extension keyword), a nullable type, a nested
+  // object, an x- keyword in a property schema, and a POST action without parameters.
+  notes: {
+    "service.json": {
+      name: "notes-service",
+      vendor: "notes-co",
+      version: 3,
+      baseUrl: "https://notes.example.org/api/v3/",
+      errorDocsUrl: "https://notes.example.org/errors",
+      resources: ["resources/*.json"],
+      auth: { schemes: ["basic"] },
+      actions: { refresh: { method: "POST", response: { type: "object", properties: { refreshed: { type: "integer" } } } } },
+    },
+    "resources/note.json": {
+      title: "Note",
+      type: "object",
+      "x-collection": "notes",
+      "x-owner": "owner-id",
+      "x-access": { admin: ["admin"] },
+      required: ["note-text"],
+      additionalProperties: false,
+      properties: {
+        "note-text": { type: "string", minLength: 1, "x-widget": "textarea" },
+        "owner-id": { type: "string" },
+        "due-date": { type: "string", format: "date" },
+        "x-ray": { type: "boolean", description: "A property whose name looks like an extension keyword." },
+        priority: { type: ["integer", "null"], minimum: 1, maximum: 5 },
+        "meta-data": {
+          type: "object",
+          required: ["source"],
+          additionalProperties: false,
+          properties: { source: { type: "string" }, tags: { type: "array", items: { type: "string" } }, nested: { type: "object", properties: { depth: { type: "integer" } } } },
+        },
+      },
+    },
+  },
+  // OAuth 2.0 and API keys, a resource whose type name is "Link" (a shared schema's name), links both
+  // ways and stored collection links, a local $defs $ref, a dashed action with typed parameters, an
+  // action whose operationId is taken, and a service-specific error code.
+  shop: {
+    "service.json": {
+      name: "shop",
+      title: "Shop",
+      vendor: "shop",
+      version: 1,
+      baseUrl: "http://localhost:8080",
+      errorDocsUrl: "http://localhost:8080/errors",
+      resources: ["resources/*.json"],
+      auth: { schemes: ["oauth2", "apiKey"], realm: "shop" },
+      actions: {
+        "calculate-total": {
+          method: "GET",
+          description: "Totals a basket.",
+          query: {
+            type: "object",
+            required: ["basket"],
+            additionalProperties: false,
+            properties: {
+              basket: { type: "string" },
+              "with-tax": { type: "boolean" },
+              discount: { type: "number", minimum: 0, maximum: 1 },
+              currency: { type: "string", enum: ["EUR", "USD"], default: "EUR" },
+            },
+          },
+          response: { type: "object", required: ["total"], properties: { total: { type: "number" }, currency: { type: "string" } } },
+          roles: ["clerk"],
+        },
+        // Its operationId would be listProducts, the id of GET /products.
+        "list-products": { method: "GET", response: { type: "array", items: { type: "string" } } },
+      },
+      errors: [{ code: 7001, status: 422, key: "outOfStock", title: "Out of stock", message: "An item is out of stock.", dev: "Remove the item or wait." }],
+    },
+    "resources/product.json": {
+      title: "Product",
+      description: "Something to sell.",
+      type: "object",
+      "x-collection": "products",
+      "x-unique": ["sku"],
+      required: ["sku", "price"],
+      additionalProperties: false,
+      properties: {
+        sku: { type: "string", pattern: "^[A-Z]{3}-[0-9]{4}$" },
+        price: { $ref: "#/$defs/money" },
+        tags: { type: "array", items: { type: "string" }, maxItems: 5 },
+        baskets: { type: "array", items: { $ref: "basket.json" } },
+      },
+      $defs: {
+        money: {
+          type: "object",
+          required: ["amount", "currency"],
+          additionalProperties: false,
+          properties: { amount: { type: "number", minimum: 0 }, currency: { type: "string", enum: ["EUR", "USD"] } },
+        },
+      },
+    },
+    "resources/basket.json": {
+      title: "Basket",
+      type: "object",
+      "x-collection": "baskets",
+      "x-access": { read: ["clerk"], create: ["clerk"], update: ["clerk"], delete: ["clerk"] },
+      additionalProperties: false,
+      properties: {
+        label: { type: "string" },
+        items: { type: "array", items: { $ref: "product.json" }, maxItems: 50, description: "Products in the basket." },
+        customer: { $ref: "customer.json", description: "Who owns the basket." },
+      },
+    },
+    "resources/customer.json": {
+      title: "Customer",
+      type: "object",
+      "x-collection": "customers",
+      required: ["name"],
+      additionalProperties: false,
+      properties: {
+        name: { type: "string" },
+        baskets: { type: "array", items: { $ref: "basket.json" } },
+        address: { type: "object", properties: { city: { type: "string" } } },
+      },
+    },
+    "resources/link.json": {
+      title: "Link",
+      description: "A web link.",
+      type: "object",
+      "x-collection": "links",
+      required: ["url"],
+      additionalProperties: false,
+      properties: { url: { type: "string", format: "uri" }, product: { $ref: "product.json" } },
+    },
+  },
+};
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-openapi-"));
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+for (const [name, files] of Object.entries(TRICKY)) {
+  for (const [file, value] of Object.entries(files)) {
+    const target = path.join(tmp, "projects", name, file);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, JSON.stringify(value, null, 2));
+  }
+}
+
+interface Project {
+  readonly name: string;
+  readonly model: Model;
+  readonly doc: Json;
+  /** Where the document was written for Spectral. */
+  readonly file: string;
+}
+
+const projects: Project[] = [
+  ...fs.readdirSync(path.join(repoRoot, "examples")).sort().map((e) => ({ name: e, dir: path.join(repoRoot, "examples", e) })),
+  ...Object.keys(TRICKY).map((t) => ({ name: `tricky/${t}`, dir: path.join(tmp, "projects", t) })),
+].map(({ name, dir }) => {
+  const { model, diagnostics } = checkProject(dir);
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  if (!model || errors.length > 0) throw new Error(`${name} does not check: ${errors.map((d) => d.message).join("; ")}`);
+  const file = path.join(tmp, `${name.replace(/\W/g, "-")}.openapi.json`);
+  fs.writeFileSync(file, emitOpenApi(model)[0]!.contents);
+  return { name, model, doc: openApiOf(model) as Json, file };
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * Spectral (spectral:oas) over every document in one process, started now so that it runs while the
+ * other tests do; its results by document file.
+ */
+const spectralRun: Promise<Map<string, Json[]>> = new Promise((resolve, reject) => {
+  const out = path.join(tmp, "spectral.json");
+  const child = spawn(process.execPath, [SPECTRAL, "lint", ...projects.map((p) => p.file), "-r", RULESET, "-f", "json", "-o", out, "-q"], { stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  child.on("error", reject);
+  child.on("close", (code) => {
+    if (!fs.existsSync(out)) return reject(new Error(`spectral did not run (exit ${code}): ${log}`));
+    const results = JSON.parse(fs.readFileSync(out, "utf8")) as Json[];
+    resolve(new Map(projects.map((p) => [p.file, results.filter((x) => path.resolve(x.source) === p.file)])));
+  });
+});
+spectralRun.catch(() => {}); // reported by the tests that await it
+
+const operationsCache = new Map<Model, ReturnType<typeof operationsOf>>();
+/** operations.ts's operations of a model (computed once: its examples take a while). */
+function opsOf(model: Model): ReturnType<typeof operationsOf> {
+  let ops = operationsCache.get(model);
+  if (!ops) operationsCache.set(model, (ops = operationsOf(model)));
+  return ops;
+}
+
+/** The value at a local JSON pointer ("#/components/..."). */
+function at(doc: Json, pointer: string): any {
+  assert.ok(pointer.startsWith("#/"), `a local $ref: ${pointer}`);
+  return pointer
+    .slice(2)
+    .split("/")
+    .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce((v: any, k) => (v === undefined ? undefined : v[k]), doc);
+}
+
+/** Follows $refs of OpenAPI objects (responses, parameters, examples). */
+function deref(doc: Json, value: any): any {
+  while (value && typeof value === "object" && typeof value.$ref === "string") value = at(doc, value.$ref);
+  return value;
+}
+
+function operations(doc: Json): { path: string; method: string; op: Json }[] {
+  const out: { path: string; method: string; op: Json }[] = [];
+  for (const [p, item] of Object.entries(doc.paths as Json)) for (const m of METHODS) if (item[m]) out.push({ path: p, method: m, op: item[m] });
+  return out;
+}
+
+/** An Ajv for the schemas of one document: `schema(s)` compiles a schema whose $refs point into it. */
+function schemaValidator(doc: Json): (schema: Json) => ValidateFunction {
+  const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: false });
+  type Plugin = (a: Ajv2020) => unknown;
+  ((formatsPlugin as unknown as { default?: Plugin }).default ?? (formatsPlugin as unknown as Plugin))(ajv);
+  const id = "https://openapi.test/doc.json";
+  ajv.addSchema({ $id: id, components: doc.components });
+  const cache = new Map<string, ValidateFunction>();
+  return (schema) => {
+    const text = JSON.stringify(schema).replace(/"\$ref":"#\//g, `"$ref":"${id}#/`);
+    let fn = cache.get(text);
+    if (!fn) cache.set(text, (fn = ajv.compile(JSON.parse(text))));
+    return fn;
+  };
+}
+
+/** Every route the runtime registers for the model (registerResource and the actions of buildApp). */
+function expectedRoutes(model: Model): Map<string, string[]> {
+  const routes = new Map<string, string[]>();
+  for (const r of model.resources) {
+    routes.set(`/${r.collection}`, ["get", "post"]);
+    routes.set(`/${r.collection}/{id}`, ["delete", "get", "patch", "post", "put"]);
+    for (const f of r.fields.filter((x) => x.kind === "links")) routes.set(`/${r.collection}/{id}/${f.name}`, ["get"]);
+  }
+  for (const a of model.actions) routes.set(`/${a.name}`, [a.method.toLowerCase()]);
+  return routes;
+}
+
+/** The operation of operations.ts that a documented method of a path describes (POST on an instance: the update). */
+function sourceOf(model: Model, p: string, method: string): ReturnType<typeof operationsOf>[number] {
+  const found = opsOf(model).find((o) => o.path === p && (o.method.toLowerCase() === method || (method === "post" && o.kind === "update")));
+  assert.ok(found, `${method} ${p} is an operation of operations.ts`);
+  return found!;
+}
+
+function runtimeSpec(model: Model): ServiceSpec {
+  return { ...(specOf(model) as unknown as ServiceSpec), errors: catalogOf(model), mediaTypes: model.mediaTypes };
+}
+
+function bearerCapable(model: Model): boolean {
+  return model.service.auth.schemes.some((s) => s !== "basic");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The tests, per document
+// ---------------------------------------------------------------------------------------------------
+
+for (const { name, model, doc, file } of projects) {
+  test(`${name}: one deterministic openapi.json, 2-space JSON with a trailing newline`, () => {
+    const files = emitOpenApi(model);
+    assert.is(files.length, 1);
+    assert.is(files[0]!.path, "openapi.json");
+    assert.is(files[0]!.owner, "generated");
+    assert.is(files[0]!.contents, JSON.stringify(openApiOf(model), null, 2) + "\n");
+    assert.is(emitOpenApi(model)[0]!.contents, files[0]!.contents);
+    assert.equal(JSON.parse(files[0]!.contents), doc);
+    assert.is(doc.openapi, "3.1.0");
+    assert.is(doc.info.version, String(model.service.version));
+    assert.is(doc.info.title, model.service.title);
+    assert.equal(doc.servers, [{ url: model.service.baseUrl, description: doc.servers[0].description }]);
+  });
+
+  test(`${name}: valid OpenAPI 3.1 (@readme/openapi-parser)`, async () => {
+    const result = await validate(structuredClone(doc) as any);
+    const errors = result.valid ? 0 : result.errors.length;
+    assert.ok(result.valid, result.valid ? "" : compileErrors(result));
+    console.log(`  ${name}: openapi-parser ${errors} errors, ${result.warnings.length} warnings`);
+  });
+
+  test(`${name}: every route of the server with exactly its methods, and nothing else`, async () => {
+    const documented = new Map(Object.entries(doc.paths as Json).map(([p, item]) => [p, METHODS.filter((m) => item[m]).sort()]));
+    assert.equal(documented, new Map([...expectedRoutes(model)].map(([p, ms]) => [p, [...ms].sort()])));
+    // The runtime agrees: without credentials a documented method is a 401, any other method a 405.
+    const spec = runtimeSpec(model);
+    const store = openSqliteStore(spec, ":memory:");
+    const app = await buildApp({ spec, store, keys: KeyRing.memory() });
+    try {
+      for (const [p, methods] of documented) {
+        for (const m of METHODS) {
+          const res = await app.inject({ method: m.toUpperCase() as "GET", url: model.service.basePath + p.replace("{id}", "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60") });
+          assert.is(res.statusCode, methods.includes(m) ? 401 : 405, `${m.toUpperCase()} ${p}`);
+        }
+      }
+    } finally {
+      await app.close();
+      await store.close();
+    }
+  });
+
+  test(`${name}: unique operationIds, one per operation of operations.ts (and POST-on-instance)`, () => {
+    const ids = operations(doc).map((o) => o.op.operationId as string);
+    assert.is(new Set(ids).size, ids.length);
+    const ops = opsOf(model);
+    assert.is(ids.length, ops.length + ops.filter((o) => o.kind === "update").length);
+    for (const { op, method, path: p } of operations(doc)) {
+      const source = sourceOf(model, p, method);
+      // operations.ts's id, with ByPost for POST on an instance, and a number when another took it.
+      assert.match(op.operationId, new RegExp(`^${source.id}${method === "post" && source.kind === "update" ? "ByPost" : ""}\\d*$`));
+      assert.ok(op.summary && op.description, `${method} ${p} has a summary and a description`);
+      assert.equal(op.tags.length, 1);
+      assert.ok((doc.tags as Json[]).some((t) => t.name === op.tags[0]));
+    }
+  });
+
+  test(`${name}: error responses list catalog codes of their status, with the Error body`, () => {
+    const catalog = new Map(model.errors.map((e) => [e.code, e]));
+    const errorType = model.mediaTypes.find((m) => m.kind === "error")!;
+    for (const { op, method, path: p } of operations(doc)) {
+      const listed = new Set<number>();
+      for (const [status, raw] of Object.entries(op.responses as Json)) {
+        const response = deref(doc, raw);
+        if (!/^[45]\d\d$/.test(status) && status !== "default") continue;
+        const codes = response["x-error-codes"] as number[];
+        assert.ok(Array.isArray(codes) && codes.length > 0, `${method} ${p} ${status} has x-error-codes`);
+        for (const code of codes) {
+          const e = catalog.get(code);
+          assert.ok(e, `${method} ${p} ${status}: ${code} is in the catalog`);
+          if (status === "default") assert.not.ok(e!.builtin);
+          else assert.is(String(e!.status), status);
+          assert.ok(response.description.includes(`${code}`) && response.description.includes(e!.title), `${status} describes ${code}`);
+          listed.add(code);
+        }
+        assert.equal(Object.keys(response.content).sort(), ["application/json", errorType.name, errorType.alias].sort());
+        for (const media of Object.values(response.content as Json)) assert.is(media.schema.$ref, "#/components/schemas/Error");
+        if (status === "401") assert.ok(response.headers["WWW-Authenticate"]);
+      }
+      // Every error key operations.ts names for the operation is there (but the two that cannot happen).
+      const source = sourceOf(model, p, method);
+      const basic = model.service.auth.schemes.some((s) => s === "basic" || s === "apiKey");
+      for (const key of source.errors) {
+        if (key === "basicNeedsTls" && !basic) continue;
+        if (key === "invalidParameter" && source.action && source.action.params.length === 0) continue;
+        assert.ok(listed.has(model.errors.find((e) => e.key === key)!.code), `${method} ${p} lists ${key}`);
+      }
+    }
+    const error = doc.components.schemas.Error;
+    assert.equal([...error.required].sort(), ["code", "dev", "info", "message", "property", "status"]);
+    assert.is(error.properties.info.format, "uri");
+  });
+
+  test(`${name}: content per media type, success headers and links`, () => {
+    for (const { op, method, path: p } of operations(doc)) {
+      const source = sourceOf(model, p, method);
+      const success = deref(doc, op.responses[String(source.status)]);
+      assert.ok(success, `${method} ${p} answers ${source.status}`);
+      if (source.status === 204) {
+        assert.is(success.content, undefined);
+        continue;
+      }
+      const vendor = source.action?.mediaType ?? (source.kind === "list" || source.kind === "sub-collection" ? source.answers!.collectionMediaType : source.resource!.mediaType);
+      const alias = model.mediaTypes.find((m) => m.name === vendor)!.alias;
+      assert.equal(Object.keys(success.content).sort(), ["application/json", vendor, alias].sort(), `${method} ${p}`);
+      if (op.requestBody) {
+        const types = Object.keys(op.requestBody.content).sort();
+        const merge = source.kind === "update";
+        const r = source.resource!;
+        const rmt = model.mediaTypes.find((m) => m.name === r.mediaType)!;
+        assert.equal(types, (merge ? ["application/merge-patch+json"] : []).concat(["application/json", rmt.name, rmt.alias]).sort());
+      }
+      if (source.kind === "create") {
+        assert.ok(success.headers.Location);
+        const get = doc.paths[`${p}/{id}`].get.operationId;
+        assert.equal(success.links[get], { operationId: get, parameters: { id: "$response.body#/id" }, description: success.links[get].description });
+      }
+      if (source.kind === "get") {
+        const subs = source.resource!.fields.filter((f) => f.link?.kind === "collection");
+        assert.is(Object.keys(success.links ?? {}).length, subs.length);
+        for (const l of Object.values((success.links ?? {}) as Json)) assert.ok(operations(doc).some((o) => o.op.operationId === l.operationId && o.path.startsWith(p + "/")));
+      }
+    }
+    for (const param of Object.values(doc.components.parameters as Json)) {
+      if (param.name !== "fields" && param.name !== "expand") continue;
+      assert.is(param.style, "form");
+      assert.is(param.explode, false);
+      assert.is(param.schema.type, "array");
+    }
+    const limit = doc.components.parameters.limit.schema;
+    assert.equal([limit.default, limit.maximum], [25, 100]);
+  });
+
+  test(`${name}: security schemes from service.auth, any one of them required`, () => {
+    const schemes = doc.components.securitySchemes as Json;
+    assert.equal(Object.keys(schemes), [...model.service.auth.schemes]);
+    assert.equal(doc.security, model.service.auth.schemes.map((s) => ({ [s]: [] })));
+    for (const [s, def] of Object.entries(schemes)) {
+      assert.is(def.type, "http");
+      assert.is(def.scheme, s === "basic" ? "basic" : "bearer");
+      assert.ok(def.description.length > 0);
+    }
+    if (schemes.basic) assert.match(schemes.basic.description, /TLS only/);
+    if (schemes.oauth2) assert.match(schemes.oauth2.description, /OAuth 2\.0 access token/);
+    if (schemes.apiKey) assert.match(schemes.apiKey.description, /secret as the Bearer token/);
+  });
+
+  test(`${name}: embedded schemas are clean: local $refs only, no $schema, $id or x- keywords`, () => {
+    const walk = (v: any, where: string, propertyMap: boolean): void => {
+      if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${where}/${i}`, false));
+      if (v === null || typeof v !== "object") return;
+      for (const [k, x] of Object.entries(v)) {
+        if (!propertyMap) {
+          assert.not.ok(k === "$schema" || k === "$id", `${where}/${k}`);
+          assert.ok(!k.startsWith("x-") || k === "x-error-codes", `${where}/${k}`);
+          if (k === "$ref") assert.ok(typeof x === "string" && x.startsWith("#/") && at(doc, x) !== undefined, `${where}: ${String(x)}`);
+        }
+        // Values of these maps are named by the user (properties) or are data (examples, enum, default).
+        if (!propertyMap && (k === "value" || k === "example" || k === "enum" || k === "default" || k === "const" || k === "examples" && Array.isArray(x))) continue;
+        walk(x, `${where}/${k}`, !propertyMap && (k === "properties" || k === "patternProperties" || k === "$defs"));
+      }
+    };
+    walk(doc, "", false);
+    const text = JSON.stringify(doc);
+    assert.not.ok(/\.json#|"\$ref":"(?!#\/)/.test(text), "no $ref to a file");
+  });
+
+  test(`${name}: examples validate against their schemas`, () => {
+    const compile = schemaValidator(doc);
+    const check = (schema: Json, value: unknown, where: string) => {
+      const fn = compile(schema);
+      assert.ok(fn(value), `${where}: ${JSON.stringify(fn.errors?.[0])}`);
+    };
+    let n = 0;
+    const media = (content: Json | undefined, where: string) => {
+      for (const [type, m] of Object.entries(content ?? {})) {
+        for (const [k, ex] of Object.entries((m.examples ?? {}) as Json)) {
+          check(m.schema, deref(doc, ex).value, `${where} ${type} ${k}`);
+          n++;
+        }
+      }
+    };
+    for (const { op, method, path: p } of operations(doc)) {
+      media(op.requestBody?.content, `${method} ${p} request`);
+      for (const [status, r] of Object.entries(op.responses as Json)) media(deref(doc, r).content, `${method} ${p} ${status}`);
+      for (const param of (op.parameters ?? []).map((x: Json) => deref(doc, x))) {
+        if (param.example !== undefined) check(param.schema, param.example, `${method} ${p} ${param.name}`);
+      }
+    }
+    assert.ok(n > 0);
+  });
+
+  test(`${name}: answers of the running service match the document`, async () => {
+    await conformance(model, doc);
+  });
+}
+
+// Last, so that Spectral has run meanwhile.
+for (const { name, file } of projects) {
+  test(`${name}: no Spectral errors (spectral:oas)`, async () => {
+    const results = (await spectralRun).get(file) ?? [];
+    const errors = results.filter((r) => r.severity === 0);
+    assert.equal(errors.map((r) => `${r.code} at ${r.path.join(".")}: ${r.message}`), []);
+    const warnings = results.filter((r) => r.severity === 1);
+    console.log(`  ${name}: spectral ${errors.length} errors, ${warnings.length} warnings${warnings.length ? ` (${[...new Set(warnings.map((w) => w.code))].join(", ")})` : ""}`);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Conformance: every operation driven through the runtime, answers checked against the document
+// ---------------------------------------------------------------------------------------------------
+
+async function conformance(model: Model, doc: Json): Promise<void> {
+  // inject() is not TLS, where Basic is refused: a Basic-only service is driven with Bearer keys instead.
+  const declared = runtimeSpec(model);
+  const spec: ServiceSpec = bearerCapable(model) ? declared : { ...declared, auth: { ...declared.auth, schemes: ["bearer"] } };
+  const store = openSqliteStore(spec, ":memory:");
+  const keys = KeyRing.memory();
+  const roles = [...new Set([...model.resources.flatMap((r) => Object.values(r.access).flat()), ...model.actions.flatMap((a) => a.roles)])] as string[];
+  const key = keys.create(roles);
+  const app = await buildApp({ spec, store, keys });
+  const compile = schemaValidator(doc);
+  const ops = opsOf(model);
+  let checked = 0;
+
+  /** Sends a request and checks its answer against the documented operation; returns the body. */
+  const call = async (method: string, template: string, id: string | undefined, options: { query?: string; body?: unknown; raw?: string; accept?: string; contentType?: string } = {}): Promise<{ res: LightMyRequestResponse; body: any }> => {
+    const url = model.service.basePath + template.replace("{id}", id ?? "") + (options.query ? `?${options.query}` : "");
+    const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    const res = await app.inject({
+      method: method as "GET",
+      url,
+      headers: {
+        authorization: `Bearer ${key.secret}`,
+        ...(options.accept ? { accept: options.accept } : {}),
+        ...(payload !== undefined ? { "content-type": options.contentType ?? "application/json" } : {}),
+      },
+      ...(payload !== undefined ? { payload } : {}),
+    });
+    const op = doc.paths[template]?.[method.toLowerCase()];
+    assert.ok(op, `${method} ${template} is documented`);
+    const where = `${method} ${url} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+    const response = deref(doc, op.responses[String(res.statusCode)] ?? (res.statusCode >= 400 ? op.responses.default : undefined));
+    assert.ok(response, `${where}: the status is documented`);
+    if (res.statusCode === 204) return { res, body: undefined };
+    const type = String(res.headers["content-type"]).split(";")[0]!.trim();
+    const media = response.content?.[type];
+    assert.ok(media, `${where}: ${type} is documented`);
+    const body: any = JSON.parse(res.body);
+    const fn = compile(media.schema);
+    const data: unknown = body;
+    const valid = fn(data);
+    assert.ok(valid, `${where}: ${JSON.stringify(fn.errors?.[0])}`);
+    if (res.statusCode >= 400) assert.ok((response["x-error-codes"] as number[]).includes(body.code), `${where}: code ${body.code} is listed`);
+    if (res.statusCode === 201) assert.is(res.headers.location, body.meta.href);
+    checked++;
+    return { res, body };
+  };
+
+  const created = new Map<string, { id: string; href: string }>();
+  /** A body from operations.ts's example, with links pointing at instances made here (or left out). */
+  const withLinks = (r: Resource, example: unknown): Json | undefined => {
+    const body = structuredClone((example ?? {}) as Json);
+    for (const f of r.fields.filter((x) => x.link && !x.link.inverse && x.name !== r.owner)) {
+      const target = created.get(f.link!.target);
+      if (target) body[f.name] = f.link!.kind === "instance" ? { meta: { href: target.href } } : [{ meta: { href: target.href } }];
+      else if (f.required) return undefined;
+      else delete body[f.name];
+    }
+    return body;
+  };
+
+  try {
+    // Create every resource, those others link to first.
+    for (let pass = 0; pass < model.resources.length && created.size < model.resources.length; pass++) {
+      for (const r of model.resources) {
+        if (created.has(r.collection)) continue;
+        const body = withLinks(r, ops.find((o) => o.kind === "create" && o.resource === r)!.exampleBody);
+        if (!body) continue;
+        const { res, body: answer } = await call("POST", `/${r.collection}`, undefined, { body });
+        assert.is(res.statusCode, 201, res.body);
+        created.set(r.collection, { id: answer.id, href: answer.meta.href });
+      }
+    }
+    assert.is(created.size, model.resources.length, "every resource could be created");
+
+    for (const r of model.resources) {
+      const { id } = created.get(r.collection)!;
+      const one = `/${r.collection}/{id}`;
+      const links = r.fields.filter((f) => f.link).map((f) => f.name);
+      const all = ["id", "createdAt", "modifiedAt", ...r.fields.map((f) => f.name)].filter((n) => /^[A-Za-z0-9_$-]+$/.test(n));
+      assert.is((await call("GET", one, id)).res.statusCode, 200);
+      assert.is((await call("GET", one, id, { accept: r.mediaType })).res.headers["content-type"], r.mediaType);
+      assert.is((await call("GET", one, id, { query: `fields=${all.join(",")}` })).res.statusCode, 200);
+      assert.is((await call("GET", one, id, { query: "fields=id" })).res.statusCode, 200);
+      if (links.length > 0) {
+        assert.is((await call("GET", one, id, { query: `expand=${links.join(",")}` })).res.statusCode, 200);
+        assert.is((await call("GET", one, id, { query: `fields=${links.map((l) => `${l}(id)`).join(",")}` })).res.statusCode, 200);
+        assert.is((await call("GET", `/${r.collection}`, undefined, { query: `expand=${links.join(",")}` })).res.statusCode, 200);
+      }
+      assert.is((await call("GET", `/${r.collection}`, undefined, { query: "offset=0&limit=2" })).res.statusCode, 200);
+      for (const f of r.fields.filter((x) => x.link?.kind === "collection")) assert.is((await call("GET", `${one}/${f.name}`, id)).res.statusCode, 200);
+
+      const patch = withLinks(r, ops.find((o) => o.kind === "update" && o.resource === r)!.exampleBody) ?? {};
+      assert.is((await call("PATCH", one, id, { body: patch, contentType: "application/merge-patch+json" })).res.statusCode, 200);
+      assert.is((await call("POST", one, id, { body: patch, contentType: r.mediaType })).res.statusCode, 200);
+      assert.is((await call("PUT", one, id, { body: withLinks(r, ops.find((o) => o.kind === "replace" && o.resource === r)!.exampleBody) })).res.statusCode, 200);
+
+      // Errors, each with a documented status and code.
+      assert.is((await call("GET", one, "0190b6c2-7d4e-7a10-8f3e-000000000000")).res.statusCode, 404);
+      assert.is((await call("GET", one, id, { query: "fields=nope" })).res.statusCode, 400);
+      assert.is((await call("GET", one, id, { query: "expand=nope" })).res.statusCode, 400);
+      assert.is((await call("GET", one, id, { accept: "application/vnd.other.v1.thing+json" })).res.statusCode, 406);
+      assert.is((await call("GET", `/${r.collection}`, undefined, { query: `limit=101` })).res.statusCode, 400);
+      assert.is((await call("POST", `/${r.collection}`, undefined, { raw: "{" })).res.statusCode, 400);
+      assert.is((await call("POST", `/${r.collection}`, undefined, { raw: "x", contentType: "text/plain" })).res.statusCode, 415);
+      assert.is((await call("PATCH", one, id, { body: { id: "x" } })).res.statusCode, 400);
+      assert.is((await call("PUT", one, id, { body: { nope: 1 } })).res.statusCode, 400);
+    }
+
+    for (const a of model.actions) {
+      const op = doc.paths[`/${a.name}`][a.method.toLowerCase()];
+      const query = new URLSearchParams((op.parameters ?? []).filter((p: Json) => p.example !== undefined).map((p: Json) => [p.name, String(p.example)])).toString();
+      assert.is((await call(a.method, `/${a.name}`, undefined, { query })).res.statusCode, 501); // no handler in this app
+      if (a.params.some((p) => p.required)) assert.is((await call(a.method, `/${a.name}`, undefined)).res.statusCode, 400);
+    }
+
+    for (const r of [...model.resources].reverse()) assert.is((await call("DELETE", `/${r.collection}/{id}`, created.get(r.collection)!.id)).res.statusCode, 204);
+    assert.ok(checked > 0);
+  } finally {
+    await app.close();
+    await store.close();
+  }
+}
+
+test.run();
