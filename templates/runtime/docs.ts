@@ -52,7 +52,8 @@ export function registerDocs(app: FastifyInstance, root: string, notFound: () =>
     if (!file) throw notFound();
     return sendFile(reply, file);
   };
-  app.get("/docs", async (_req, reply) => reply.redirect("/docs/", 301));
+  // "/docs" and "/docs/" reach the same route (trailing slashes are ignored); the pages' relative links need the slash.
+  app.get("/docs", async (req, reply) => (req.url.split("?")[0] === "/docs" ? reply.redirect("/docs/", 301) : serve("", reply)));
   app.get("/docs/*", async (req, reply) => serve((req.params as { "*": string })["*"], reply));
   if (errorPath && errorPath !== "/docs") {
     app.get(`${errorPath}/:code`, async (req, reply) => serve((req.params as { code: string }).code, reply));

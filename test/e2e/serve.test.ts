@@ -122,6 +122,20 @@ test("negotiation, media types and error answers", async () => {
   }
 });
 
+test("the reference docs are served at /docs, and every error's info URL resolves on the service", async () => {
+  const origin = base.replace(/\/v2$/, "");
+  const index = await fetch(`${origin}/docs/`);
+  assert.equal([index.status, index.headers.get("content-type")], [200, "text/html; charset=utf-8"]);
+  const openapi = await fetch(`${origin}/docs/openapi.json`);
+  assert.is((await openapi.json()).openapi, "3.1.0");
+  // errorDocsUrl of the library example is http://localhost:3000/docs/errors: the pages are served there.
+  const page = await fetch(`${origin}/docs/errors/40900`);
+  assert.is(page.status, 200);
+  assert.match(await page.text(), "40900");
+  const missing = await fetch(`${origin}/docs/../package.json`);
+  assert.is.not(missing.status, 200);
+});
+
 test("SIGTERM stops it gracefully, and the data survives a restart", async () => {
   assert.is(await server!.stop(), 0, server!.log());
   server = await start(out, { PORT: String(port), BASE_URL: base }, `${base}/authors`);
