@@ -2,7 +2,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { hasErrors } from "./diagnostics/diagnostic.js";
-import { packagePath } from "./paths.js";
+import { packagePath, packageRoot } from "./paths.js";
+import { hashOf } from "./write/manifest.js";
 import { checkProject, type CheckResult } from "./pipeline.js";
 import type { Orphans } from "./emit/types.js";
 import { pascalCase, singularize } from "./model/names.js";
@@ -22,6 +23,33 @@ export interface GenerateResult {
   readonly plan?: Plan;
   /** True when files were written. */
   readonly written: boolean;
+}
+
+/**
+ * A fingerprint of this resourcery's own code and templates (paths, sizes, mtimes), so that a changed
+ * generator never takes the unchanged-inputs shortcut.
+ */
+function generatorFingerprint(): string {
+  const parts: string[] = [];
+  const walk = (dir: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        const st = fs.statSync(p);
+        parts.push(`${path.relative(packageRoot, p)}:${st.size}:${st.mtimeMs}`);
+      }
+    }
+  };
+  walk(packagePath("dist"));
+  walk(packagePath("templates"));
+  return hashOf(parts.sort().join("\n"));
 }
 
 /** The name and version of this resourcery, recorded in the manifest. */
@@ -72,7 +100,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   const check = checkProject(dir);
   if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
   // Heavy modules load only when there is something to generate (check and --help stay fast).
-  const [{ emitService, emitClientOnly }, { planWrite }, { commitPlan, recover }, { readManifest }] = await Promise.all([
+  const [{ emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }] = await Promise.all([
     import("./emit/index.js"),
     import("./write/plan.js"),
     import("./write/commit.js"),
@@ -81,6 +109,9 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   const out = path.resolve(options.out);
   if (fs.existsSync(out) && !options.dryRun) recover(out);
   const previous = readManifest(out);
+  const inputs = inputsHash(dir, check.model.sources, `${generatorId()}:${generatorFingerprint()}`, options.clientOnly ? "client" : "service");
+  const unchanged = options.force ? undefined : planUnchanged(out, previous, inputs);
+  if (unchanged) return { check, plan: unchanged, written: false };
   let files = options.clientOnly ? await emitClientOnly(check.model) : await emitService(check.model);
   let plan = planWrite(out, files, previous, options.force ?? false);
   const orphans = orphanTypes(plan);
@@ -90,6 +121,12 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     plan = planWrite(out, files, previous, options.force ?? false);
   }
   if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
-  commitPlan(out, plan, generatorId());
+  commitPlan(out, plan, generatorId(), inputs);
   return { check, plan, written: true };
+}
+
+/** A hash of what a generation depends on: resourcery's version, the target, and every definition file. */
+function inputsHash(dir: string, sources: readonly string[], generator: string, target: string): string {
+  const parts = [generator, target, ...sources.map((f) => `${path.relative(dir, f)}\0${hashOf(fs.readFileSync(f))}`)];
+  return hashOf(parts.join("\n"));
 }

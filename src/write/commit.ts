@@ -17,6 +17,11 @@ interface Journal {
   readonly manifest: Manifest;
 }
 
+function writeStaged(file: string, contents: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, contents);
+}
+
 function writeDurably(file: string, contents: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const fd = fs.openSync(file, "w");
@@ -43,7 +48,7 @@ export function recover(out: string): "none" | "rolled-forward" | "discarded" {
 }
 
 /** Writes the planned generation into `out` and records it in the manifest. */
-export function commitPlan(out: string, plan: Plan, generator: string): void {
+export function commitPlan(out: string, plan: Plan, generator: string, inputs?: string): void {
   const files: Record<string, { hash: string; owner: "generated" | "user" }> = {};
   const moves: [string, string][] = [];
   const deletes: string[] = [];
@@ -56,12 +61,14 @@ export function commitPlan(out: string, plan: Plan, generator: string): void {
     }
     if (step.kind === "create" || step.kind === "update" || step.kind === "merge") {
       const staged = `${STAGING}/${i}`;
-      writeDurably(path.join(out, staged), step.file.contents);
+      // Staged files need no fsync of their own: a killed run loses nothing the page cache holds, and
+      // the journal (fsynced) is written only after every staged file is complete.
+      writeStaged(path.join(out, staged), step.file.contents);
       moves.push([staged, step.file.path]);
     }
   });
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const journal: Journal = { moves, deletes, manifest: { version: 1, generator, files: sorted } };
+  const journal: Journal = { moves, deletes, manifest: { version: 1, generator, ...(inputs ? { inputs } : {}), files: sorted } };
   if (moves.length === 0 && deletes.length === 0 && sameText(path.join(out, MANIFEST), manifestText(journal.manifest))) return; // a no-op regenerate writes nothing
   const temp = path.join(out, `${JOURNAL}.tmp`);
   writeDurably(temp, JSON.stringify(journal));

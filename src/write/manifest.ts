@@ -11,6 +11,8 @@ export interface ManifestEntry {
 export interface Manifest {
   readonly version: 1;
   readonly generator: string;
+  /** Hash of the generator and every definition file this generation was made from. */
+  readonly inputs?: string;
   readonly files: Readonly<Record<string, ManifestEntry>>;
 }
 

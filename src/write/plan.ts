@@ -68,3 +68,20 @@ export function planWrite(out: string, files: readonly EmittedFile[], previous: 
   }
   return { steps, conflicts: steps.filter((s): s is Extract<Step, { kind: "conflict" }> => s.kind === "conflict") };
 }
+
+/**
+ * The plan of a regenerate whose inputs did not change, without emitting anything: every file of
+ * the manifest still on disk as it was written. Undefined when anything differs (then emit and plan).
+ */
+export function planUnchanged(out: string, previous: Manifest | undefined, inputs: string): Plan | undefined {
+  if (!previous || previous.inputs !== inputs) return undefined;
+  const steps: Step[] = [];
+  for (const [p, entry] of Object.entries(previous.files)) {
+    const disk = readIfExists(path.join(out, p));
+    if (disk === undefined) return undefined; // a file to create again
+    if (entry.owner === "generated" && hashOf(disk) !== entry.hash) return undefined; // edited: the full plan reports it
+    const file: EmittedFile = { path: p, contents: "", owner: entry.owner };
+    steps.push(entry.owner === "generated" ? { kind: "unchanged", file } : { kind: "keep", file });
+  }
+  return { steps, conflicts: [] };
+}

@@ -19,9 +19,10 @@ export interface Caller {
 /** Checks credentials and returns the caller; throws a 401 ApiError with challenges otherwise. */
 export function authenticate(req: IncomingMessage, spec: ServiceSpec, keys: KeyRing, catalog: Catalog): Caller {
   const schemes = spec.auth.schemes;
-  const headers = { "www-authenticate": challenges(schemes, spec.auth.realm) };
+  // The challenges are built only when a 401 is answered, not on every request.
+  const headers = () => ({ "www-authenticate": challenges(schemes, spec.auth.realm) });
   const unauthenticated = (dev?: string) =>
-    new ApiError(entry(catalog, "unauthenticated"), "", dev === undefined ? { headers } : { headers, dev });
+    new ApiError(entry(catalog, "unauthenticated"), "", dev === undefined ? { headers: headers() } : { headers: headers(), dev });
   const credentials = parseAuthorization(req.headers.authorization);
   const bearerAllowed = schemes.some((s) => s === "bearer" || s === "apiKey" || s === "oauth2");
   const basicAllowed = schemes.includes("basic") || schemes.includes("apiKey");
@@ -37,7 +38,7 @@ export function authenticate(req: IncomingMessage, spec: ServiceSpec, keys: KeyR
     case "basic": {
       if (!basicAllowed) throw unauthenticated("This service does not accept Basic credentials.");
       if (!(req.socket as TLSSocket).encrypted) {
-        throw new ApiError(entry(catalog, "basicNeedsTls"), "", { headers });
+        throw new ApiError(entry(catalog, "basicNeedsTls"), "", { headers: headers() });
       }
       const key = keys.verifyBasic(credentials.id, credentials.secret);
       if (!key) throw unauthenticated("The Basic credentials are not a valid key id and secret.");

@@ -70,25 +70,45 @@ export class ServiceContext {
     return { caller, log: req.log, store: this.store, error: (key, property, dev) => this.error(key, property, dev) };
   }
 
+  /** Negotiation results by Accept header and offers: clients send the same few headers over and over. */
+  private readonly negotiated = new Map<string, ReturnType<typeof negotiate>>();
+
   /** The response media type for `offers` (server preference order); 406 when none is acceptable. */
   negotiate(req: FastifyRequest, offers: readonly string[]): string {
-    const result = negotiate(req.headers.accept, offers, { vendor: this.spec.vendor, version: this.spec.version });
+    const accept = req.headers.accept;
+    const key = `${accept ?? ""}\n${offers[1] ?? ""}`;
+    let result = this.negotiated.get(key);
+    if (!result) {
+      result = negotiate(accept, offers, { vendor: this.spec.vendor, version: this.spec.version });
+      if (this.negotiated.size >= 1000) this.negotiated.clear(); // bounded: a hostile client cannot grow it
+      this.negotiated.set(key, result);
+    }
     if (result.ok) return result.type;
     throw this.error(result.reason, "", result.reason === "unknownVersion" ? `This service serves version ${this.spec.version}.` : `Acceptable types here: ${offers.join(", ")}.`);
   }
 
+  private readonly offerLists = new Map<string, readonly string[]>();
+
   /** Offers for a vendor media type: plain JSON first, then both vendor shapes. */
-  offers(mediaType: string): string[] {
-    const t = this.spec.mediaTypes.find((m) => m.name === mediaType);
-    return t ? ["application/json", t.name, t.alias] : ["application/json", mediaType];
+  offers(mediaType: string): readonly string[] {
+    let list = this.offerLists.get(mediaType);
+    if (!list) {
+      const t = this.spec.mediaTypes.find((m) => m.name === mediaType);
+      list = t ? ["application/json", t.name, t.alias] : ["application/json", mediaType];
+      this.offerLists.set(mediaType, list);
+    }
+    return list;
   }
 }
 
+const asIs = (payload: string): string => payload;
+
 /**
- * Sends a JSON body with the negotiated type. Vendor types go out exactly as negotiated (a Buffer
- * keeps Fastify from appending a charset); JSON is UTF-8 either way.
+ * Sends a JSON body with the negotiated type. Vendor types go out exactly as negotiated: a reply
+ * serializer keeps Fastify from appending a charset, and a string body goes out in one write with the
+ * headers (a Buffer costs a second, vectored write). JSON is UTF-8 either way.
  */
 export function sendJson(reply: FastifyReply, status: number, type: string, body: unknown): FastifyReply {
   const contentType = type === "application/json" ? "application/json; charset=utf-8" : type;
-  return reply.code(status).header("content-type", contentType).send(Buffer.from(JSON.stringify(body)));
+  return reply.code(status).header("content-type", contentType).serializer(asIs).send(JSON.stringify(body));
 }

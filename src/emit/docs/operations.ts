@@ -77,8 +77,16 @@ function page(model: Model, r: Resource, href: string): Record<string, unknown> 
   return { meta: { href, mediaType: r.collectionMediaType }, offset: 0, limit: PAGING.defaultLimit, size: 1, items: [exampleInstance(model, r)] };
 }
 
-/** Every operation of the service, in route order. */
+const operationCache = new WeakMap<Model, Operation[]>();
+
+/** Every operation of the service, in route order (computed once per model). */
 export function operationsOf(model: Model): Operation[] {
+  let ops = operationCache.get(model);
+  if (!ops) operationCache.set(model, (ops = computeOperations(model)));
+  return ops;
+}
+
+function computeOperations(model: Model): Operation[] {
   const ops: Operation[] = [];
   for (const r of model.resources) {
     const T = cap(r.typeName);

@@ -1,0 +1,161 @@
+/**
+ * The hand-written Fastify 5 baseline: the library's books served from the same SQLite file with the
+ * same conventions as the generated service (meta links, fields, expand, paging, vendor Accept, Bearer
+ * key check with a cache, JSON Schema validation of bodies, 409 on unique values). Written the way a
+ * careful developer would write it by hand, without resourcery's runtime.
+ */
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import { Ajv } from "ajv";
+import Database from "better-sqlite3";
+import Fastify from "fastify";
+
+export interface BaselineOptions {
+  readonly db: string;
+  readonly keysFile: string;
+  readonly baseUrl: string;
+  readonly port: number;
+}
+
+type Row = { id: string; created_at: string; modified_at: string; data: string };
+
+const BOOK = "application/vnd.library.v2.book+json";
+const BOOKS = "application/vnd.library.v2.books+json";
+const AUTHOR = "application/vnd.library.v2.author+json";
+
+function keyChecker(keysFile: string): (auth: string | undefined) => boolean {
+  const hmac = fs.readFileSync(`${keysFile}.hmac`, "utf8").trim();
+  const hashes = (JSON.parse(fs.readFileSync(keysFile, "utf8")).keys as { hash: string }[]).map((k) => Buffer.from(k.hash, "hex"));
+  const cache = new Map<string, number>();
+  return (auth) => {
+    if (!auth?.startsWith("Bearer ")) return false;
+    const secret = auth.slice(7);
+    const until = cache.get(secret);
+    if (until !== undefined && until > Date.now()) return true;
+    const digest = createHmac("sha256", hmac).update(secret).digest();
+    const ok = hashes.some((h) => h.length === digest.length && timingSafeEqual(h, digest));
+    if (ok) cache.set(secret, Date.now() + 30_000);
+    return ok;
+  };
+}
+
+function accepts(accept: string | undefined, type: string): boolean {
+  return !accept || accept.includes("*/*") || accept.includes("application/json") || accept.includes(type);
+}
+
+/** Starts the baseline; resolves with a function that stops it. */
+export async function startBaseline(o: BaselineOptions): Promise<() => Promise<void>> {
+  const db = new Database(o.db);
+  db.pragma("journal_mode = WAL");
+  const getBook = db.prepare<[string], Row>('SELECT id, created_at, modified_at, data FROM "books" WHERE id = ?');
+  const getAuthor = db.prepare<[string], Row>('SELECT id, created_at, modified_at, data FROM "authors" WHERE id = ?');
+  const page = db.prepare<[number, number], Row>('SELECT id, created_at, modified_at, data FROM "books" ORDER BY created_at, id LIMIT ? OFFSET ?');
+  const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM "books"');
+  const insert = db.prepare('INSERT INTO "books" (id, created_at, modified_at, owner, data) VALUES (?, ?, ?, NULL, ?)');
+  const authorExists = db.prepare<[string], { id: string }>('SELECT id FROM "authors" WHERE id = ?');
+  const authorized = keyChecker(o.keysFile);
+  const validate = new Ajv({ strict: false }).compile({
+    type: "object",
+    additionalProperties: false,
+    required: ["title", "author"],
+    properties: {
+      title: { type: "string", minLength: 1, maxLength: 500 },
+      isbn: { type: "string", pattern: "^(97[89])?\\d{9}[\\dX]$" },
+      pages: { type: "integer", minimum: 1 },
+      published: { type: "integer", minimum: -3000, maximum: 2100 },
+      genres: { type: "array", uniqueItems: true, items: { type: "string", enum: ["fiction", "poetry", "history", "science", "children"] } },
+      author: { type: "object", required: ["meta"], properties: { meta: { type: "object", required: ["href"], properties: { href: { type: "string" } } } } },
+    },
+  });
+  const href = (c: string, id: string) => `${o.baseUrl}/${c}/${id}`;
+  const author = (id: string, expand: boolean) => {
+    if (!expand) return { meta: { href: href("authors", id), mediaType: AUTHOR } };
+    const row = getAuthor.get(id);
+    if (!row) return { meta: { href: href("authors", id), mediaType: AUTHOR } };
+    const data = JSON.parse(row.data);
+    return { meta: { href: href("authors", row.id), mediaType: AUTHOR }, id: row.id, createdAt: row.created_at, modifiedAt: row.modified_at, books: { meta: { href: `${href("authors", row.id)}/books`, mediaType: BOOKS } }, ...data };
+  };
+  const book = (row: Row, expand: boolean, fields?: string[]) => {
+    const data = JSON.parse(row.data);
+    const full: Record<string, unknown> = { meta: { href: href("books", row.id), mediaType: BOOK }, id: row.id, createdAt: row.created_at, modifiedAt: row.modified_at, ...data, author: author(data.author, expand) };
+    if (!fields) return full;
+    const out: Record<string, unknown> = { meta: full.meta };
+    for (const f of fields) if (f in full) out[f] = full[f];
+    return out;
+  };
+  const fail = (status: number, code: number, property = "") => ({ status, code, property, message: "error", dev: "error", info: `http://localhost:3000/docs/errors/${code}` });
+
+  const app = Fastify({ logger: false });
+  app.addHook("onRequest", async (req, reply) => {
+    if (!authorized(req.headers.authorization)) return reply.code(401).header("www-authenticate", 'Bearer realm="Library API"').send(fail(401, 40100));
+  });
+  app.get("/v2/books/:id", async (req, reply) => {
+    if (!accepts(req.headers.accept, BOOK)) return reply.code(406).send(fail(406, 40600));
+    const q = req.query as { fields?: string; expand?: string };
+    const fields = q.fields?.split(",");
+    if (fields?.some((f) => !["id", "createdAt", "modifiedAt", "title", "isbn", "pages", "published", "genres", "author"].includes(f))) return reply.code(400).send(fail(400, 40006, "fields"));
+    if (q.expand !== undefined && q.expand !== "author") return reply.code(400).send(fail(400, 40007, "expand"));
+    const row = getBook.get((req.params as { id: string }).id);
+    if (!row) return reply.code(404).send(fail(404, 40400));
+    return reply.header("content-type", "application/json; charset=utf-8").send(book(row, q.expand === "author", fields));
+  });
+  app.get("/v2/books", async (req, reply) => {
+    if (!accepts(req.headers.accept, BOOKS)) return reply.code(406).send(fail(406, 40600));
+    const q = req.query as { offset?: string; limit?: string };
+    const offset = Number(q.offset ?? 0);
+    const limit = Number(q.limit ?? 25);
+    if (!Number.isInteger(offset) || offset < 0) return reply.code(400).send(fail(400, 40008, "offset"));
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return reply.code(400).send(fail(400, 40008, "limit"));
+    const items = page.all(limit, offset).map((r) => book(r, false));
+    return { meta: { href: `${o.baseUrl}/books`, mediaType: BOOKS }, offset, limit, size: count.get()!.n, items };
+  });
+  app.post("/v2/books", async (req, reply) => {
+    if (!validate(req.body)) return reply.code(400).send(fail(400, 40003, String(validate.errors?.[0]?.instancePath.slice(1) ?? "")));
+    const body = req.body as Record<string, any>;
+    const authorId = String(body.author.meta.href).split("/").pop()!;
+    if (!authorExists.get(authorId)) return reply.code(400).send(fail(400, 40005, "author"));
+    const id = randomUUID();
+    const now = new Date().toISOString();
+    const data = { ...body, author: authorId };
+    try {
+      insert.run(id, now, now, JSON.stringify(data));
+    } catch {
+      return reply.code(409).send(fail(409, 40900, "isbn"));
+    }
+    reply.code(201).header("location", href("books", id));
+    return book({ id, created_at: now, modified_at: now, data: JSON.stringify(data) }, false);
+  });
+  await app.listen({ port: o.port, host: "127.0.0.1" });
+  return async () => {
+    await app.close();
+    db.close();
+  };
+}
+
+/** The floor: raw node:http answering GET /v2/books/:id from the same file, with the key check and meta. */
+export async function startFloor(o: BaselineOptions): Promise<() => Promise<void>> {
+  const db = new Database(o.db, { readonly: true });
+  const getBook = db.prepare<[string], Row>('SELECT id, created_at, modified_at, data FROM "books" WHERE id = ?');
+  const authorized = keyChecker(o.keysFile);
+  const server = http.createServer((req, res) => {
+    if (!authorized(req.headers.authorization)) {
+      res.writeHead(401).end();
+      return;
+    }
+    const id = (req.url ?? "").split("?")[0]!.split("/").pop()!;
+    const row = getBook.get(id);
+    if (!row) {
+      res.writeHead(404).end();
+      return;
+    }
+    const data = JSON.parse(row.data);
+    const body = { meta: { href: `${o.baseUrl}/books/${row.id}`, mediaType: BOOK }, id: row.id, createdAt: row.created_at, modifiedAt: row.modified_at, ...data, author: { meta: { href: `${o.baseUrl}/authors/${data.author}`, mediaType: AUTHOR } } };
+    res.writeHead(200, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(body));
+  });
+  await new Promise<void>((r) => server.listen(o.port, "127.0.0.1", r));
+  return async () => {
+    await new Promise((r) => server.close(r));
+    db.close();
+  };
+}

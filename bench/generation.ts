@@ -1,0 +1,465 @@
+/**
+ * Generation speed: resourcery (generate, no-op regenerate, docs) against peers on the same synthetic
+ * API (TypeSpec with openapi3 + http-server-js, @hey-api/openapi-ts, orval, openapi-typescript).
+ * Every measurement is a whole process: spawned, timed by the wall clock, its peak memory read from
+ * `/usr/bin/time -f %M` (or, without GNU time, by polling /proc/PID/status), repeated `runs` times.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { openApiOf, typeSpecOf, writeResourcery } from "./synth.js";
+
+export interface GenerationRow {
+  tool: string;
+  task: string;
+  n: number;
+  medianMs: number;
+  minMs: number;
+  maxMs: number;
+  peakRssMb: number;
+  ratio?: string;
+  ok: boolean;
+  note?: string;
+}
+
+export interface GenerationOptions {
+  sizes: number[];
+  runs: number;
+  smoke: boolean;
+  log: (line: string) => void;
+}
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(benchDir, "..");
+const benchModules = path.join(benchDir, "node_modules");
+const TIMEOUT_MS = 15 * 60_000;
+
+/** How peak memory is measured on this machine. */
+type MemoryProbe = "gnu-time" | "proc" | "none";
+
+interface ProcessResult {
+  code: number | null;
+  ms: number;
+  /** Peak resident set in KiB, or undefined when not measured. */
+  rssKb: number | undefined;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+interface Invocation {
+  /** Arguments after the node executable (a script and its arguments). */
+  args: string[];
+  cwd: string;
+  /** Untimed, before each run: clean the output so each run generates from scratch. */
+  before?: () => void;
+  /** Returns an error message when the run, though exiting 0, did not do its job. */
+  check: (r: ProcessResult) => string | undefined;
+  /** Returns a remark worth keeping (not a failure). */
+  remark?: (r: ProcessResult) => string | undefined;
+}
+
+interface Peer {
+  tool: string;
+  task: string;
+  /** The script to run with node, resolved from bench/node_modules/.bin, or undefined if not installed. */
+  script: string | undefined;
+  bin: string;
+  invocation: (script: string, dir: string, n: number) => Invocation;
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+function firstLine(text: string): string | undefined {
+  return text.replace(ANSI, "").split("\n").map((l) => l.trim()).find((l) => l.length > 0);
+}
+
+function lastLine(text: string): string | undefined {
+  return text.replace(ANSI, "").split("\n").map((l) => l.trim()).filter((l) => l.length > 0).pop();
+}
+
+/** The first line that reports an error, for tools that print their diagnostics on stdout. */
+function errorLine(text: string): string | undefined {
+  return text.replace(ANSI, "").split("\n").map((l) => l.trim()).find((l) => /\berror\b/i.test(l));
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+function round(x: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** The JS file a bench/node_modules/.bin entry points at, or undefined when the peer is not installed. */
+function binScript(name: string): string | undefined {
+  const link = path.join(benchModules, ".bin", name);
+  try {
+    return fs.realpathSync(link);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether /usr/bin/time is GNU time (accepts -f %M -o FILE), else whether /proc can be polled. */
+async function probeMemory(): Promise<MemoryProbe> {
+  const time = "/usr/bin/time";
+  if (fs.existsSync(time)) {
+    const out = path.join(os.tmpdir(), `resourcery-bench-time-${process.pid}.txt`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const child = spawn(time, ["-f", "%M", "-o", out, process.execPath, "-e", ""], { stdio: "ignore" });
+      child.on("error", () => resolve(false));
+      child.on("exit", (code) => resolve(code === 0));
+    });
+    const kb = ok && fs.existsSync(out) ? parseTimeFile(out) : undefined;
+    fs.rmSync(out, { force: true });
+    if (kb !== undefined) return "gnu-time";
+  }
+  return fs.existsSync(`/proc/${process.pid}/status`) ? "proc" : "none";
+}
+
+/** The max-RSS number GNU time wrote (its last numeric line; it may precede it with an exit-status line). */
+function parseTimeFile(file: string): number | undefined {
+  const lines = fs.readFileSync(file, "utf8").split("\n").map((l) => l.trim()).filter((l) => /^\d+$/.test(l));
+  const last = lines.pop();
+  return last === undefined ? undefined : Number(last);
+}
+
+function vmHwmKb(pid: number): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs node with args as one whole process: wall-clock time, peak RSS, output. Never throws. */
+function runProcess(args: string[], cwd: string, memory: MemoryProbe): Promise<ProcessResult> {
+  const timeFile = path.join(os.tmpdir(), `resourcery-bench-time-${process.pid}-${Date.now()}.txt`);
+  const [command, commandArgs] =
+    memory === "gnu-time" ? ["/usr/bin/time", ["-f", "%M", "-o", timeFile, process.execPath, ...args]] : [process.execPath, args];
+  const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", CI: "1" };
+  return new Promise((resolve) => {
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    let polledKb: number | undefined;
+    const start = process.hrtime.bigint();
+    const child = spawn(command, commandArgs as string[], { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const poll =
+      memory === "proc" && child.pid !== undefined
+        ? setInterval(() => {
+            const kb = vmHwmKb(child.pid!);
+            if (kb !== undefined) polledKb = Math.max(polledKb ?? 0, kb);
+          }, 10)
+        : undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }, TIMEOUT_MS);
+    const finish = (code: number | null, error?: Error) => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      let rssKb: number | undefined = polledKb;
+      if (memory === "gnu-time" && fs.existsSync(timeFile)) {
+        rssKb = parseTimeFile(timeFile);
+        fs.rmSync(timeFile, { force: true });
+      }
+      resolve({ code, ms, rssKb, stdout, stderr: error ? `${error.message}\n${stderr}` : stderr, timedOut });
+    };
+    child.on("error", (e) => finish(null, e));
+    child.on("close", (code) => finish(code));
+  });
+}
+
+function nonEmptyFile(file: string): boolean {
+  try {
+    return fs.statSync(file).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+function countFiles(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+}
+
+function requireFiles(files: string[]): string | undefined {
+  const missing = files.filter((f) => !nonEmptyFile(f));
+  return missing.length ? `no output: ${missing.map((f) => path.basename(f)).join(", ")} missing or empty` : undefined;
+}
+
+/** Times one invocation `runs` times; stops at the first failing run and reports it. */
+async function measure(tool: string, task: string, n: number, runs: number, inv: Invocation, memory: MemoryProbe, log: (l: string) => void): Promise<GenerationRow> {
+  const times: number[] = [];
+  let rss = 0;
+  const notes: string[] = [];
+  let failure: string | undefined;
+  for (let i = 0; i < runs; i++) {
+    try {
+      inv.before?.();
+    } catch (e) {
+      failure = `setup failed: ${(e as Error).message}`;
+      break;
+    }
+    const r = await runProcess(inv.args, inv.cwd, memory);
+    if (r.timedOut) failure = `timed out after ${TIMEOUT_MS / 1000} s`;
+    else if (r.code !== 0) failure = firstLine(r.stderr) ?? errorLine(r.stdout) ?? lastLine(r.stdout) ?? `exit code ${r.code}`;
+    else failure = inv.check(r);
+    if (failure) {
+      if (r.code !== 0 && !r.timedOut) failure = `exit ${r.code}: ${failure}`;
+      times.push(r.ms);
+      break;
+    }
+    times.push(r.ms);
+    if (r.rssKb !== undefined) rss = Math.max(rss, r.rssKb);
+    const remark = inv.remark?.(r);
+    if (remark && !notes.includes(remark)) notes.push(remark);
+  }
+  if (memory === "none") notes.push("memory not measured");
+  else if (memory === "proc") notes.push("memory polled from /proc");
+  if (failure) notes.unshift(failure);
+  const row: GenerationRow = {
+    tool,
+    task,
+    n,
+    medianMs: times.length ? round(median(times)) : 0,
+    minMs: times.length ? round(Math.min(...times)) : 0,
+    maxMs: times.length ? round(Math.max(...times)) : 0,
+    peakRssMb: round(rss / 1024),
+    ok: failure === undefined,
+    ...(notes.length ? { note: notes.join("; ") } : {}),
+  };
+  log(
+    `  ${tool.padEnd(18)} ${task.padEnd(26)} n=${String(n).padEnd(4)} ` +
+      (row.ok ? `median ${row.medianMs} ms (${row.minMs}–${row.maxMs}), ${row.peakRssMb} MB` : `FAILED`) +
+      (row.note ? `  [${row.note}]` : ""),
+  );
+  return row;
+}
+
+function skipped(tool: string, task: string, n: number, note: string, log: (l: string) => void): GenerationRow {
+  log(`  ${tool.padEnd(18)} ${task.padEnd(26)} n=${String(n).padEnd(4)} skipped  [${note}]`);
+  return { tool, task, n, medianMs: 0, minMs: 0, maxMs: 0, peakRssMb: 0, ok: false, note };
+}
+
+/** Writes the three projects of size n into dir: defs/, openapi.json, tsp/ (+ orval.config.mjs). */
+function writeProjects(n: number, dir: string): void {
+  writeResourcery(n, path.join(dir, "defs"));
+  fs.writeFileSync(path.join(dir, "openapi.json"), JSON.stringify(openApiOf(n), null, 2));
+  const tsp = path.join(dir, "tsp");
+  fs.mkdirSync(tsp, { recursive: true });
+  fs.writeFileSync(path.join(tsp, "main.tsp"), typeSpecOf(n));
+  fs.writeFileSync(
+    path.join(tsp, "tspconfig.yaml"),
+    ['emit:', '  - "@typespec/openapi3"', '  - "@typespec/http-server-js"', 'output-dir: "{project-root}/tsp-output"', ""].join("\n"),
+  );
+  // tsp compile resolves @typespec/* libraries from the project folder.
+  if (fs.existsSync(benchModules)) fs.symlinkSync(benchModules, path.join(tsp, "node_modules"), "dir");
+  fs.writeFileSync(
+    path.join(dir, "orval.config.mjs"),
+    `export default { bench: { input: { target: "./openapi.json" }, output: { target: "./orval-out/api.ts", client: "fetch", mode: "single" } } };\n`,
+  );
+}
+
+const GENERATED_COUNTS = /(\d+) created, (\d+) updated, (\d+) deleted/;
+
+function peers(): Peer[] {
+  const rm = (p: string) => () => fs.rmSync(p, { recursive: true, force: true });
+  return [
+    {
+      tool: "typespec",
+      task: "compile openapi3+http-server-js",
+      bin: "tsp",
+      script: binScript("tsp"),
+      invocation: (script, dir) => {
+        const out = path.join(dir, "tsp", "tsp-output", "@typespec");
+        return {
+          args: [script, "compile", "."],
+          cwd: path.join(dir, "tsp"),
+          before: rm(path.join(dir, "tsp", "tsp-output")),
+          check: () =>
+            requireFiles([path.join(out, "openapi3", "openapi.yaml")]) ??
+            (countFiles(path.join(out, "http-server-js")) === 0 ? "no output from @typespec/http-server-js" : undefined),
+        };
+      },
+    },
+    {
+      tool: "hey-api",
+      task: "openapi-ts (client-fetch)",
+      bin: "openapi-ts",
+      script: binScript("openapi-ts"),
+      invocation: (script, dir) => ({
+        args: [script, "-i", "openapi.json", "-o", "heyapi-out"],
+        cwd: dir,
+        before: rm(path.join(dir, "heyapi-out")),
+        check: () => requireFiles(["types.gen.ts", "sdk.gen.ts", "client.gen.ts"].map((f) => path.join(dir, "heyapi-out", f))),
+      }),
+    },
+    {
+      tool: "orval",
+      task: "fetch client",
+      bin: "orval",
+      script: binScript("orval"),
+      invocation: (script, dir) => ({
+        args: [script, "--config", "orval.config.mjs"],
+        cwd: dir,
+        before: rm(path.join(dir, "orval-out")),
+        check: () => requireFiles([path.join(dir, "orval-out", "api.ts")]),
+      }),
+    },
+    {
+      tool: "openapi-typescript",
+      task: "types",
+      bin: "openapi-typescript",
+      script: binScript("openapi-typescript"),
+      invocation: (script, dir) => ({
+        args: [script, "openapi.json", "-o", "oats-out/schema.ts"],
+        cwd: dir,
+        before: () => {
+          fs.rmSync(path.join(dir, "oats-out"), { recursive: true, force: true });
+          fs.mkdirSync(path.join(dir, "oats-out"));
+        },
+        check: () => requireFiles([path.join(dir, "oats-out", "schema.ts")]),
+      }),
+    },
+  ];
+}
+
+function ratioRow(task: string, n: number, a: GenerationRow | undefined, b: GenerationRow | undefined): GenerationRow | undefined {
+  if (!a || !b) return undefined;
+  const ok = a.ok && b.ok && b.medianMs > 0;
+  return {
+    tool: "ratio",
+    task,
+    n,
+    medianMs: 0,
+    minMs: 0,
+    maxMs: 0,
+    peakRssMb: 0,
+    ok,
+    ...(ok ? { ratio: `${(a.medianMs / b.medianMs).toFixed(2)}×` } : {}),
+    note: ok ? `${a.medianMs} ms / ${b.medianMs} ms (medians)` : "a side failed or was skipped",
+  };
+}
+
+export async function runGenerationBench(options: GenerationOptions): Promise<GenerationRow[]> {
+  const { log } = options;
+  const sizes = options.smoke ? [10] : options.sizes;
+  const runs = options.smoke ? 1 : Math.max(1, options.runs);
+  const memory = await probeMemory();
+  const cli = path.join(root, "bin", "run.js");
+  const rows: GenerationRow[] = [];
+  log(`generation: sizes ${sizes.join(", ")}, ${runs} run(s) each, whole processes, memory via ${memory}`);
+  if (!fs.existsSync(path.join(root, "dist", "cli"))) log("  warning: dist/cli is missing — run `npm run build` in the repository first");
+
+  const allPeers = peers();
+  for (const n of sizes) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `resourcery-bench-gen-${n}-`));
+    const sizeRows: GenerationRow[] = [];
+    try {
+      writeProjects(n, dir);
+      const defs = path.join(dir, "defs");
+
+      // resourcery: full generate, each run into a fresh folder; then a no-op regenerate (same
+      // definitions into the folder the last run wrote) and docs.
+      const resourceryLane = async (): Promise<GenerationRow[]> => {
+        const out: GenerationRow[] = [];
+        let fresh = 0;
+        const freshOut = () => path.join(dir, `gen-${fresh}`);
+        const full = await measure("resourcery", "generate", n, runs, {
+          get args() {
+            return [cli, "generate", defs, "--out", freshOut()];
+          },
+          cwd: dir,
+          before: () => {
+            fresh++;
+            fs.rmSync(freshOut(), { recursive: true, force: true });
+          },
+          check: () => requireFiles([path.join(freshOut(), "src", "generated", "server.ts")]),
+        }, memory, log);
+        out.push(full);
+        if (!full.ok) {
+          out.push(skipped("resourcery", "regenerate (no-op)", n, "full generate failed", log));
+        } else {
+          const noopOut = freshOut();
+          out.push(
+            await measure("resourcery", "regenerate (no-op)", n, runs, {
+              args: [cli, "generate", defs, "--out", noopOut],
+              cwd: dir,
+              check: () => requireFiles([path.join(noopOut, "src", "generated", "server.ts")]),
+              remark: (r) => {
+                const m = GENERATED_COUNTS.exec(r.stdout);
+                if (!m) return "could not read the change counts";
+                return m[1] === "0" && m[2] === "0" && m[3] === "0" ? undefined : `not a no-op: ${m[0]}`;
+              },
+            }, memory, log),
+          );
+        }
+        out.push(
+          await measure("resourcery", "docs", n, runs, {
+            args: [cli, "docs", defs, "--out", path.join(dir, "docs-out")],
+            cwd: dir,
+            before: () => fs.rmSync(path.join(dir, "docs-out"), { recursive: true, force: true }),
+            check: () => requireFiles([path.join(dir, "docs-out", "openapi.json"), path.join(dir, "docs-out", "index.html")]),
+          }, memory, log),
+        );
+        return out;
+      };
+
+      // Peers on the same API (those not installed are skipped with a note).
+      const peerLane = async (): Promise<GenerationRow[]> => {
+        const out: GenerationRow[] = [];
+        for (const peer of allPeers) {
+          if (!peer.script) out.push(skipped(peer.tool, peer.task, n, `${peer.bin} not installed (npm install in bench/)`, log));
+          else out.push(await measure(peer.tool, peer.task, n, runs, peer.invocation(peer.script, dir, n), memory, log));
+        }
+        return out;
+      };
+
+      sizeRows.push(...(await resourceryLane()));
+      sizeRows.push(...(await peerLane()));
+    } catch (e) {
+      sizeRows.push(skipped("bench", "setup", n, `failed: ${(e as Error).message}`, log));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+
+    const find = (tool: string, task: string) => sizeRows.find((r) => r.tool === tool && r.task === task);
+    const full = find("resourcery", "generate");
+    const ratios = [
+      ratioRow("generate / openapi-typescript", n, full, find("openapi-typescript", "types")),
+      ratioRow("generate / typespec", n, full, find("typespec", "compile openapi3+http-server-js")),
+      ratioRow("no-op regenerate / generate", n, find("resourcery", "regenerate (no-op)"), full),
+    ];
+    for (const r of ratios) if (r) sizeRows.push(r);
+    rows.push(...sizeRows);
+  }
+
+  // Scaling: resourcery at each size against the next smaller size (e.g. 500 / 100).
+  const sorted = [...sizes].sort((a, b) => a - b);
+  for (let i = 1; i < sorted.length; i++) {
+    const [small, big] = [sorted[i - 1]!, sorted[i]!];
+    for (const task of ["generate", "regenerate (no-op)", "docs"]) {
+      const r = ratioRow(`${task} n=${big} / n=${small}`, big, rows.find((x) => x.tool === "resourcery" && x.task === task && x.n === big), rows.find((x) => x.tool === "resourcery" && x.task === task && x.n === small));
+      if (r) rows.push(r);
+    }
+  }
+  for (const r of rows.filter((x) => x.tool === "ratio")) log(`  ratio ${r.task.padEnd(40)} n=${String(r.n).padEnd(4)} ${r.ratio ?? "—"}  [${r.note}]`);
+  return rows;
+}

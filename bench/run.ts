@@ -1,0 +1,100 @@
+/**
+ * `npm run bench`: generation speed against peers and served throughput against hand-written Fastify,
+ * in one run; writes the results table into bench/README.md. `--smoke` (CI) runs N = 10 briefly and
+ * writes nothing.
+ */
+import { execSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { runGenerationBench, type GenerationRow } from "./generation.js";
+import { runServerBench, type ServerRow } from "./server.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const smoke = process.argv.includes("--smoke");
+/** `--runs N`, `--duration S`, `--rounds R` shorten a run (the defaults are the full bench). */
+const flag = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const log = (line: string) => console.log(line);
+
+function versionOf(pkg: string): string {
+  for (const dir of [path.join(here, "node_modules"), path.join(here, "..", "node_modules")]) {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(dir, pkg, "package.json"), "utf8")).version as string;
+    } catch {
+      /* try the next folder */
+    }
+  }
+  return "not installed";
+}
+
+function generationTable(rows: readonly GenerationRow[]): string {
+  const lines = ["| tool | task | N | median | min–max | peak RSS | note |", "|---|---|---|---|---|---|---|"];
+  for (const r of rows) {
+    const note = r.ratio ?? (r.ok ? (r.note ?? "") : `failed: ${r.note ?? ""}`);
+    const time = r.tool === "ratio" ? "" : `${(r.medianMs / 1000).toFixed(2)} s`;
+    const range = r.tool === "ratio" ? "" : `${(r.minMs / 1000).toFixed(2)}–${(r.maxMs / 1000).toFixed(2)} s`;
+    const rss = r.tool === "ratio" || !r.peakRssMb ? "" : `${Math.round(r.peakRssMb)} MB`;
+    lines.push(`| ${r.tool} | ${r.task} | ${r.n} | ${time} | ${range} | ${rss} | ${note} |`);
+  }
+  return lines.join("\n");
+}
+
+function serverTable(rows: readonly ServerRow[]): string {
+  const routes = [...new Set(rows.map((r) => r.route))];
+  const lines = ["| route | generated req/s | baseline req/s | floor req/s | generated/baseline | p99 generated | p99 baseline | p99 ratio |", "|---|---|---|---|---|---|---|---|"];
+  for (const route of routes) {
+    const get = (s: ServerRow["server"]) => rows.find((r) => r.route === route && r.server === s);
+    const g = get("generated");
+    const b = get("baseline");
+    const f = get("floor");
+    const ratio = g && b ? (g.reqPerSec / b.reqPerSec).toFixed(2) : "";
+    const p99 = g && b && b.p99Ms > 0 ? (g.p99Ms / b.p99Ms).toFixed(2) : "";
+    lines.push(`| ${route} | ${g?.reqPerSec ?? ""} | ${b?.reqPerSec ?? ""} | ${f?.reqPerSec ?? "—"} | ${ratio} | ${g ? `${g.p99Ms} ms` : ""} | ${b ? `${b.p99Ms} ms` : ""} | ${p99} |`);
+  }
+  return lines.join("\n");
+}
+
+const started = Date.now();
+log(`resourcery bench${smoke ? " (smoke)" : ""}`);
+const generation = await runGenerationBench({ sizes: smoke ? [10] : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log });
+const server = await runServerBench({ durationSec: smoke ? 1 : flag("duration", 10), rounds: smoke ? 1 : flag("rounds", 3), connections: smoke ? 4 : 50, log });
+const failed = generation.filter((r) => r.tool === "resourcery" && !r.ok);
+console.log("\n" + generationTable(generation) + "\n\n" + serverTable(server));
+
+if (!smoke) {
+  const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+  const machine = `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.type()} ${os.release()}`;
+  const versions = ["@typespec/compiler", "@typespec/http-server-js", "@hey-api/openapi-ts", "orval", "openapi-typescript", "fastify", "better-sqlite3", "autocannon"].map((p) => `${p} ${versionOf(p)}`).join(", ");
+  let commit = "";
+  try {
+    commit = execSync("git rev-parse --short HEAD", { cwd: here, encoding: "utf8" }).trim();
+  } catch {
+    /* not a checkout */
+  }
+  const readme = path.join(here, "README.md");
+  const text = fs.readFileSync(readme, "utf8");
+  const results = [
+    "<!-- results:start -->",
+    `Measured ${new Date().toISOString().slice(0, 10)} at commit ${commit || "?"} on ${machine}.`,
+    `Versions: ${versions}.`,
+    "",
+    "### Generation (whole processes, median of runs)",
+    "",
+    generationTable(generation),
+    "",
+    "### Served throughput (autocannon, medians of alternating rounds)",
+    "",
+    serverTable(server),
+    "<!-- results:end -->",
+  ].join("\n");
+  fs.writeFileSync(readme, text.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, results));
+  log(`\nresults written to bench/README.md (${Math.round((Date.now() - started) / 1000)} s)`);
+}
+if (failed.length > 0) {
+  console.error(`resourcery failed: ${failed.map((f) => `${f.task} N=${f.n}: ${f.note}`).join("; ")}`);
+  process.exit(1);
+}

@@ -1,0 +1,163 @@
+/**
+ * Served throughput: the generated library service, the hand-written Fastify baseline and a raw
+ * node:http floor, on the same SQLite file, under autocannon with the same settings, in alternating
+ * rounds. Reports req/s and p99 per route and the ratio generated/baseline.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { startBaseline, startFloor } from "./baseline.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+export interface ServerRow {
+  readonly route: string;
+  readonly server: "generated" | "baseline" | "floor";
+  readonly reqPerSec: number;
+  readonly p99Ms: number;
+}
+
+export interface ServerOptions {
+  readonly durationSec: number;
+  readonly rounds: number;
+  readonly connections: number;
+  readonly log: (line: string) => void;
+}
+
+type Load = (o: { url: string; method: string; headers: Record<string, string>; body?: string | undefined; connections: number; duration: number }) => Promise<{ requests: { average: number }; latency: { p99: number }; non2xx: number; errors: number }>;
+
+/**
+ * autocannon when bench/ has its dependencies; otherwise (the CI smoke) a small fetch loop with the
+ * same result shape, so that the harness itself is exercised everywhere.
+ */
+async function loadGenerator(): Promise<Load> {
+  try {
+    const mod = (await import("autocannon")) as { default: Load };
+    return mod.default;
+  } catch {
+    return async ({ url, method, headers, body, connections, duration }) => {
+      const latencies: number[] = [];
+      let non2xx = 0;
+      let errors = 0;
+      const end = Date.now() + duration * 1000;
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          while (Date.now() < end) {
+            const t0 = performance.now();
+            try {
+              const res = await fetch(url, { method, headers, ...(body ? { body } : {}) });
+              await res.arrayBuffer();
+              if (res.status >= 300) non2xx++;
+            } catch {
+              errors++;
+            }
+            latencies.push(performance.now() - t0);
+          }
+        }),
+      );
+      latencies.sort((a, b) => a - b);
+      return { requests: { average: latencies.length / duration }, latency: { p99: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0) }, non2xx, errors };
+    };
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+async function waitFor(url: string, headers: Record<string, string>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      await fetch(url, { headers });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`nothing answers at ${url}`);
+}
+
+/** Runs the throughput benchmark; returns one row per route and server (medians over rounds). */
+export async function runServerBench(o: ServerOptions): Promise<ServerRow[]> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-bench-"));
+  const out = path.join(work, "library-service");
+  const run = (cmd: string, args: string[], cwd: string) => {
+    const r = spawnSync(cmd, args, { cwd, encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: ${r.stderr}${r.stdout}`);
+  };
+  run(process.execPath, [path.join(root, "bin/run.js"), "generate", path.join(root, "examples/library"), "--out", out], root);
+  fs.symlinkSync(path.join(root, "node_modules"), path.join(out, "node_modules"), "dir");
+  run(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], out);
+  const keysFile = path.join(work, "keys.json");
+  const db = path.join(work, "bench.db");
+  const { KeyRing } = (await import(pathToFileURL(path.join(out, "dist/src/index.js")).href)) as { KeyRing: { open(f: string): { create(r: string[]): { secret: string } } } };
+  const secret = KeyRing.open(keysFile).create(["librarian"]).secret;
+  const headers = { authorization: `Bearer ${secret}`, accept: "application/vnd.library.v2.book+json", "content-type": "application/json" };
+  const port = 3900 + Math.floor(Math.random() * 50);
+  const origin = `http://127.0.0.1:${port}`;
+  const baseUrl = `${origin}/v2`;
+
+  const startGenerated = async (): Promise<() => Promise<void>> => {
+    const child: ChildProcess = spawn(process.execPath, ["dist/src/main.js"], {
+      cwd: out,
+      env: { ...process.env, PORT: String(port), BASE_URL: baseUrl, DATABASE_FILE: db, KEYS_FILE: keysFile, LOG_LEVEL: "warn" },
+      stdio: "ignore",
+    });
+    await waitFor(`${baseUrl}/books`, headers);
+    return () => new Promise<void>((r) => (child.once("exit", () => r()), child.kill("SIGTERM")));
+  };
+
+  // Seed through the generated service: one author and 200 books.
+  let stop = await startGenerated();
+  const author = await (await fetch(`${baseUrl}/authors`, { method: "POST", headers: { ...headers, accept: "application/json" }, body: JSON.stringify({ name: "Ursula K. Le Guin", born: 1929 }) })).json();
+  let bookId = "";
+  for (let i = 0; i < 200; i++) {
+    const b = await (await fetch(`${baseUrl}/books`, { method: "POST", headers: { ...headers, accept: "application/json" }, body: JSON.stringify({ title: `Book ${i}`, pages: 100 + i, author: { meta: { href: author.meta.href } } }) })).json();
+    bookId ||= b.id;
+  }
+  await stop();
+
+  const routes: { name: string; method: "GET" | "POST"; path: string; body?: string; floor?: boolean; accept?: string }[] = [
+    { name: "GET instance", method: "GET", path: `/v2/books/${bookId}`, floor: true },
+    { name: "GET with fields", method: "GET", path: `/v2/books/${bookId}?fields=title,pages` },
+    { name: "GET with expand", method: "GET", path: `/v2/books/${bookId}?expand=author` },
+    { name: "GET collection page", method: "GET", path: "/v2/books?limit=25", accept: "application/vnd.library.v2.books+json" },
+    { name: "POST", method: "POST", path: "/v2/books", body: JSON.stringify({ title: "Bench", pages: 10, author: { meta: { href: author.meta.href } } }) },
+  ];
+  const servers = {
+    generated: startGenerated,
+    baseline: () => startBaseline({ db, keysFile, baseUrl, port }),
+    floor: () => startFloor({ db, keysFile, baseUrl, port }),
+  } as const;
+  const autocannon = await loadGenerator();
+  const samples = new Map<string, { rps: number[]; p99: number[] }>();
+  for (let round = 0; round < o.rounds; round++) {
+    const order = round % 2 === 0 ? (["generated", "baseline", "floor"] as const) : (["baseline", "generated", "floor"] as const);
+    for (const server of order) {
+      stop = await servers[server]();
+      for (const route of routes) {
+        if (server === "floor" && !route.floor) continue;
+        const options = { url: origin + route.path, method: route.method, headers: { ...headers, ...(route.accept ? { accept: route.accept } : {}) }, body: route.body, connections: o.connections };
+        await autocannon({ ...options, duration: Math.max(1, Math.round(o.durationSec / 3)) }); // warm-up
+        const result = await autocannon({ ...options, duration: o.durationSec });
+        const bad = result.non2xx + result.errors;
+        if (bad > 0) o.log(`  warning: ${server} ${route.name}: ${bad} non-2xx or failed requests`);
+        const key = `${route.name}|${server}`;
+        const s = samples.get(key) ?? { rps: [], p99: [] };
+        s.rps.push(result.requests.average);
+        s.p99.push(result.latency.p99);
+        samples.set(key, s);
+        o.log(`  round ${round + 1} ${server.padEnd(9)} ${route.name.padEnd(20)} ${Math.round(result.requests.average)} req/s  p99 ${result.latency.p99} ms`);
+      }
+      await stop();
+    }
+  }
+  fs.rmSync(work, { recursive: true, force: true });
+  return [...samples].map(([key, s]) => {
+    const [route, server] = key.split("|") as [string, ServerRow["server"]];
+    return { route, server, reqPerSec: Math.round(median(s.rps)), p99Ms: median(s.p99) };
+  });
+}

@@ -1,0 +1,25 @@
+/** The benchmark harness at N = 10 for a second or so, so that it never rots (the full run is manual). */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { runGenerationBench } from "../../bench/generation.js";
+import { runServerBench } from "../../bench/server.js";
+
+test("generation bench: resourcery generate, no-op regenerate and docs run and are timed", async () => {
+  const rows = await runGenerationBench({ sizes: [10], runs: 1, smoke: true, log: () => {} });
+  const ours = rows.filter((r) => r.tool === "resourcery");
+  assert.equal(ours.map((r) => r.ok), ours.map(() => true), JSON.stringify(ours));
+  assert.ok(ours.length >= 3);
+  for (const r of ours) assert.ok(r.medianMs > 0 && r.minMs <= r.medianMs && r.medianMs <= r.maxMs);
+});
+
+test("server bench: the generated service, the baseline and the floor answer every route", async () => {
+  const warnings: string[] = [];
+  const rows = await runServerBench({ durationSec: 1, rounds: 1, connections: 2, log: (l) => l.includes("warning") && warnings.push(l) });
+  assert.equal(warnings, []);
+  for (const server of ["generated", "baseline"]) {
+    assert.is(rows.filter((r) => r.server === server).length, 5, `${server} measured on 5 routes`);
+  }
+  assert.ok(rows.every((r) => r.reqPerSec > 0));
+});
+
+test.run();
