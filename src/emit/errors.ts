@@ -1,9 +1,8 @@
 /** Emits the error catalog: a typed module the server and hooks throw from, and errors.json. */
-import { StructureKind, VariableDeclarationKind } from "ts-morph";
 import type { Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { tsHeader } from "./shared/header.js";
-import { doc, printTs } from "./shared/ts.js";
+import { constObject, printTs } from "./shared/ts.js";
 
 /** The catalog as plain data, sorted by code. */
 export function catalogOf(model: Model) {
@@ -13,30 +12,15 @@ export function catalogOf(model: Model) {
 /** src/generated/errors.ts and src/generated/errors.json */
 export function emitErrors(model: Model): EmittedFile[] {
   const catalog = catalogOf(model);
-  const contents = printTs("src/generated/errors.ts", tsHeader("the error catalog"), [
-    `import { ApiError } from "./runtime/errors.js";`,
-    `import type { ErrorSpec } from "./runtime/spec.js";`,
-    {
-      kind: StructureKind.VariableStatement,
-      isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: ["Every error this service answers with: built-in conditions and the codes of service.json."],
-      declarations: [
-        {
-          name: "errors",
-          initializer: (w) => {
-            w.write("{").newLine();
-            w.indent(() => {
-              for (const e of catalog) {
-                w.writeLine(`/** ${e.code} (${e.status}) ${doc(e.title)}: ${doc(e.message)} */`);
-                w.writeLine(`${e.key}: ${JSON.stringify(e)},`);
-              }
-            });
-            w.write("} as const satisfies Record<string, ErrorSpec>");
-          },
-        },
-      ],
-    },
+  const contents = printTs(tsHeader("the error catalog"), [
+    `import { ApiError } from "./runtime/errors.js";\nimport type { ErrorSpec } from "./runtime/spec.js";`,
+    constObject({
+      name: "errors",
+      docs: "Every error this service answers with: built-in conditions and the codes of service.json.",
+      open: "{",
+      close: "} as const satisfies Record<string, ErrorSpec>",
+      entries: catalog.map((e) => ({ doc: `${e.code} (${e.status}) ${e.title}: ${e.message}`, text: `${e.key}: ${JSON.stringify(e)}` })),
+    }),
     `/** The key of a catalog entry. */\nexport type ErrorKey = keyof typeof errors;`,
     `/** Every error code this service answers with. */\nexport type ErrorCode = (typeof errors)[ErrorKey]["code"];`,
     `/**\n * An error to throw from a hook or an action handler; the server answers with its catalog entry.\n * @example throw apiError("conflict", "name")\n */\nexport function apiError(key: ErrorKey, property = "", dev?: string): ApiError {\n  return new ApiError(errors[key], property, dev === undefined ? {} : { dev });\n}`,

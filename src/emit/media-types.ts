@@ -1,34 +1,23 @@
 /** Emits the media-type registry: every vendor media type of the service, with parse, format and negotiate. */
-import { StructureKind, VariableDeclarationKind } from "ts-morph";
 import type { Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { tsHeader } from "./shared/header.js";
-import { printTs } from "./shared/ts.js";
+import { constObject, printTs } from "./shared/ts.js";
 
 /** src/generated/media-types.ts and src/generated/media-types.json */
 export function emitMediaTypes(model: Model): EmittedFile[] {
   const { vendor, version } = model.service;
   const types = model.mediaTypes.map((t) => ({ name: t.name, alias: t.alias, subject: t.subject, kind: t.kind, version: t.version }));
-  const contents = printTs("src/generated/media-types.ts", tsHeader("the media-type registry"), [
-    `import { negotiate as negotiateAccept } from "./runtime/negotiate.js";`,
-    `import type { MediaTypeSpec } from "./runtime/spec.js";`,
+  const contents = printTs(tsHeader("the media-type registry"), [
+    `import { negotiate as negotiateAccept } from "./runtime/negotiate.js";\nimport type { MediaTypeSpec } from "./runtime/spec.js";`,
     `/** Vendor token and version of every media type here. */\nexport const vendor = ${JSON.stringify(vendor)};\nexport const version = ${version};`,
-    {
-      kind: StructureKind.VariableStatement,
-      isExported: true,
-      declarationKind: VariableDeclarationKind.Const,
-      docs: ["Every vendor media type of the service: per resource, per collection, per action, and errors."],
-      declarations: [
-        {
-          name: "mediaTypes",
-          initializer: (w) => {
-            w.write("[").newLine();
-            w.indent(() => types.forEach((t) => w.writeLine(`${JSON.stringify(t)},`)));
-            w.write("] as const satisfies readonly MediaTypeSpec[]");
-          },
-        },
-      ],
-    },
+    constObject({
+      name: "mediaTypes",
+      docs: "Every vendor media type of the service: per resource, per collection, per action, and errors.",
+      open: "[",
+      close: "] as const satisfies readonly MediaTypeSpec[]",
+      entries: types.map((t) => ({ text: JSON.stringify(t) })),
+    }),
     `/** A media type's subject: a resource, collection or action name, or "error". */\nexport type Subject = (typeof mediaTypes)[number]["subject"];`,
     `/**\n * The media type of a subject in either shape.\n * @example formatMediaType(${JSON.stringify(types[0]?.subject ?? "error")}) === ${JSON.stringify(types[0]?.name ?? "")}\n */\nexport function formatMediaType(subject: Subject, shape: "vnd" | "alias" = "vnd"): string {\n  const t = mediaTypes.find((m) => m.subject === subject)!;\n  return shape === "vnd" ? t.name : t.alias;\n}`,
     `/** The registry entry a media type names (either shape, parameters ignored), or undefined. */\nexport function parseMediaType(type: string): (typeof mediaTypes)[number] | undefined {\n  const bare = (type.split(";")[0] ?? "").trim().toLowerCase();\n  return mediaTypes.find((m) => m.name === bare || m.alias === bare);\n}`,

@@ -3,63 +3,67 @@
 
 import { ApiError } from "./runtime/errors.js";
 import type { ErrorSpec } from "./runtime/spec.js";
+
 /** Every error this service answers with: built-in conditions and the codes of service.json. */
 export const errors = {
-    /** 1001 (422) Unknown currency: The currency is not supported. */
-    unknownCurrency: {"code":1001,"status":422,"key":"unknownCurrency","title":"Unknown currency","message":"The currency is not supported.","dev":"Use an ISO 4217 code that the converter supports, such as EUR or USD.","info":"https://docs.acme.example/errors/1001"},
-    /** 1002 (409) Directory not empty: The directory still holds accounts. */
-    directoryNotEmpty: {"code":1002,"status":409,"key":"directoryNotEmpty","title":"Directory not empty","message":"The directory still holds accounts.","dev":"Delete or move the directory's accounts before deleting the directory.","info":"https://docs.acme.example/errors/1002"},
-    /** 40000 (400) Malformed JSON: The request body is not valid JSON. */
-    malformedJson: {"code":40000,"status":400,"key":"malformedJson","title":"Malformed JSON","message":"The request body is not valid JSON.","dev":"The body could not be parsed as JSON. Check quoting, commas and brackets, and that Content-Type matches the body.","info":"https://docs.acme.example/errors/40000"},
-    /** 40001 (400) Missing property: A required property is missing. */
-    missingProperty: {"code":40001,"status":400,"key":"missingProperty","title":"Missing property","message":"A required property is missing.","dev":"The body lacks a property the schema requires. Add the property named in `property`.","info":"https://docs.acme.example/errors/40001"},
-    /** 40002 (400) Unknown property: The request has a property this resource does not have. */
-    unknownProperty: {"code":40002,"status":400,"key":"unknownProperty","title":"Unknown property","message":"The request has a property this resource does not have.","dev":"The body has a property the schema does not declare. Remove it or correct its spelling; unknown properties are never dropped silently.","info":"https://docs.acme.example/errors/40002"},
-    /** 40003 (400) Invalid property value: A property has a value that is not allowed. */
-    invalidProperty: {"code":40003,"status":400,"key":"invalidProperty","title":"Invalid property value","message":"A property has a value that is not allowed.","dev":"The value of the property named in `property` does not match its schema (type, format, range or enum). Values are never coerced: send numbers as numbers.","info":"https://docs.acme.example/errors/40003"},
-    /** 40004 (400) Read-only property: A property set by the server was sent in the request. */
-    readOnlyProperty: {"code":40004,"status":400,"key":"readOnlyProperty","title":"Read-only property","message":"A property set by the server was sent in the request.","dev":"id, meta, createdAt, modifiedAt, the owner and inverse links are set by the server. Remove the property named in `property` from the body.","info":"https://docs.acme.example/errors/40004"},
-    /** 40005 (400) Invalid link: A link does not name an existing resource. */
-    invalidLink: {"code":40005,"status":400,"key":"invalidLink","title":"Invalid link","message":"A link does not name an existing resource.","dev":"A link is written as { \"meta\": { \"href\": \"<absolute href of an existing instance>\" } }. Check the href in `property`.","info":"https://docs.acme.example/errors/40005"},
-    /** 40006 (400) Unknown field: The fields parameter names a field this resource does not have. */
-    unknownField: {"code":40006,"status":400,"key":"unknownField","title":"Unknown field","message":"The fields parameter names a field this resource does not have.","dev":"Use field names of the resource, with name(subfield) for fields of a link.","info":"https://docs.acme.example/errors/40006"},
-    /** 40007 (400) Unknown expansion: The expand parameter names something that is not a link. */
-    unknownExpand: {"code":40007,"status":400,"key":"unknownExpand","title":"Unknown expansion","message":"The expand parameter names something that is not a link.","dev":"Only links can be expanded; use their property names, with name(sub) to nest.","info":"https://docs.acme.example/errors/40007"},
-    /** 40008 (400) Invalid paging: offset or limit is not allowed. */
-    invalidPaging: {"code":40008,"status":400,"key":"invalidPaging","title":"Invalid paging","message":"offset or limit is not allowed.","dev":"offset is an integer >= 0 and limit an integer from 1 to the documented maximum.","info":"https://docs.acme.example/errors/40008"},
-    /** 40009 (400) Invalid parameter: A query parameter is missing or has a value that is not allowed. */
-    invalidParameter: {"code":40009,"status":400,"key":"invalidParameter","title":"Invalid parameter","message":"A query parameter is missing or has a value that is not allowed.","dev":"Check the parameter named in `property` against the action's documented parameters.","info":"https://docs.acme.example/errors/40009"},
-    /** 40100 (401) Unauthenticated: Valid credentials are required. */
-    unauthenticated: {"code":40100,"status":401,"key":"unauthenticated","title":"Unauthenticated","message":"Valid credentials are required.","dev":"Send an API key: Authorization: Bearer <secret>, or Basic base64(<key id>:<secret>) over TLS.","info":"https://docs.acme.example/errors/40100"},
-    /** 40101 (401) Basic authentication needs TLS: Basic credentials are accepted over TLS only. */
-    basicNeedsTls: {"code":40101,"status":401,"key":"basicNeedsTls","title":"Basic authentication needs TLS","message":"Basic credentials are accepted over TLS only.","dev":"The request sent Basic credentials over plain HTTP. Use https, or send the secret as a Bearer token. Rotate the key if this connection was not trusted.","info":"https://docs.acme.example/errors/40101"},
-    /** 40300 (403) Forbidden: These credentials do not allow this request. */
-    forbidden: {"code":40300,"status":403,"key":"forbidden","title":"Forbidden","message":"These credentials do not allow this request.","dev":"The key is valid but lacks the role or ownership this resource needs. Use a key with the required role.","info":"https://docs.acme.example/errors/40300"},
-    /** 40400 (404) Not found: There is no such resource. */
-    notFound: {"code":40400,"status":404,"key":"notFound","title":"Not found","message":"There is no such resource.","dev":"Check the id in the path; the instance may have been deleted.","info":"https://docs.acme.example/errors/40400"},
-    /** 40401 (404) No such route: There is no route at this path. */
-    routeNotFound: {"code":40401,"status":404,"key":"routeNotFound","title":"No such route","message":"There is no route at this path.","dev":"Check the path against the API reference; routes sit under the base URL's path.","info":"https://docs.acme.example/errors/40401"},
-    /** 40500 (405) Method not allowed: This route does not answer this method. */
-    methodNotAllowed: {"code":40500,"status":405,"key":"methodNotAllowed","title":"Method not allowed","message":"This route does not answer this method.","dev":"The Allow header lists the methods this route answers.","info":"https://docs.acme.example/errors/40500"},
-    /** 40600 (406) Not acceptable: No representation matches the Accept header. */
-    notAcceptable: {"code":40600,"status":406,"key":"notAcceptable","title":"Not acceptable","message":"No representation matches the Accept header.","dev":"Accept application/json or the vendor media type of the resource, e.g. application/vnd.<vendor>.v<N>.<resource>+json.","info":"https://docs.acme.example/errors/40600"},
-    /** 40601 (406) Unknown version: The requested API version is not served. */
-    unknownVersion: {"code":40601,"status":406,"key":"unknownVersion","title":"Unknown version","message":"The requested API version is not served.","dev":"The Accept header names a version this service does not serve. Use the current version.","info":"https://docs.acme.example/errors/40601"},
-    /** 40900 (409) Conflict: A resource with this value already exists. */
-    conflict: {"code":40900,"status":409,"key":"conflict","title":"Conflict","message":"A resource with this value already exists.","dev":"The property named in `property` must be unique in the collection. Choose another value, or update the existing instance.","info":"https://docs.acme.example/errors/40900"},
-    /** 41300 (413) Payload too large: The request body is too large. */
-    payloadTooLarge: {"code":41300,"status":413,"key":"payloadTooLarge","title":"Payload too large","message":"The request body is too large.","dev":"Send a smaller body; the limit is documented in the API reference.","info":"https://docs.acme.example/errors/41300"},
-    /** 41500 (415) Unsupported media type: The request body must be JSON. */
-    unsupportedMediaType: {"code":41500,"status":415,"key":"unsupportedMediaType","title":"Unsupported media type","message":"The request body must be JSON.","dev":"Send Content-Type: application/json (or the resource's vendor type, or application/merge-patch+json for PATCH).","info":"https://docs.acme.example/errors/41500"},
-    /** 50000 (500) Internal error: Something went wrong on our side. */
-    internal: {"code":50000,"status":500,"key":"internal","title":"Internal error","message":"Something went wrong on our side.","dev":"The server failed unexpectedly. Retry later; if it persists, report the time of the request.","info":"https://docs.acme.example/errors/50000"},
-    /** 50100 (501) Not implemented: This action is not implemented yet. */
-    notImplemented: {"code":50100,"status":501,"key":"notImplemented","title":"Not implemented","message":"This action is not implemented yet.","dev":"The service defines this action but its handler has not been written.","info":"https://docs.acme.example/errors/50100"},
-  } as const satisfies Record<string, ErrorSpec>;
+  /** 1001 (422) Unknown currency: The currency is not supported. */
+  unknownCurrency: {"code":1001,"status":422,"key":"unknownCurrency","title":"Unknown currency","message":"The currency is not supported.","dev":"Use an ISO 4217 code that the converter supports, such as EUR or USD.","info":"https://docs.acme.example/errors/1001"},
+  /** 1002 (409) Directory not empty: The directory still holds accounts. */
+  directoryNotEmpty: {"code":1002,"status":409,"key":"directoryNotEmpty","title":"Directory not empty","message":"The directory still holds accounts.","dev":"Delete or move the directory's accounts before deleting the directory.","info":"https://docs.acme.example/errors/1002"},
+  /** 40000 (400) Malformed JSON: The request body is not valid JSON. */
+  malformedJson: {"code":40000,"status":400,"key":"malformedJson","title":"Malformed JSON","message":"The request body is not valid JSON.","dev":"The body could not be parsed as JSON. Check quoting, commas and brackets, and that Content-Type matches the body.","info":"https://docs.acme.example/errors/40000"},
+  /** 40001 (400) Missing property: A required property is missing. */
+  missingProperty: {"code":40001,"status":400,"key":"missingProperty","title":"Missing property","message":"A required property is missing.","dev":"The body lacks a property the schema requires. Add the property named in `property`.","info":"https://docs.acme.example/errors/40001"},
+  /** 40002 (400) Unknown property: The request has a property this resource does not have. */
+  unknownProperty: {"code":40002,"status":400,"key":"unknownProperty","title":"Unknown property","message":"The request has a property this resource does not have.","dev":"The body has a property the schema does not declare. Remove it or correct its spelling; unknown properties are never dropped silently.","info":"https://docs.acme.example/errors/40002"},
+  /** 40003 (400) Invalid property value: A property has a value that is not allowed. */
+  invalidProperty: {"code":40003,"status":400,"key":"invalidProperty","title":"Invalid property value","message":"A property has a value that is not allowed.","dev":"The value of the property named in `property` does not match its schema (type, format, range or enum). Values are never coerced: send numbers as numbers.","info":"https://docs.acme.example/errors/40003"},
+  /** 40004 (400) Read-only property: A property set by the server was sent in the request. */
+  readOnlyProperty: {"code":40004,"status":400,"key":"readOnlyProperty","title":"Read-only property","message":"A property set by the server was sent in the request.","dev":"id, meta, createdAt, modifiedAt, the owner and inverse links are set by the server. Remove the property named in `property` from the body.","info":"https://docs.acme.example/errors/40004"},
+  /** 40005 (400) Invalid link: A link does not name an existing resource. */
+  invalidLink: {"code":40005,"status":400,"key":"invalidLink","title":"Invalid link","message":"A link does not name an existing resource.","dev":"A link is written as { \"meta\": { \"href\": \"<absolute href of an existing instance>\" } }. Check the href in `property`.","info":"https://docs.acme.example/errors/40005"},
+  /** 40006 (400) Unknown field: The fields parameter names a field this resource does not have. */
+  unknownField: {"code":40006,"status":400,"key":"unknownField","title":"Unknown field","message":"The fields parameter names a field this resource does not have.","dev":"Use field names of the resource, with name(subfield) for fields of a link.","info":"https://docs.acme.example/errors/40006"},
+  /** 40007 (400) Unknown expansion: The expand parameter names something that is not a link. */
+  unknownExpand: {"code":40007,"status":400,"key":"unknownExpand","title":"Unknown expansion","message":"The expand parameter names something that is not a link.","dev":"Only links can be expanded; use their property names, with name(sub) to nest.","info":"https://docs.acme.example/errors/40007"},
+  /** 40008 (400) Invalid paging: offset or limit is not allowed. */
+  invalidPaging: {"code":40008,"status":400,"key":"invalidPaging","title":"Invalid paging","message":"offset or limit is not allowed.","dev":"offset is an integer >= 0 and limit an integer from 1 to the documented maximum.","info":"https://docs.acme.example/errors/40008"},
+  /** 40009 (400) Invalid parameter: A query parameter is missing or has a value that is not allowed. */
+  invalidParameter: {"code":40009,"status":400,"key":"invalidParameter","title":"Invalid parameter","message":"A query parameter is missing or has a value that is not allowed.","dev":"Check the parameter named in `property` against the action's documented parameters.","info":"https://docs.acme.example/errors/40009"},
+  /** 40100 (401) Unauthenticated: Valid credentials are required. */
+  unauthenticated: {"code":40100,"status":401,"key":"unauthenticated","title":"Unauthenticated","message":"Valid credentials are required.","dev":"Send an API key: Authorization: Bearer <secret>, or Basic base64(<key id>:<secret>) over TLS.","info":"https://docs.acme.example/errors/40100"},
+  /** 40101 (401) Basic authentication needs TLS: Basic credentials are accepted over TLS only. */
+  basicNeedsTls: {"code":40101,"status":401,"key":"basicNeedsTls","title":"Basic authentication needs TLS","message":"Basic credentials are accepted over TLS only.","dev":"The request sent Basic credentials over plain HTTP. Use https, or send the secret as a Bearer token. Rotate the key if this connection was not trusted.","info":"https://docs.acme.example/errors/40101"},
+  /** 40300 (403) Forbidden: These credentials do not allow this request. */
+  forbidden: {"code":40300,"status":403,"key":"forbidden","title":"Forbidden","message":"These credentials do not allow this request.","dev":"The key is valid but lacks the role or ownership this resource needs. Use a key with the required role.","info":"https://docs.acme.example/errors/40300"},
+  /** 40400 (404) Not found: There is no such resource. */
+  notFound: {"code":40400,"status":404,"key":"notFound","title":"Not found","message":"There is no such resource.","dev":"Check the id in the path; the instance may have been deleted.","info":"https://docs.acme.example/errors/40400"},
+  /** 40401 (404) No such route: There is no route at this path. */
+  routeNotFound: {"code":40401,"status":404,"key":"routeNotFound","title":"No such route","message":"There is no route at this path.","dev":"Check the path against the API reference; routes sit under the base URL's path.","info":"https://docs.acme.example/errors/40401"},
+  /** 40500 (405) Method not allowed: This route does not answer this method. */
+  methodNotAllowed: {"code":40500,"status":405,"key":"methodNotAllowed","title":"Method not allowed","message":"This route does not answer this method.","dev":"The Allow header lists the methods this route answers.","info":"https://docs.acme.example/errors/40500"},
+  /** 40600 (406) Not acceptable: No representation matches the Accept header. */
+  notAcceptable: {"code":40600,"status":406,"key":"notAcceptable","title":"Not acceptable","message":"No representation matches the Accept header.","dev":"Accept application/json or the vendor media type of the resource, e.g. application/vnd.<vendor>.v<N>.<resource>+json.","info":"https://docs.acme.example/errors/40600"},
+  /** 40601 (406) Unknown version: The requested API version is not served. */
+  unknownVersion: {"code":40601,"status":406,"key":"unknownVersion","title":"Unknown version","message":"The requested API version is not served.","dev":"The Accept header names a version this service does not serve. Use the current version.","info":"https://docs.acme.example/errors/40601"},
+  /** 40900 (409) Conflict: A resource with this value already exists. */
+  conflict: {"code":40900,"status":409,"key":"conflict","title":"Conflict","message":"A resource with this value already exists.","dev":"The property named in `property` must be unique in the collection. Choose another value, or update the existing instance.","info":"https://docs.acme.example/errors/40900"},
+  /** 41300 (413) Payload too large: The request body is too large. */
+  payloadTooLarge: {"code":41300,"status":413,"key":"payloadTooLarge","title":"Payload too large","message":"The request body is too large.","dev":"Send a smaller body; the limit is documented in the API reference.","info":"https://docs.acme.example/errors/41300"},
+  /** 41500 (415) Unsupported media type: The request body must be JSON. */
+  unsupportedMediaType: {"code":41500,"status":415,"key":"unsupportedMediaType","title":"Unsupported media type","message":"The request body must be JSON.","dev":"Send Content-Type: application/json (or the resource's vendor type, or application/merge-patch+json for PATCH).","info":"https://docs.acme.example/errors/41500"},
+  /** 50000 (500) Internal error: Something went wrong on our side. */
+  internal: {"code":50000,"status":500,"key":"internal","title":"Internal error","message":"Something went wrong on our side.","dev":"The server failed unexpectedly. Retry later; if it persists, report the time of the request.","info":"https://docs.acme.example/errors/50000"},
+  /** 50100 (501) Not implemented: This action is not implemented yet. */
+  notImplemented: {"code":50100,"status":501,"key":"notImplemented","title":"Not implemented","message":"This action is not implemented yet.","dev":"The service defines this action but its handler has not been written.","info":"https://docs.acme.example/errors/50100"},
+} as const satisfies Record<string, ErrorSpec>;
+
 /** The key of a catalog entry. */
 export type ErrorKey = keyof typeof errors;
+
 /** Every error code this service answers with. */
 export type ErrorCode = (typeof errors)[ErrorKey]["code"];
+
 /**
  * An error to throw from a hook or an action handler; the server answers with its catalog entry.
  * @example throw apiError("conflict", "name")

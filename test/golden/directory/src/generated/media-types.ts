@@ -3,24 +3,28 @@
 
 import { negotiate as negotiateAccept } from "./runtime/negotiate.js";
 import type { MediaTypeSpec } from "./runtime/spec.js";
+
 /** Vendor token and version of every media type here. */
 export const vendor = "acme";
 export const version = 1;
+
 /** Every vendor media type of the service: per resource, per collection, per action, and errors. */
 export const mediaTypes = [
-    {"name":"application/vnd.acme.v1.account+json","alias":"application/acme.v1.account.json","subject":"account","kind":"instance","version":1},
-    {"name":"application/vnd.acme.v1.accounts+json","alias":"application/acme.v1.accounts.json","subject":"accounts","kind":"collection","version":1},
-    {"name":"application/vnd.acme.v1.convert+json","alias":"application/acme.v1.convert.json","subject":"convert","kind":"action","version":1},
-    {"name":"application/vnd.acme.v1.directories+json","alias":"application/acme.v1.directories.json","subject":"directories","kind":"collection","version":1},
-    {"name":"application/vnd.acme.v1.directory+json","alias":"application/acme.v1.directory.json","subject":"directory","kind":"instance","version":1},
-    {"name":"application/vnd.acme.v1.error+json","alias":"application/acme.v1.error.json","subject":"error","kind":"error","version":1},
-    {"name":"application/vnd.acme.v1.folder+json","alias":"application/acme.v1.folder.json","subject":"folder","kind":"instance","version":1},
-    {"name":"application/vnd.acme.v1.folders+json","alias":"application/acme.v1.folders.json","subject":"folders","kind":"collection","version":1},
-    {"name":"application/vnd.acme.v1.group+json","alias":"application/acme.v1.group.json","subject":"group","kind":"instance","version":1},
-    {"name":"application/vnd.acme.v1.groups+json","alias":"application/acme.v1.groups.json","subject":"groups","kind":"collection","version":1},
-  ] as const satisfies readonly MediaTypeSpec[];
+  {"name":"application/vnd.acme.v1.account+json","alias":"application/acme.v1.account.json","subject":"account","kind":"instance","version":1},
+  {"name":"application/vnd.acme.v1.accounts+json","alias":"application/acme.v1.accounts.json","subject":"accounts","kind":"collection","version":1},
+  {"name":"application/vnd.acme.v1.convert+json","alias":"application/acme.v1.convert.json","subject":"convert","kind":"action","version":1},
+  {"name":"application/vnd.acme.v1.directories+json","alias":"application/acme.v1.directories.json","subject":"directories","kind":"collection","version":1},
+  {"name":"application/vnd.acme.v1.directory+json","alias":"application/acme.v1.directory.json","subject":"directory","kind":"instance","version":1},
+  {"name":"application/vnd.acme.v1.error+json","alias":"application/acme.v1.error.json","subject":"error","kind":"error","version":1},
+  {"name":"application/vnd.acme.v1.folder+json","alias":"application/acme.v1.folder.json","subject":"folder","kind":"instance","version":1},
+  {"name":"application/vnd.acme.v1.folders+json","alias":"application/acme.v1.folders.json","subject":"folders","kind":"collection","version":1},
+  {"name":"application/vnd.acme.v1.group+json","alias":"application/acme.v1.group.json","subject":"group","kind":"instance","version":1},
+  {"name":"application/vnd.acme.v1.groups+json","alias":"application/acme.v1.groups.json","subject":"groups","kind":"collection","version":1},
+] as const satisfies readonly MediaTypeSpec[];
+
 /** A media type's subject: a resource, collection or action name, or "error". */
 export type Subject = (typeof mediaTypes)[number]["subject"];
+
 /**
  * The media type of a subject in either shape.
  * @example formatMediaType("account") === "application/vnd.acme.v1.account+json"

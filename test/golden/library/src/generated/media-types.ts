@@ -3,20 +3,24 @@
 
 import { negotiate as negotiateAccept } from "./runtime/negotiate.js";
 import type { MediaTypeSpec } from "./runtime/spec.js";
+
 /** Vendor token and version of every media type here. */
 export const vendor = "library";
 export const version = 2;
+
 /** Every vendor media type of the service: per resource, per collection, per action, and errors. */
 export const mediaTypes = [
-    {"name":"application/vnd.library.v2.author+json","alias":"application/library.v2.author.json","subject":"author","kind":"instance","version":2},
-    {"name":"application/vnd.library.v2.authors+json","alias":"application/library.v2.authors.json","subject":"authors","kind":"collection","version":2},
-    {"name":"application/vnd.library.v2.book+json","alias":"application/library.v2.book.json","subject":"book","kind":"instance","version":2},
-    {"name":"application/vnd.library.v2.books+json","alias":"application/library.v2.books.json","subject":"books","kind":"collection","version":2},
-    {"name":"application/vnd.library.v2.error+json","alias":"application/library.v2.error.json","subject":"error","kind":"error","version":2},
-    {"name":"application/vnd.library.v2.lookup+json","alias":"application/library.v2.lookup.json","subject":"lookup","kind":"action","version":2},
-  ] as const satisfies readonly MediaTypeSpec[];
+  {"name":"application/vnd.library.v2.author+json","alias":"application/library.v2.author.json","subject":"author","kind":"instance","version":2},
+  {"name":"application/vnd.library.v2.authors+json","alias":"application/library.v2.authors.json","subject":"authors","kind":"collection","version":2},
+  {"name":"application/vnd.library.v2.book+json","alias":"application/library.v2.book.json","subject":"book","kind":"instance","version":2},
+  {"name":"application/vnd.library.v2.books+json","alias":"application/library.v2.books.json","subject":"books","kind":"collection","version":2},
+  {"name":"application/vnd.library.v2.error+json","alias":"application/library.v2.error.json","subject":"error","kind":"error","version":2},
+  {"name":"application/vnd.library.v2.lookup+json","alias":"application/library.v2.lookup.json","subject":"lookup","kind":"action","version":2},
+] as const satisfies readonly MediaTypeSpec[];
+
 /** A media type's subject: a resource, collection or action name, or "error". */
 export type Subject = (typeof mediaTypes)[number]["subject"];
+
 /**
  * The media type of a subject in either shape.
  * @example formatMediaType("author") === "application/vnd.library.v2.author+json"
