@@ -56,12 +56,44 @@ export async function representPage(
   expand: Selection = EMPTY,
   fields?: Selection,
 ): Promise<Json> {
-  const items = [];
-  for (const record of page.items) items.push(await representInstance(ctx, resource, record, expand, fields));
+  const items: Json[] = [];
+  if (Object.keys(expand).length === 0) {
+    // Nothing to expand: every item is built without touching the store, so no await per item.
+    for (const record of page.items) {
+      const full = buildPlain(ctx, resource, record);
+      items.push(fields ? pick(full, fields) : full);
+    }
+  } else {
+    for (const record of page.items) items.push(await representInstance(ctx, resource, record, expand, fields));
+  }
   return { meta: { href: at.href, mediaType: resource.collectionMediaType }, offset: at.offset, limit: at.limit, size: page.size, items };
 }
 
+/** The representation of an instance with no link expanded (synchronous: it needs nothing from the store). */
+function buildPlain(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord): Json {
+  const out: Json = {
+    meta: { href: hrefOf(ctx.baseUrl, resource.collection, record.id), mediaType: resource.mediaType },
+    id: record.id,
+    createdAt: record.createdAt,
+    modifiedAt: record.modifiedAt,
+  };
+  for (const field of resource.fields) {
+    if (field.kind === "link") {
+      const id = record.data[field.name];
+      if (typeof id === "string") out[field.name] = instanceLink(ctx, ctx.resources.get(field.link!.target)!, id);
+    } else if (field.kind === "links") {
+      const target = ctx.resources.get(field.link!.target)!;
+      out[field.name] = { meta: { href: subCollectionHref(ctx, resource, record.id, field.name), mediaType: target.collectionMediaType } };
+    } else if (Object.prototype.hasOwnProperty.call(record.data, field.name)) {
+      out[field.name] = record.data[field.name];
+    }
+  }
+  if (resource.owner !== undefined && record.owner !== undefined) out[resource.owner] = record.owner;
+  return out;
+}
+
 async function build(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection): Promise<Json> {
+  if (Object.keys(expand).length === 0) return buildPlain(ctx, resource, record);
   const out: Json = {
     meta: { href: hrefOf(ctx.baseUrl, resource.collection, record.id), mediaType: resource.mediaType },
     id: record.id,
