@@ -47,12 +47,35 @@ export function recover(out: string): "none" | "rolled-forward" | "discarded" {
   return "none";
 }
 
-/** Writes the planned generation into `out` and records it in the manifest. */
+/** The sibling folder a first generation is built in before it is renamed to `out`. */
+function freshTemp(out: string): string {
+  return path.join(path.dirname(out), `.${path.basename(out)}.resourcery-tmp`);
+}
+
+/**
+ * Writes the planned generation into `out` and records it in the manifest. A first generation (no
+ * `out` yet) is built in a sibling folder and renamed into place: one atomic step, and a killed run
+ * leaves no `out` at all.
+ */
 export function commitPlan(out: string, plan: Plan, generator: string, inputs?: string): void {
+  if (!fs.existsSync(out)) {
+    const temp = freshTemp(out);
+    fs.rmSync(temp, { recursive: true, force: true }); // left by a killed first generation
+    const files: Record<string, { hash: string; owner: "generated" | "user" }> = {};
+    for (const step of plan.steps) {
+      if (step.kind !== "create") continue;
+      writeStaged(path.join(temp, step.file.path), step.file.contents);
+      files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
+    }
+    const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));
+    writeDurably(path.join(temp, MANIFEST), manifestText({ version: 1, generator, ...(inputs ? { inputs } : {}), files: sorted }));
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.renameSync(temp, out);
+    return;
+  }
   const files: Record<string, { hash: string; owner: "generated" | "user" }> = {};
   const moves: [string, string][] = [];
   const deletes: string[] = [];
-  fs.mkdirSync(out, { recursive: true });
   plan.steps.forEach((step, i) => {
     if (step.kind === "delete") deletes.push(step.path);
     if (step.kind === "orphan") files[step.path] = { hash: step.hash, owner: "user" }; // still the user's: tracked until deleted

@@ -203,6 +203,20 @@ test("generate killed at random moments leaves the old or the new generation", a
   }
 });
 
+test("a first generation killed at any moment leaves no output folder, or a complete one", async () => {
+  for (let i = 0; i < 4; i++) {
+    const target = path.join(tmp, `first-${i}`);
+    const child = spawn(process.execPath, [binRun, "generate", defs, "--out", target], { stdio: "ignore" });
+    const exited = new Promise((r) => child.once("exit", r));
+    await new Promise((r) => setTimeout(r, 200 + Math.floor(Math.random() * 600)));
+    child.kill("SIGKILL");
+    await exited;
+    if (!fs.existsSync(target)) continue;
+    const manifest = JSON.parse(fs.readFileSync(path.join(target, ".resourcery/manifest.json"), "utf8"));
+    for (const file of Object.keys(manifest.files)) assert.ok(fs.existsSync(path.join(target, file)), `${file} is there`);
+  }
+});
+
 function same(a: Record<string, string>, b: Record<string, string>): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
