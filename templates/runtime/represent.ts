@@ -92,38 +92,25 @@ function buildPlain(ctx: RepresentContext, resource: ResourceSpec, record: Store
   return out;
 }
 
+/** The representation with the links named in `expand` inlined (the rest as buildPlain writes them). */
 async function build(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection): Promise<Json> {
-  if (Object.keys(expand).length === 0) return buildPlain(ctx, resource, record);
-  const out: Json = {
-    meta: { href: hrefOf(ctx.baseUrl, resource.collection, record.id), mediaType: resource.mediaType },
-    id: record.id,
-    createdAt: record.createdAt,
-    modifiedAt: record.modifiedAt,
-  };
+  const out = buildPlain(ctx, resource, record);
   for (const field of resource.fields) {
     const nested = expand[field.name];
+    if (!nested || !field.link) continue;
+    const target = ctx.resources.get(field.link.target)!;
     if (field.kind === "link") {
       const id = record.data[field.name];
-      if (typeof id !== "string") continue;
-      const target = ctx.resources.get(field.link!.target)!;
-      out[field.name] = nested ? await expandInstance(ctx, target, id, nested) : instanceLink(ctx, target, id);
-    } else if (field.kind === "links") {
-      const target = ctx.resources.get(field.link!.target)!;
+      if (typeof id === "string") out[field.name] = await expandInstance(ctx, target, id, nested);
+    } else if (field.kind === "links" && canRead(ctx.caller, target)) {
+      const limit = ctx.spec.paging.defaultLimit;
+      const page = await subCollection(ctx, resource, record, field, 0, limit);
+      const items = [];
+      for (const r of page.items) items.push(await build(ctx, target, r, nested));
       const href = subCollectionHref(ctx, resource, record.id, field.name);
-      if (nested && canRead(ctx.caller, target)) {
-        const limit = ctx.spec.paging.defaultLimit;
-        const page = await subCollection(ctx, resource, record, field, 0, limit);
-        const items = [];
-        for (const r of page.items) items.push(await build(ctx, target, r, nested));
-        out[field.name] = { meta: { href, mediaType: target.collectionMediaType }, offset: 0, limit, size: page.size, items };
-      } else {
-        out[field.name] = { meta: { href, mediaType: target.collectionMediaType } };
-      }
-    } else if (Object.prototype.hasOwnProperty.call(record.data, field.name)) {
-      out[field.name] = record.data[field.name];
+      out[field.name] = { meta: { href, mediaType: target.collectionMediaType }, offset: 0, limit, size: page.size, items };
     }
   }
-  if (resource.owner !== undefined && record.owner !== undefined) out[resource.owner] = record.owner;
   return out;
 }
 
