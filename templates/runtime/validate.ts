@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import formatsPlugin from "ajv-formats";
 import { ApiError, entry, type Catalog } from "./errors.js";
-import type { JsonSchema, ServiceSpec } from "./spec.js";
+import type { ServiceSpec } from "./spec.js";
 
 /** Properties the server owns; sent in a body they are a readOnlyProperty error, not an unknown one. */
 export const SERVER_OWNED: ReadonlySet<string> = new Set(["id", "meta", "createdAt", "modifiedAt"]);
@@ -92,11 +92,4 @@ function toApiError(e: ErrorObject | undefined, catalog: Catalog, where: "body" 
     default:
       return new ApiError(entry(catalog, "invalidProperty"), property, { dev: `${detail}. Values are never coerced: send numbers as numbers.` });
   }
-}
-
-/** Makes a schema describe the merge-patch of a body: nothing required at the root. */
-export function patchSchemaOf(schema: JsonSchema): JsonSchema {
-  if (typeof schema === "boolean") return schema;
-  const { required: _required, ...rest } = schema as Record<string, unknown>;
-  return rest;
 }

@@ -21,11 +21,6 @@ export function constObject(options: {
   return `/** ${doc(options.docs)} */\nexport const ${options.name} = ${options.open}\n${body}\n${options.close};`;
 }
 
-/** A JSON value as a TypeScript expression (JSON is valid TS). */
-export function literal(value: unknown, indent = 0): string {
-  return JSON.stringify(value, null, 2).replace(/\n/g, "\n" + " ".repeat(indent));
-}
-
 /** A JSDoc comment body, safe against a user's "*\/". */
 export function doc(text: string): string {
   return text.replace(/\*\//g, "*\\/");
