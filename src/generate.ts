@@ -2,12 +2,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { hasErrors } from "./diagnostics/diagnostic.js";
-import { packagePath, packageRoot } from "./paths.js";
-import { hashOf } from "./write/manifest.js";
-import { checkProject, type CheckResult } from "./pipeline.js";
+import type { CheckResult } from "./pipeline.js";
 import type { Orphans } from "./emit/types.js";
 import { pascalCase, singularize } from "./model/names.js";
+import { generatorId, inputsHash, relativeSources, upToDate } from "./write/inputs.js";
 import type { Plan } from "./write/plan.js";
+
+export { generatorId } from "./write/inputs.js";
 
 export interface GenerateOptions {
   readonly out: string;
@@ -23,39 +24,6 @@ export interface GenerateResult {
   readonly plan?: Plan;
   /** True when files were written. */
   readonly written: boolean;
-}
-
-/**
- * A fingerprint of this resourcery's own code and templates (paths, sizes, mtimes), so that a changed
- * generator never takes the unchanged-inputs shortcut.
- */
-function generatorFingerprint(): string {
-  const parts: string[] = [];
-  const walk = (dir: string) => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else {
-        const st = fs.statSync(p);
-        parts.push(`${path.relative(packageRoot, p)}:${st.size}:${st.mtimeMs}`);
-      }
-    }
-  };
-  walk(packagePath("dist"));
-  walk(packagePath("templates"));
-  return hashOf(parts.sort().join("\n"));
-}
-
-/** The name and version of this resourcery, recorded in the manifest. */
-export function generatorId(): string {
-  const pkg = JSON.parse(fs.readFileSync(packagePath("package.json"), "utf8")) as { name: string; version: string };
-  return `${pkg.name}@${pkg.version}`;
 }
 
 /** The type names the kept user files of removed resources and actions import. */
@@ -78,6 +46,7 @@ function orphanTypes(plan: Plan): Orphans {
 
 /** Writes the reference docs of the definitions in `dir` into `out` (all or nothing; stale pages removed). */
 export async function generateDocs(dir: string, options: Pick<GenerateOptions, "out" | "dryRun">): Promise<GenerateResult> {
+  const { checkProject } = await import("./pipeline.js");
   const check = checkProject(dir);
   if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
   const [{ emitDocs }, { planWrite }, { commitPlan, recover }, { readManifest }] = await Promise.all([
@@ -91,26 +60,33 @@ export async function generateDocs(dir: string, options: Pick<GenerateOptions, "
   // Docs are generated output only: an edited page is overwritten rather than refused.
   const plan = planWrite(out, emitDocs(check.model), readManifest(out), true);
   if (options.dryRun) return { check, plan, written: false };
-  commitPlan(out, plan, generatorId());
+  commitPlan(out, plan, { generator: generatorId() });
   return { check, plan, written: true };
 }
 
 /** Generates the service package of the definitions in `dir` into `options.out`. */
 export async function generate(dir: string, options: GenerateOptions): Promise<GenerateResult> {
-  const check = checkProject(dir);
-  if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
-  // Heavy modules load only when there is something to generate (check and --help stay fast).
-  const [{ emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }] = await Promise.all([
+  const out = path.resolve(options.out);
+  const target = options.clientOnly ? "client" : "service";
+  // Nothing changed since the last generation: answered before anything heavy is loaded.
+  const same = options.force ? undefined : upToDate(dir, out, target);
+  if (same) return { check: { model: undefined, diagnostics: [], sources: new Map() }, plan: same.plan, written: false };
+
+  // Heavy modules load only when there is something to check and generate.
+  const [{ checkProject }, { emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }] = await Promise.all([
+    import("./pipeline.js"),
     import("./emit/index.js"),
     import("./write/plan.js"),
     import("./write/commit.js"),
     import("./write/manifest.js"),
   ]);
-  const out = path.resolve(options.out);
+  const check = checkProject(dir);
+  if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
   if (fs.existsSync(out) && !options.dryRun) recover(out);
   const previous = readManifest(out);
-  const inputs = inputsHash(dir, check.model.sources, `${generatorId()}:${generatorFingerprint()}`, options.clientOnly ? "client" : "service");
-  const unchanged = options.force ? undefined : planUnchanged(out, previous, inputs);
+  const sources = relativeSources(dir, check.model.sources);
+  const inputs = inputsHash(dir, sources, target);
+  const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
   if (unchanged) return { check, plan: unchanged, written: false };
   let files = options.clientOnly ? await emitClientOnly(check.model) : await emitService(check.model);
   let plan = planWrite(out, files, previous, options.force ?? false);
@@ -121,12 +97,6 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     plan = planWrite(out, files, previous, options.force ?? false);
   }
   if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
-  commitPlan(out, plan, generatorId(), inputs);
+  commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0 });
   return { check, plan, written: true };
-}
-
-/** A hash of what a generation depends on: resourcery's version, the target, and every definition file. */
-function inputsHash(dir: string, sources: readonly string[], generator: string, target: string): string {
-  const parts = [generator, target, ...sources.map((f) => `${path.relative(dir, f)}\0${hashOf(fs.readFileSync(f))}`)];
-  return hashOf(parts.join("\n"));
 }

@@ -2,9 +2,9 @@
 import type { Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { emitClient, emitClientPackage } from "./client.js";
-import { emitDocs } from "./docs/index.js";
 import { emitErrors } from "./errors.js";
 import { emitHandlers } from "./handlers.js";
+import { inWorker } from "./in-worker.js";
 import { emitMediaTypes } from "./media-types.js";
 import { emitPackage } from "./package.js";
 import { emitReadme } from "./readme.js";
@@ -16,8 +16,10 @@ import { emitTypes, type Orphans } from "./types.js";
 export type { EmittedFile } from "./emitted-file.js";
 export type { Orphans } from "./types.js";
 
-/** The whole generated package, sorted by path. */
+/** The whole generated package, sorted by path. The docs are rendered in a worker thread meanwhile. */
 export async function emitService(model: Model, orphans?: Orphans): Promise<EmittedFile[]> {
+  const docs = inWorker("docs", model);
+  docs.catch(() => undefined); // awaited below; not an unhandled rejection while the rest is emitted
   const files = [
     ...emitPackage(model),
     ...emitReadme(model),
@@ -29,7 +31,7 @@ export async function emitService(model: Model, orphans?: Orphans): Promise<Emit
     ...emitRuntime(),
     ...emitTests(model),
     ...emitClient(model),
-    ...emitDocs(model).map((f) => ({ ...f, path: `docs/${f.path}` })),
+    ...(await docs).map((f) => ({ ...f, path: `docs/${f.path}` })),
   ];
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -37,8 +37,11 @@ export function readProject(dir: string, store = new DocumentStore()): readonly 
   return [{ dir: abs, serviceFile, service, resources, store }, diagnostics];
 }
 
-/** The resource files named by `resources`: literal paths must exist, globs must match something. */
-function resourceFiles(dir: string, serviceFile: string, value: unknown, diagnostics: Diagnostic[]): string[] {
+/**
+ * The resource files named by `resources` (absolute, sorted): literal paths must exist, globs must
+ * match something. Also used by `generate`'s up-to-date check, with its own throw-away diagnostics.
+ */
+export function resourceFiles(dir: string, serviceFile: string, value: unknown, diagnostics: Diagnostic[]): string[] {
   const entries = (value as { resources?: unknown } | undefined)?.resources;
   if (!Array.isArray(entries)) return [];
   const found = new Set<string>();

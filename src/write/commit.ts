@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { hashOf, MANIFEST, STATE_DIR, type Manifest } from "./manifest.js";
+import { hashOf, MANIFEST, STATE_DIR, type Manifest, type ManifestEntry, type ManifestInfo } from "./manifest.js";
 import type { Plan } from "./plan.js";
 
 const STAGING = `${STATE_DIR}/staging`;
@@ -57,46 +57,63 @@ function freshTemp(out: string): string {
  * `out` yet) is built in a sibling folder and renamed into place: one atomic step, and a killed run
  * leaves no `out` at all.
  */
-export function commitPlan(out: string, plan: Plan, generator: string, inputs?: string): void {
+export function commitPlan(out: string, plan: Plan, info: ManifestInfo): void {
   if (!fs.existsSync(out)) {
     const temp = freshTemp(out);
     fs.rmSync(temp, { recursive: true, force: true }); // left by a killed first generation
-    const files: Record<string, { hash: string; owner: "generated" | "user" }> = {};
+    const files: Record<string, ManifestEntry> = {};
     for (const step of plan.steps) {
       if (step.kind !== "create") continue;
-      writeStaged(path.join(temp, step.file.path), step.file.contents);
-      files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
+      const file = path.join(temp, step.file.path);
+      writeStaged(file, step.file.contents);
+      files[step.file.path] = entryOf(step.file.contents, step.file.owner, file);
     }
-    const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));
-    writeDurably(path.join(temp, MANIFEST), manifestText({ version: 1, generator, ...(inputs ? { inputs } : {}), files: sorted }));
+    writeDurably(path.join(temp, MANIFEST), manifestText(manifestOf(info, files)));
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.renameSync(temp, out);
+    fs.renameSync(temp, out); // renaming the folder keeps every file's mtime
     return;
   }
-  const files: Record<string, { hash: string; owner: "generated" | "user" }> = {};
+  const files: Record<string, ManifestEntry> = {};
   const moves: [string, string][] = [];
   const deletes: string[] = [];
   plan.steps.forEach((step, i) => {
     if (step.kind === "delete") deletes.push(step.path);
     if (step.kind === "orphan") files[step.path] = { hash: step.hash, owner: "user" }; // still the user's: tracked until deleted
-    if (step.kind === "create" || step.kind === "update" || step.kind === "unchanged" || step.kind === "keep" || step.kind === "merge") {
-      files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
+    if (step.kind === "unchanged" || step.kind === "keep") {
+      files[step.file.path] = entryOf(step.file.contents, step.file.owner, path.join(out, step.file.path));
     }
     if (step.kind === "create" || step.kind === "update" || step.kind === "merge") {
       const staged = `${STAGING}/${i}`;
       // Staged files need no fsync of their own: a killed run loses nothing the page cache holds, and
       // the journal (fsynced) is written only after every staged file is complete.
       writeStaged(path.join(out, staged), step.file.contents);
+      // The rename into place keeps the staged file's size and mtime: recorded now.
+      files[step.file.path] = entryOf(step.file.contents, step.file.owner, path.join(out, staged));
       moves.push([staged, step.file.path]);
     }
   });
-  const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const journal: Journal = { moves, deletes, manifest: { version: 1, generator, ...(inputs ? { inputs } : {}), files: sorted } };
+  const journal: Journal = { moves, deletes, manifest: manifestOf(info, files) };
   if (moves.length === 0 && deletes.length === 0 && sameText(path.join(out, MANIFEST), manifestText(journal.manifest))) return; // a no-op regenerate writes nothing
   const temp = path.join(out, `${JOURNAL}.tmp`);
   writeDurably(temp, JSON.stringify(journal));
   fs.renameSync(temp, path.join(out, JOURNAL)); // the commit point
   apply(out, journal);
+}
+
+/** A manifest entry; a generated file's size and mtime are read from `written`, the file as it now stands. */
+function entryOf(contents: string, owner: ManifestEntry["owner"], written: string): ManifestEntry {
+  if (owner === "user") return { hash: hashOf(contents), owner };
+  try {
+    const st = fs.statSync(written);
+    return { hash: hashOf(contents), owner, size: st.size, mtime: st.mtimeMs };
+  } catch {
+    return { hash: hashOf(contents), owner };
+  }
+}
+
+function manifestOf(info: ManifestInfo, files: Record<string, ManifestEntry>): Manifest {
+  const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return { version: 1, ...info, files: sorted };
 }
 
 /** Applies a journal; safe to run again after an interruption (every step is idempotent). */

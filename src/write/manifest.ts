@@ -6,6 +6,12 @@ import path from "node:path";
 export interface ManifestEntry {
   readonly hash: string;
   readonly owner: "generated" | "user";
+  /**
+   * Size and mtime (ms) of a generated file as written: when both still match, the file is taken as
+   * unchanged without reading it (as git's index does); otherwise its hash decides.
+   */
+  readonly size?: number;
+  readonly mtime?: number;
 }
 
 export interface Manifest {
@@ -13,6 +19,10 @@ export interface Manifest {
   readonly generator: string;
   /** Hash of the generator and every definition file this generation was made from. */
   readonly inputs?: string;
+  /** The definition files read, relative to the definitions folder (for the up-to-date check). */
+  readonly sources?: readonly string[];
+  /** True when the check of those definitions found nothing at all (not even a warning). */
+  readonly clean?: boolean;
   readonly files: Readonly<Record<string, ManifestEntry>>;
 }
 
@@ -24,6 +34,9 @@ export const MANIFEST = `${STATE_DIR}/manifest.json`;
 export function hashOf(contents: string | Buffer): string {
   return createHash("sha256").update(contents).digest("hex");
 }
+
+/** What a generation records about itself beside its files. */
+export type ManifestInfo = Omit<Manifest, "version" | "files">;
 
 /** The manifest of an earlier generation in `out`, or undefined (first generate, or not ours). */
 export function readManifest(out: string): Manifest | undefined {

@@ -77,11 +77,19 @@ export function planUnchanged(out: string, previous: Manifest | undefined, input
   if (!previous || previous.inputs !== inputs) return undefined;
   const steps: Step[] = [];
   for (const [p, entry] of Object.entries(previous.files)) {
-    const disk = readIfExists(path.join(out, p));
-    if (disk === undefined) return undefined; // a file to create again
-    if (entry.owner === "generated" && hashOf(disk) !== entry.hash) return undefined; // edited: the full plan reports it
-    const file: EmittedFile = { path: p, contents: "", owner: entry.owner };
-    steps.push(entry.owner === "generated" ? { kind: "unchanged", file } : { kind: "keep", file });
+    const file = path.join(out, p);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(file);
+    } catch {
+      return undefined; // a file to create again
+    }
+    if (!stat.isFile()) return undefined;
+    if (entry.owner === "generated" && (stat.size !== entry.size || stat.mtimeMs !== entry.mtime) && hashOf(fs.readFileSync(file)) !== entry.hash) {
+      return undefined; // edited: the full plan reports it
+    }
+    const kept: EmittedFile = { path: p, contents: "", owner: entry.owner };
+    steps.push(entry.owner === "generated" ? { kind: "unchanged", file: kept } : { kind: "keep", file: kept });
   }
   return { steps, conflicts: [] };
 }

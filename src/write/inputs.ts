@@ -1,0 +1,103 @@
+/**
+ * What a generation depends on, and the up-to-date check of `generate`: when the definitions, the
+ * target and resourcery itself are what the last generation was made from, and every generated
+ * file is still on disk as it was written, there is nothing to do — decided without loading,
+ * checking or emitting anything.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { resourceFiles } from "../load/read-project.js";
+import { packagePath, packageRoot } from "../paths.js";
+import { hashOf, readManifest, STATE_DIR, type Manifest } from "./manifest.js";
+import { planUnchanged, type Plan } from "./plan.js";
+
+/** Which package a generation writes: the service, or the standalone client (`--client-only`). */
+export type Target = "service" | "client";
+
+let fingerprint: string | undefined;
+
+/**
+ * This resourcery's name, version and a fingerprint of its code and templates (paths, sizes,
+ * mtimes), so that a changed generator never passes for an unchanged one.
+ */
+function generatorFingerprint(): string {
+  if (fingerprint !== undefined) return fingerprint;
+  const parts: string[] = [generatorId()];
+  const walk = (dir: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        const st = fs.statSync(p);
+        parts.push(`${path.relative(packageRoot, p)}:${st.size}:${st.mtimeMs}`);
+      }
+    }
+  };
+  walk(packagePath("dist"));
+  walk(packagePath("templates"));
+  return (fingerprint = hashOf(parts.sort().join("\n")));
+}
+
+/** The name and version of this resourcery, recorded in the manifest. */
+export function generatorId(): string {
+  const pkg = JSON.parse(fs.readFileSync(packagePath("package.json"), "utf8")) as { name: string; version: string };
+  return `${pkg.name}@${pkg.version}`;
+}
+
+/** The resource files service.json's `resources` names now (found on disk, not read). */
+function discovered(dir: string, service: unknown): string[] {
+  const ignored: Diagnostic[] = []; // the check reports them; here they only make the set differ
+  return resourceFiles(dir, path.join(dir, "service.json"), service, ignored).map((f) => path.relative(dir, f));
+}
+
+/**
+ * The hash of a generation's inputs: the generator, the target, the resource files service.json's
+ * `resources` finds (a new file changes it), and the path and contents of every definition file
+ * read (service.json, resources, and whatever their $refs reach). Undefined when service.json is
+ * not plain JSON or a source is gone.
+ */
+export function inputsHash(dir: string, sources: readonly string[], target: Target): string | undefined {
+  let service: unknown;
+  try {
+    service = JSON.parse(fs.readFileSync(path.join(dir, "service.json"), "utf8"));
+  } catch {
+    return undefined; // the check says what is wrong with it
+  }
+  const parts = [generatorFingerprint(), target, discovered(dir, service).join("\0")];
+  for (const rel of sources) {
+    let contents: Buffer;
+    try {
+      contents = fs.readFileSync(path.resolve(dir, rel));
+    } catch {
+      return undefined;
+    }
+    parts.push(`${rel}\0${hashOf(contents)}`);
+  }
+  return hashOf(parts.join("\n"));
+}
+
+/** Definition files as the manifest records them: relative to the definitions folder, sorted. */
+export function relativeSources(dir: string, sources: readonly string[]): string[] {
+  return sources.map((f) => path.relative(dir, f)).sort();
+}
+
+/**
+ * The plan of a regenerate that has nothing to do, or undefined when it may have something to do
+ * (then the full check → emit → plan runs). Taken only after a generation whose check was clean (no
+ * warnings to print again), with no interrupted run to recover in `out`.
+ */
+export function upToDate(dir: string, out: string, target: Target): { plan: Plan; manifest: Manifest } | undefined {
+  const manifest = readManifest(out);
+  if (!manifest?.inputs || !manifest.sources || manifest.clean !== true) return undefined;
+  if (fs.existsSync(path.join(out, STATE_DIR, "journal.json")) || fs.existsSync(path.join(out, STATE_DIR, "staging"))) return undefined;
+  const inputs = inputsHash(dir, manifest.sources, target);
+  const plan = inputs === undefined ? undefined : planUnchanged(out, manifest, inputs);
+  return plan ? { plan, manifest } : undefined;
+}

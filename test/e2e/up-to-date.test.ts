@@ -1,0 +1,141 @@
+/**
+ * The up-to-date check of `generate`: a regenerate whose definitions, target and generator are
+ * unchanged, and whose generated files are all still as written, writes nothing and says so — and
+ * any change that matters (a new resource file the globs find, an edited, deleted or touched file,
+ * a changed $ref target, a warning to print again) still takes the full path.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { repoRoot, runCli } from "../helpers/cli.js";
+import { snapshot } from "../helpers/package.js";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-up-to-date-"));
+const defs = path.join(tmp, "defs");
+const out = path.join(tmp, "service");
+fs.cpSync(path.join(repoRoot, "examples/library"), defs, { recursive: true });
+
+const NOTHING = /^0 created, 0 updated, 0 deleted, \d+ unchanged, \d+ of yours kept$/m;
+
+function generate(args: string[] = []) {
+  return runCli(["generate", defs, "--out", out, ...args]);
+}
+
+/** Snapshot of OUT without resourcery's own bookkeeping. */
+function files(): Map<string, string> {
+  const all = snapshot(out);
+  for (const k of [...all.keys()]) if (k.startsWith(".resourcery")) all.delete(k);
+  return all;
+}
+
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+test("the manifest records the sources, a clean check, and each generated file's size and mtime", () => {
+  const r = generate();
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const manifest = JSON.parse(fs.readFileSync(path.join(out, ".resourcery/manifest.json"), "utf8"));
+  assert.equal(manifest.sources, ["resources/author.json", "resources/book.json", "resources/common.json", "service.json"]);
+  assert.is(manifest.clean, true);
+  const spec = manifest.files["src/generated/spec.ts"];
+  const st = fs.statSync(path.join(out, "src/generated/spec.ts"));
+  assert.is(spec.size, st.size);
+  assert.is(spec.mtime, st.mtimeMs);
+  assert.is(manifest.files["src/main.ts"].owner, "user");
+  assert.is(manifest.files["src/main.ts"].mtime, undefined, "user files are not judged by their stat");
+});
+
+test("unchanged definitions: nothing written, not even the manifest; touching a definition changes nothing", () => {
+  const before = snapshot(out);
+  let r = generate();
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, NOTHING);
+  const later = new Date(Date.now() + 5000);
+  fs.utimesSync(path.join(defs, "resources/book.json"), later, later);
+  r = generate();
+  assert.match(r.stdout, NOTHING);
+  assert.equal(snapshot(out), before);
+});
+
+test("a generated file edited by hand is refused, even with its size and mtime kept", () => {
+  const file = path.join(out, "src/generated/errors.ts");
+  const st = fs.statSync(file);
+  const text = fs.readFileSync(file, "utf8");
+  fs.writeFileSync(file, text.replace("export", "EXPORT"));
+  let r = generate();
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /src\/generated\/errors\.ts/);
+  // Same size, mtime reset: judged by stat alone this would pass for unchanged. A changed mtime
+  // makes the hash decide; the file is written back only when nothing else changed.
+  fs.utimesSync(file, st.atime, new Date(st.mtimeMs + 1000));
+  r = generate();
+  assert.is(r.code, 1, "still refused: its hash differs");
+  fs.writeFileSync(file, text);
+  r = generate();
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, NOTHING, "the same contents again, whatever the mtime");
+});
+
+test("a deleted generated file is written again", () => {
+  fs.rmSync(path.join(out, "src/generated/media-types.json"));
+  const r = generate();
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /created\s+src\/generated\/media-types\.json/);
+  assert.match(r.stdout, /^1 created, 0 updated, 0 deleted/m);
+});
+
+test("a changed $ref target regenerates what depends on it", () => {
+  const common = path.join(defs, "resources/common.json");
+  const value = JSON.parse(fs.readFileSync(common, "utf8"));
+  value.$defs.isbn.description = "The 13-digit ISBN, as printed on the back cover.";
+  fs.writeFileSync(common, JSON.stringify(value, null, 2) + "\n");
+  const r = generate();
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /updated\s+src\/generated\/spec\.ts/);
+  assert.match(generate().stdout, NOTHING);
+});
+
+test("a new resource file found by a glob is generated", () => {
+  const service = JSON.parse(fs.readFileSync(path.join(defs, "service.json"), "utf8"));
+  service.resources = ["resources/{author,book,s*}.json"]; // common.json holds only $defs
+  fs.writeFileSync(path.join(defs, "service.json"), JSON.stringify(service, null, 2) + "\n");
+  let r = generate();
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(generate().stdout, NOTHING);
+  const before = files();
+  fs.writeFileSync(
+    path.join(defs, "resources/shelf.json"),
+    JSON.stringify({ type: "object", "x-collection": "shelves", required: ["label"], additionalProperties: false, properties: { label: { type: "string", maxLength: 40 } } }, null, 2),
+  );
+  r = generate();
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /created\s+src\/hooks\/shelves\.ts/);
+  assert.ok(files().size > before.size);
+});
+
+test("a warning is printed on every regenerate, the unchanged ones too", () => {
+  const warnDefs = path.join(tmp, "warn");
+  const warnOut = path.join(tmp, "warn-service");
+  fs.cpSync(path.join(repoRoot, "test/fixtures/check/a5-basic-only"), warnDefs, { recursive: true });
+  for (let i = 0; i < 2; i++) {
+    const r = runCli(["generate", warnDefs, "--out", warnOut]);
+    assert.is(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /warning\s+A5/, `run ${i + 1} prints the warning`);
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(warnOut, ".resourcery/manifest.json"), "utf8"));
+  assert.is(manifest.clean, false);
+});
+
+test("--force and --client-only never take the shortcut of another target", () => {
+  let r = generate(["--force"]);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, NOTHING, "forced, but every file is the same");
+  const clientOut = path.join(tmp, "client");
+  r = runCli(["generate", defs, "--out", clientOut, "--client-only"]);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.ok(fs.existsSync(path.join(clientOut, "src/index.ts")) || fs.existsSync(path.join(clientOut, "index.ts")), "the client package");
+  assert.match(runCli(["generate", defs, "--out", clientOut, "--client-only"]).stdout, NOTHING);
+});
+
+test.run();
