@@ -134,7 +134,7 @@ test("--force and --client-only never take the shortcut of another target", () =
   const clientOut = path.join(tmp, "client");
   r = runCli(["generate", defs, "--out", clientOut, "--client-only"]);
   assert.is(r.code, 0, r.stdout + r.stderr);
-  assert.ok(fs.existsSync(path.join(clientOut, "src/index.ts")) || fs.existsSync(path.join(clientOut, "index.ts")), "the client package");
+  assert.ok(fs.existsSync(path.join(clientOut, "client/index.ts")), "the client package");
   assert.match(runCli(["generate", defs, "--out", clientOut, "--client-only"]).stdout, NOTHING);
 });
 
