@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { hashOf, MANIFEST, STATE_DIR, type Manifest, type ManifestEntry, type ManifestInfo } from "./manifest.js";
+import { hashOf, MANIFEST, STAT_CACHE, STATE_DIR, type Manifest, type ManifestEntry, type ManifestInfo, type StatCache } from "./manifest.js";
 import type { Plan } from "./plan.js";
 
 const STAGING = `${STATE_DIR}/staging`;
@@ -62,53 +62,69 @@ export function commitPlan(out: string, plan: Plan, info: ManifestInfo): void {
     const temp = freshTemp(out);
     fs.rmSync(temp, { recursive: true, force: true }); // left by a killed first generation
     const files: Record<string, ManifestEntry> = {};
+    const stats: Record<string, StatCache[string]> = {};
     for (const step of plan.steps) {
       if (step.kind !== "create") continue;
       const file = path.join(temp, step.file.path);
       writeStaged(file, step.file.contents);
-      files[step.file.path] = entryOf(step.file.contents, step.file.owner, file);
+      files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
+      if (step.file.owner === "generated") stats[step.file.path] = statOf(file);
     }
     writeDurably(path.join(temp, MANIFEST), manifestText(manifestOf(info, files)));
+    writeStatCache(temp, stats);
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.renameSync(temp, out); // renaming the folder keeps every file's mtime
     return;
   }
   const files: Record<string, ManifestEntry> = {};
+  const stats: Record<string, StatCache[string]> = {};
   const moves: [string, string][] = [];
   const deletes: string[] = [];
   plan.steps.forEach((step, i) => {
     if (step.kind === "delete") deletes.push(step.path);
     if (step.kind === "orphan") files[step.path] = { hash: step.hash, owner: "user" }; // still the user's: tracked until deleted
     if (step.kind === "unchanged" || step.kind === "keep") {
-      files[step.file.path] = entryOf(step.file.contents, step.file.owner, path.join(out, step.file.path));
+      files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
+      if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(out, step.file.path));
     }
     if (step.kind === "create" || step.kind === "update" || step.kind === "merge") {
       const staged = `${STAGING}/${i}`;
       // Staged files need no fsync of their own: a killed run loses nothing the page cache holds, and
       // the journal (fsynced) is written only after every staged file is complete.
       writeStaged(path.join(out, staged), step.file.contents);
+      files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
       // The rename into place keeps the staged file's size and mtime: recorded now.
-      files[step.file.path] = entryOf(step.file.contents, step.file.owner, path.join(out, staged));
+      if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(out, staged));
       moves.push([staged, step.file.path]);
     }
   });
   const journal: Journal = { moves, deletes, manifest: manifestOf(info, files) };
-  if (moves.length === 0 && deletes.length === 0 && sameText(path.join(out, MANIFEST), manifestText(journal.manifest))) return; // a no-op regenerate writes nothing
+  if (moves.length === 0 && deletes.length === 0 && sameText(path.join(out, MANIFEST), manifestText(journal.manifest))) {
+    if (!sameText(path.join(out, STAT_CACHE), statCacheText(stats))) writeStatCache(out, stats); // touched files: hashed once, not again
+    return; // a no-op regenerate writes nothing else
+  }
   const temp = path.join(out, `${JOURNAL}.tmp`);
   writeDurably(temp, JSON.stringify(journal));
   fs.renameSync(temp, path.join(out, JOURNAL)); // the commit point
   apply(out, journal);
+  writeStatCache(out, stats); // after the commit: a run killed before this only leaves the cache stale
 }
 
-/** A manifest entry; a generated file's size and mtime are read from `written`, the file as it now stands. */
-function entryOf(contents: string, owner: ManifestEntry["owner"], written: string): ManifestEntry {
-  if (owner === "user") return { hash: hashOf(contents), owner };
-  try {
-    const st = fs.statSync(written);
-    return { hash: hashOf(contents), owner, size: st.size, mtime: st.mtimeMs };
-  } catch {
-    return { hash: hashOf(contents), owner };
-  }
+/** A file's size and mtime, for the stat cache. */
+function statOf(file: string): StatCache[string] {
+  const st = fs.statSync(file);
+  return [st.size, st.mtimeMs];
+}
+
+function statCacheText(stats: Record<string, StatCache[string]>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(stats).sort(([a], [b]) => (a < b ? -1 : 1)))) + "\n";
+}
+
+/** Replaces the stat cache (not durably: it is only a cache). */
+function writeStatCache(out: string, stats: Record<string, StatCache[string]>): void {
+  const file = path.join(out, STAT_CACHE);
+  fs.writeFileSync(`${file}.tmp`, statCacheText(stats));
+  fs.renameSync(`${file}.tmp`, file);
 }
 
 function manifestOf(info: ManifestInfo, files: Record<string, ManifestEntry>): Manifest {

@@ -6,12 +6,6 @@ import path from "node:path";
 export interface ManifestEntry {
   readonly hash: string;
   readonly owner: "generated" | "user";
-  /**
-   * Size and mtime (ms) of a generated file as written: when both still match, the file is taken as
-   * unchanged without reading it (as git's index does); otherwise its hash decides.
-   */
-  readonly size?: number;
-  readonly mtime?: number;
 }
 
 export interface Manifest {
@@ -33,6 +27,25 @@ export const MANIFEST = `${STATE_DIR}/manifest.json`;
 /** SHA-256 of file contents, hex. */
 export function hashOf(contents: string | Buffer): string {
   return createHash("sha256").update(contents).digest("hex");
+}
+
+/**
+ * OUT/.resourcery/stat-cache.json: the size and mtime (ms) of each generated file as written. When
+ * both still match, a file is taken as unchanged without reading it (as git's index does); otherwise
+ * its hash decides. A machine-local cache (kept out of version control, never needed for
+ * correctness): a missing or stale one only makes the up-to-date check read and hash the files.
+ */
+export const STAT_CACHE = `${STATE_DIR}/stat-cache.json`;
+export type StatCache = Readonly<Record<string, readonly [size: number, mtimeMs: number]>>;
+
+/** The stat cache of `out`, or an empty one. */
+export function readStatCache(out: string): StatCache {
+  try {
+    const value = JSON.parse(fs.readFileSync(path.join(out, STAT_CACHE), "utf8")) as StatCache;
+    return value && typeof value === "object" ? value : {};
+  } catch {
+    return {};
+  }
 }
 
 /** What a generation records about itself beside its files. */

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { EmittedFile } from "../emit/emitted-file.js";
-import { hashOf, type Manifest } from "./manifest.js";
+import { hashOf, readStatCache, type Manifest } from "./manifest.js";
 import { mergePackageJson } from "./merge.js";
 
 export type Step =
@@ -75,6 +75,7 @@ export function planWrite(out: string, files: readonly EmittedFile[], previous: 
  */
 export function planUnchanged(out: string, previous: Manifest | undefined, inputs: string): Plan | undefined {
   if (!previous || previous.inputs !== inputs) return undefined;
+  const stats = readStatCache(out);
   const steps: Step[] = [];
   for (const [p, entry] of Object.entries(previous.files)) {
     const file = path.join(out, p);
@@ -85,7 +86,9 @@ export function planUnchanged(out: string, previous: Manifest | undefined, input
       return undefined; // a file to create again
     }
     if (!stat.isFile()) return undefined;
-    if (entry.owner === "generated" && (stat.size !== entry.size || stat.mtimeMs !== entry.mtime) && hashOf(fs.readFileSync(file)) !== entry.hash) {
+    const cached = stats[p];
+    const same = cached !== undefined && cached[0] === stat.size && cached[1] === stat.mtimeMs;
+    if (entry.owner === "generated" && !same && hashOf(fs.readFileSync(file)) !== entry.hash) {
       return undefined; // edited: the full plan reports it
     }
     const kept: EmittedFile = { path: p, contents: "", owner: entry.owner };

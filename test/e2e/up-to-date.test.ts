@@ -32,18 +32,23 @@ function files(): Map<string, string> {
 
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-test("the manifest records the sources, a clean check, and each generated file's size and mtime", () => {
+test("the manifest records the sources and a clean check; the stat cache each generated file's size and mtime", () => {
   const r = generate();
   assert.is(r.code, 0, r.stdout + r.stderr);
   const manifest = JSON.parse(fs.readFileSync(path.join(out, ".resourcery/manifest.json"), "utf8"));
   assert.equal(manifest.sources, ["resources/author.json", "resources/book.json", "resources/common.json", "service.json"]);
   assert.is(manifest.clean, true);
-  const spec = manifest.files["src/generated/spec.ts"];
+  const stats = JSON.parse(fs.readFileSync(path.join(out, ".resourcery/stat-cache.json"), "utf8"));
   const st = fs.statSync(path.join(out, "src/generated/spec.ts"));
-  assert.is(spec.size, st.size);
-  assert.is(spec.mtime, st.mtimeMs);
-  assert.is(manifest.files["src/main.ts"].owner, "user");
-  assert.is(manifest.files["src/main.ts"].mtime, undefined, "user files are not judged by their stat");
+  assert.equal(stats["src/generated/spec.ts"], [st.size, st.mtimeMs]);
+  assert.is(stats["src/main.ts"], undefined, "user files are not judged by their stat");
+  assert.match(fs.readFileSync(path.join(out, ".gitignore"), "utf8"), /^\.resourcery\/stat-cache\.json$/m, "the cache is machine-local");
+});
+
+test("a missing stat cache only means reading the files", () => {
+  fs.rmSync(path.join(out, ".resourcery/stat-cache.json"));
+  const r = generate();
+  assert.match(r.stdout, NOTHING);
 });
 
 test("unchanged definitions: nothing written, not even the manifest; touching a definition changes nothing", () => {
