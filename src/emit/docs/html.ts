@@ -2,26 +2,38 @@
  * The static HTML reference: an overview, one page per resource, the actions, and one page per error
  * code (at <code>.html and <code>/index.html, so that <errorDocsUrl>/<code> resolves), with one
  * stylesheet and one search script of its own. No network: every link is relative and every asset is
- * emitted here. All user text goes through templates/docs/*.html.hbs with escaping on; pages are the
- * concatenation of their rendered parts, so no template needs triple-stash.
+ * emitted here. Pages are the concatenation of their rendered parts (templates/docs/*.html.hbs, with
+ * escaping on, so no template needs triple-stash). The fragments repeated many times per page (texts,
+ * constraint lists, parameter rows, link lists, the side navigation) are built here instead, as `Html`,
+ * with every piece of user text through escapeHtml, the templates' own escaping.
  */
 import type { Model } from "../../model/types.js";
 import type { EmittedFile } from "../emitted-file.js";
-import { render } from "../shared/templates.js";
-import { buildReference, hrefFrom, PAGES, type ErrorPage, type OperationDoc, type Reference, type Target } from "./reference.js";
+import { escapeHtml, render, trusted, type Html } from "../shared/templates.js";
+import { buildReference, hrefFrom, PAGES, type ErrorPage, type ErrorRef, type OperationDoc, type ParamDoc, type Reference, type Target, type Text } from "./reference.js";
+
+/**
+ * Up to this many resources the side navigation lists them all on every page. Beyond, it links the
+ * overview's full list and lists only the neighbours of the current resource: the navigation of every
+ * page would otherwise grow with the service, and the reference with its square.
+ */
+export const NAV_LIMIT = 100;
+/** Resources listed before and after the current one in a shortened navigation. */
+export const NAV_NEIGHBOURS = 10;
 
 /** Every file of the HTML reference, paths relative to the docs root. */
 export function emitHtmlReference(model: Model): EmittedFile[] {
   const ref = buildReference(model);
+  const site = new Site(ref);
   const files: { path: string; contents: string }[] = [
-    { path: "index.html", contents: page(ref, "index.html", "Overview", indexBody(ref, "index.html")) },
-    { path: "actions.html", contents: page(ref, "actions.html", "Actions", actionsBody(ref, "actions.html")) },
-    ...ref.resources.map((r) => {
+    { path: "index.html", contents: site.page("index.html", "Overview", indexBody(ref, "index.html")) },
+    { path: "actions.html", contents: site.page("actions.html", "Actions", actionsBody(site, "actions.html")) },
+    ...ref.resources.map((r, i) => {
       const file = `${r.page}.html`;
-      return { path: file, contents: page(ref, file, r.title, resourceBody(ref, file)) };
+      return { path: file, contents: site.page(file, r.title, resourceBody(site, i, file), i) };
     }),
     ...ref.errors.flatMap((e) =>
-      [`${e.page}.html`, `${e.page}/index.html`].map((file) => ({ path: file, contents: page(ref, file, `${e.code} ${e.title}`, errorBody(ref, e, file)) })),
+      [`${e.page}.html`, `${e.page}/index.html`].map((file) => ({ path: file, contents: site.page(file, `${e.code} ${e.title}`, errorBody(ref, e, file)) })),
     ),
     { path: "assets/style.css", contents: render("docs/style.css.hbs", {}) },
     { path: "assets/search.js", contents: render("docs/search.js.hbs", {}) },
@@ -40,130 +52,227 @@ export function hrefOf(file: string, to: Target): string {
   return hrefFrom(file, to, ".html");
 }
 
-/**
- * Template data for `file`: every text segment gets the href of its link from that file ("" when it
- * has none), so templates only test `href`.
- */
-function resolved(file: string, data: object): object {
-  const walk = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(walk);
-    if (v === null || typeof v !== "object") return v;
-    const o = v as Record<string, unknown>;
-    if (typeof o["text"] === "string" && typeof o["code"] === "boolean" && "link" in o) {
-      return { ...o, href: o["link"] ? hrefOf(file, o["link"] as Target) : "" };
+// ---------------------------------------------------------------------------------------------------
+// Fragments built here
+
+/** A text as HTML for `file`: segments escaped, code in <code>, links in <a>. */
+function textHtml(file: string, t: Text): string {
+  let out = "";
+  for (const s of t) {
+    const inner = s.code ? `<code>${escapeHtml(s.text)}</code>` : escapeHtml(s.text);
+    out += s.link ? `<a href="${escapeHtml(hrefOf(file, s.link))}">${inner}</a>` : inner;
+  }
+  return out;
+}
+
+/** A text for a template; "" when it is empty, so that a template can test it with #if. */
+function rich(file: string, t: Text): Html | "" {
+  return t.length ? trusted(textHtml(file, t)) : "";
+}
+
+/** The constraints of a field or parameter as a list, or "" when it has none. */
+function constraintList(file: string, constraints: readonly Text[]): string {
+  if (!constraints.length) return "";
+  let out = '<ul class="constraints">';
+  for (const c of constraints) out += `<li>${textHtml(file, c)}</li>`;
+  return `${out}</ul>`;
+}
+
+/** The rows of an operation's parameter table, or "" when it has no parameters. */
+function paramRows(file: string, params: readonly ParamDoc[]): Html | "" {
+  if (!params.length) return "";
+  let out = "";
+  for (const p of params) {
+    out += `    <tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td><td>${textHtml(file, p.type)}</td><td>${p.required ? "<strong>yes</strong>" : "no"}</td><td>${textHtml(file, p.description)}${constraintList(file, p.constraints)}</td></tr>\n`;
+  }
+  return trusted(out);
+}
+
+/** What the pages of one reference share, each built once: the icon, and per folder the navigation and error lists. */
+class Site {
+  /** The page icon as a data URL, inline so that no page requests anything for it. */
+  private readonly icon = `data:image/svg+xml,${encodeURIComponent(render("docs/favicon.svg.hbs", {}).trim())}`;
+  private readonly navs = new Map<string, { items: string[]; current: string[]; all: string; offsets: number[] }>();
+  private readonly errorLists = new Map<string, Html>();
+
+  constructor(readonly ref: Reference) {}
+
+  /** A whole page: the layout around `body`; `resource` is the index of the page's resource, if it is one. */
+  page(file: string, title: string, body: string, resource?: number): string {
+    const { ref } = this;
+    const root = rootOf(file);
+    const at = (p: string, anchor = "") => hrefOf(file, { page: p, anchor });
+    const head = render("docs/layout-head.html.hbs", {
+      pageTitle: title,
+      serviceTitle: ref.title,
+      version: ref.version,
+      root,
+      icon: this.icon,
+      home: at(PAGES.index),
+      overview: [
+        { label: "Introduction", href: at(PAGES.index) },
+        { label: "Authentication", href: at(PAGES.index, "authentication") },
+        { label: "Media types", href: at(PAGES.index, "media-types") },
+        { label: "Conventions", href: at(PAGES.index, "conventions") },
+      ],
+      resources: this.resourceNav(file, resource),
+      actionsHref: at(PAGES.actions),
+      actionsCurrent: file === "actions.html",
+      errorsHref: at(PAGES.index, "errors"),
+    });
+    const foot = render("docs/layout-foot.html.hbs", { serviceTitle: ref.title, version: ref.version, root });
+    return head + body + foot;
+  }
+
+  /**
+   * The error list of an operation. Operations of one kind answer the same codes, and pages of one
+   * folder link them alike: each distinct list is built once per folder.
+   */
+  errorList(file: string, errors: readonly ErrorRef[]): Html {
+    const folder = file.slice(0, file.lastIndexOf("/") + 1);
+    const key = `${folder} ${errors.map((e) => e.code).join(" ")}`;
+    let list = this.errorLists.get(key);
+    if (!list) {
+      let out = "";
+      for (const e of errors) out += `  <li><a href="${escapeHtml(hrefOf(file, e.target))}"><code>${e.code}</code> ${escapeHtml(e.title)}</a> <span class="status">${e.status}</span></li>\n`;
+      this.errorLists.set(key, (list = trusted(out)));
     }
-    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, walk(x)]));
-  };
-  return walk(data) as object;
+    return list;
+  }
+
+  /** The items of the navigation's resource list, the current resource (if any) marked. */
+  private resourceNav(file: string, current: number | undefined): Html {
+    const folder = file.slice(0, file.lastIndexOf("/") + 1);
+    let nav = this.navs.get(folder);
+    if (!nav) {
+      const item = (href: string, label: string, mark: string) => `    <li><a href="${escapeHtml(href)}"${mark}>${escapeHtml(label)}</a></li>\n`;
+      const links = this.ref.resources.map((r) => [hrefOf(file, { page: r.page, anchor: "" }), r.collection] as const);
+      const items = links.map(([href, label]) => item(href, label, ""));
+      const offsets = [0];
+      for (const x of items) offsets.push(offsets[offsets.length - 1]! + x.length);
+      nav = { items, current: links.map(([href, label]) => item(href, label, ' aria-current="page"')), all: items.join(""), offsets };
+      this.navs.set(folder, nav);
+    }
+    const count = nav.items.length;
+    if (count <= NAV_LIMIT) {
+      if (current === undefined) return trusted(nav.all);
+      // The folder's list with the current item swapped in.
+      return trusted(nav.all.slice(0, nav.offsets[current]) + nav.current[current]! + nav.all.slice(nav.offsets[current + 1]));
+    }
+    const all = hrefOf(file, { page: PAGES.index, anchor: "resources" });
+    let out = `    <li><a href="${escapeHtml(all)}">All ${count} resources</a></li>\n`;
+    if (current !== undefined) {
+      for (let i = Math.max(0, current - NAV_NEIGHBOURS); i <= Math.min(count - 1, current + NAV_NEIGHBOURS); i++) out += i === current ? nav.current[i] : nav.items[i];
+    }
+    return trusted(out);
+  }
 }
 
-/** Renders an .html.hbs template of templates/docs/ for `file`. */
-function view(name: string, file: string, data: object): string {
-  return render(`docs/${name}.html.hbs`, resolved(file, data));
-}
-
-function page(ref: Reference, file: string, title: string, body: string): string {
-  const root = rootOf(file);
-  const at = (p: string, anchor = "") => hrefOf(file, { page: p, anchor });
-  const head = view("layout-head", file, {
-    pageTitle: title,
-    serviceTitle: ref.title,
-    version: ref.version,
-    root,
-    icon: icon(),
-    home: at(PAGES.index),
-    overview: [
-      { label: "Introduction", href: at(PAGES.index) },
-      { label: "Authentication", href: at(PAGES.index, "authentication") },
-      { label: "Media types", href: at(PAGES.index, "media-types") },
-      { label: "Conventions", href: at(PAGES.index, "conventions") },
-    ],
-    resources: ref.resources.map((r) => ({ label: r.collection, href: at(r.page), current: `${r.page}.html` === file })),
-    actionsHref: at(PAGES.actions),
-    actionsCurrent: file === "actions.html",
-    errorsHref: at(PAGES.index, "errors"),
-  });
-  const foot = view("layout-foot", file, { serviceTitle: ref.title, version: ref.version, root });
-  return head + body + foot;
-}
-
-/** The page icon as a data URL, inline so that no page requests anything for it. */
-const icon = () => `data:image/svg+xml,${encodeURIComponent(render("docs/favicon.svg.hbs", {}).trim())}`;
+// ---------------------------------------------------------------------------------------------------
+// Page bodies
 
 const methodClass = (method: string) => method.toLowerCase();
 
 function indexBody(ref: Reference, file: string): string {
-  return view("index", file, {
+  return render("docs/index.html.hbs", {
     title: ref.title,
-    description: ref.description,
+    description: rich(file, ref.description),
     baseUrl: ref.baseUrl,
     version: ref.version,
     vendor: ref.vendor,
     errorDocsUrl: ref.errorDocsUrl,
-    schemes: ref.auth.schemes,
-    authNotes: ref.auth.notes,
+    schemes: ref.auth.schemes.map((s) => ({ name: s.name, header: s.header, text: rich(file, s.text) })),
+    authNotes: ref.auth.notes.map((n) => rich(file, n)),
     realm: ref.auth.realm,
     challenges: ref.auth.challenges,
     clientSetup: ref.clientSetup,
-    negotiation: ref.negotiation,
+    negotiation: ref.negotiation.map((n) => rich(file, n)),
     mediaTypes: ref.mediaTypes,
-    conventions: ref.conventions,
+    conventions: ref.conventions.map((c) => ({ anchor: c.anchor, title: c.title, rules: c.rules, paragraphs: c.paragraphs.map((p) => rich(file, p)), example: c.example })),
     resources: ref.resources.map((r) => ({
       collection: r.collection,
       href: hrefOf(file, { page: r.page, anchor: "" }),
-      description: r.description,
+      description: rich(file, r.description),
       operations: r.operations.map((o) => ({ method: o.method, methodClass: methodClass(o.method), path: o.path, summary: o.summary, href: hrefOf(file, { page: r.page, anchor: o.anchor }) })),
     })),
-    actions: ref.actions.operations.map((o) => ({ method: o.method, methodClass: methodClass(o.method), path: o.path, description: o.description, href: hrefOf(file, { page: PAGES.actions, anchor: o.anchor }) })),
-    errors: ref.errors.map((e) => ({ code: e.code, status: e.status, title: e.title, message: e.message, href: hrefOf(file, { page: e.page, anchor: "" }) })),
+    actions: ref.actions.operations.map((o) => ({ method: o.method, methodClass: methodClass(o.method), path: o.path, description: rich(file, o.description), href: hrefOf(file, { page: PAGES.actions, anchor: o.anchor }) })),
+    errors: ref.errors.map((e) => ({ code: e.code, status: e.status, title: e.title, message: rich(file, e.message), href: hrefOf(file, { page: e.page, anchor: "" }) })),
   });
 }
 
-function operation(op: OperationDoc, file: string): string {
-  return view("operation", file, {
-    ...op,
+function operation(site: Site, op: OperationDoc, file: string): string {
+  return render("docs/operation.html.hbs", {
+    anchor: op.anchor,
+    method: op.method,
     methodClass: methodClass(op.method),
-    errors: op.errors.map((e) => ({ ...e, href: hrefOf(file, e.target) })),
+    path: op.path,
+    summary: op.summary,
+    description: rich(file, op.description),
+    access: rich(file, op.access),
+    params: paramRows(file, op.params),
+    body: op.body && { mediaTypes: trusted(op.body.mediaTypes.map((t) => `<code>${escapeHtml(t)}</code> `).join("")), example: op.body.example },
+    curl: op.curl,
+    client: op.client,
+    status: op.status,
+    statusText: op.statusText,
+    responseType: op.responseType,
+    response: op.response,
+    errors: site.errorList(file, op.errors),
   });
 }
 
-function resourceBody(ref: Reference, file: string): string {
-  const r = ref.resources.find((x) => `${x.page}.html` === file)!;
-  const intro = view("resource", file, {
+function resourceBody(site: Site, index: number, file: string): string {
+  const { ref } = site;
+  const r = ref.resources[index]!;
+  const intro = render("docs/resource.html.hbs", {
     serviceTitle: ref.title,
     home: hrefOf(file, { page: PAGES.index, anchor: "" }),
     clientHref: hrefOf(file, { page: PAGES.index, anchor: "client" }),
     title: r.title,
     collection: r.collection,
-    description: r.description,
-    facts: r.facts,
-    access: r.access,
-    fields: r.fields,
-    links: r.links.map((l) => ({ ...l, href: hrefOf(file, l.target), fieldHref: `#${l.fieldAnchor}` })),
+    description: rich(file, r.description),
+    facts: r.facts.map((f) => ({ label: f.label, value: rich(file, f.value) })),
+    access: r.access.map((a) => ({ action: a.action, roles: rich(file, a.roles) })),
+    fields: r.fields.map((f) => ({ name: f.name, anchor: f.anchor, type: rich(file, f.type), required: f.required, description: rich(file, f.description), constraints: trusted(constraintList(file, f.constraints)) })),
+    links: r.links.map((l) => ({ name: l.name, kind: l.kind, targetName: l.targetName, description: rich(file, l.description), href: hrefOf(file, l.target), fieldHref: `#${l.fieldAnchor}` })),
     clientSetup: r.clientSetup,
   });
-  return intro + r.operations.map((op) => operation(op, file)).join("");
+  return intro + r.operations.map((op) => operation(site, op, file)).join("");
 }
 
-function actionsBody(ref: Reference, file: string): string {
-  const intro = view("actions", file, {
+function actionsBody(site: Site, file: string): string {
+  const { ref } = site;
+  const intro = render("docs/actions.html.hbs", {
     serviceTitle: ref.title,
     home: hrefOf(file, { page: PAGES.index, anchor: "" }),
     clientHref: hrefOf(file, { page: PAGES.index, anchor: "client" }),
-    description: ref.actions.description,
-    operations: ref.actions.operations,
+    description: rich(file, ref.actions.description),
+    operations: ref.actions.operations.length > 0,
     clientSetup: ref.actions.clientSetup,
   });
-  return intro + ref.actions.operations.map((op) => operation(op, file)).join("");
+  return intro + ref.actions.operations.map((op) => operation(site, op, file)).join("");
 }
 
 function errorBody(ref: Reference, e: ErrorPage, file: string): string {
-  return view("error", file, {
-    ...e,
+  // The operations that can answer with a common code are most of the service's: one line each, built here.
+  let operations = "";
+  for (const o of e.operations) operations += `  <li><a href="${escapeHtml(hrefOf(file, o.target))}"><code>${escapeHtml(o.label)}</code></a></li>\n`;
+  return render("docs/error.html.hbs", {
     serviceTitle: ref.title,
     home: hrefOf(file, { page: PAGES.index, anchor: "" }),
     catalogHref: hrefOf(file, { page: PAGES.index, anchor: "errors" }),
-    operations: e.operations.map((o) => ({ label: o.label, href: hrefOf(file, o.target) })),
+    code: e.code,
+    title: e.title,
+    status: e.status,
+    statusText: e.statusText,
+    key: e.key,
+    builtin: e.builtin,
+    info: e.info,
+    message: rich(file, e.message),
+    condition: rich(file, e.condition),
+    dev: rich(file, e.dev),
+    operations: operations ? trusted(operations) : "",
+    example: e.example,
   });
 }
 

@@ -24,11 +24,15 @@ export function emitMarkdownReference(model: Model): EmittedFile[] {
 // ---------------------------------------------------------------------------------------------------
 // Escaping
 
+/** Text escapeMd changes: a newline, inline punctuation, &, or a block marker or number at the start. */
+const MD_SPECIAL = /[\n\\`*_[\]<>|~&]|^\s*[#+=\d-]/;
+
 /**
  * Plain text on one line, escaped so that it renders as itself: the characters that start inline
  * Markdown or raw HTML are backslash-escaped, an entity-like & too, and a block marker at the start.
  */
 export function escapeMd(s: string): string {
+  if (!MD_SPECIAL.test(s)) return s;
   return s
     .replace(/\s*\n\s*/g, " ")
     .replace(/[\\`*_[\]<>|~]/g, "\\$&")
@@ -39,6 +43,10 @@ export function escapeMd(s: string): string {
 
 /** A code span that holds `s` exactly, whatever backticks it contains. */
 export function codeSpan(s: string): string {
+  if (!s.includes("`") && !s.includes("\n")) {
+    const pad = s.startsWith(" ") && s.endsWith(" ") && s.trim() ? " " : "";
+    return `\`${pad}${s}${pad}\``;
+  }
   const one = s.replace(/\s*\n\s*/g, " ");
   const longest = Math.max(0, ...[...one.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = "`".repeat(longest + 1);
@@ -122,7 +130,7 @@ function operation(op: OperationDoc, file: string): string {
     status: `${op.status} ${op.statusText}`.trim(),
     responseType: op.responseType ? codeSpan(op.responseType) : "",
     response: op.response === undefined ? "" : json(op.response),
-    errors: op.errors.map((e) => `${link(file, codeSpan(String(e.code)), e.target)} ${escapeMd(e.title)} (${e.status})`),
+    errors: op.errors.map((e) => `${link(file, codeSpan(String(e.code)), e.target)} ${escapeMd(e.title)} (${e.status})`).join(" · "),
   });
 }
 

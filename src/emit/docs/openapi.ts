@@ -7,7 +7,7 @@ import type { Action, AuthScheme, ErrorDef, Field, JsonSchema, Model, Resource }
 import type { EmittedFile } from "../emitted-file.js";
 import { sampleOf } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
-import { expandNames, fieldNames, operationsOf, type Operation } from "./operations.js";
+import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
 
 type Json = Record<string, unknown>;
 
@@ -75,8 +75,17 @@ class OpenApiBuilder {
   private readonly responseComponents: Json = {};
   private readonly operationIds = new Set<string>();
   private ops: { op: Operation; method: string; id: string }[] = [];
+  /** Lookups by key rather than scans per operation, which made the document quadratic in the resources. */
+  private readonly primaryIds = new Map<Operation, string>();
+  private readonly opsOfResource = new Map<Resource, Operation[]>();
+  private readonly errorsByKey: Map<string, ErrorDef>;
+  private readonly mediaTypesByName: Map<string, Model["mediaTypes"][number]>;
+  /** Shared link schemas some schema refers to; the others are left out of the document. */
+  private readonly linkSchemasUsed = new Set<string>();
 
   constructor(private readonly model: Model) {
+    this.errorsByKey = new Map(model.errors.map((e) => [e.key, e]));
+    this.mediaTypesByName = new Map(model.mediaTypes.map((m) => [m.name, m]));
     for (const r of model.resources) {
       let base = componentName(r.typeName);
       const derived = (b: string) => [b, `${b}Partial`, `${b}Input`, `${b}Patch`, `${b}Page`];
@@ -94,6 +103,14 @@ class OpenApiBuilder {
   document(): Json {
     const { service } = this.model;
     this.ops = this.expandedOperations();
+    for (const { op, method, id } of this.ops) {
+      if (method !== op.method) continue;
+      this.primaryIds.set(op, id);
+      if (!op.resource) continue;
+      const list = this.opsOfResource.get(op.resource);
+      if (list) list.push(op);
+      else this.opsOfResource.set(op.resource, [op]);
+    }
     this.sharedComponents();
     for (const r of this.model.resources) this.resourceComponents(r);
     for (const a of this.model.actions) setOwn(this.schemas, this.results.get(a.name)!, { ...asObject(clean(a.response)), description: describe(a.response, `The result of ${a.name}.`) });
@@ -106,8 +123,7 @@ class OpenApiBuilder {
 
     // The link schemas of a service without links would be unused components.
     for (const shared of ["Link", "CollectionLink", "LinkInput"]) {
-      const { [shared]: _, ...others } = this.schemas;
-      if (!JSON.stringify([paths, others]).includes(`"${ref("schemas", shared)}"`)) delete this.schemas[shared];
+      if (!this.linkSchemasUsed.has(shared)) delete this.schemas[shared];
     }
 
     const schemes = service.auth.schemes;
@@ -160,7 +176,8 @@ class OpenApiBuilder {
 
   /** The final id of an operation of operations.ts (after de-duplication), for `links`. */
   private idOf(kind: Operation["kind"], resource: Resource, field?: Field): string | undefined {
-    return this.ops.find((o) => o.op.kind === kind && o.op.resource === resource && (field === undefined || o.op.field === field) && o.method === o.op.method)?.id;
+    const op = this.opsOfResource.get(resource)?.find((o) => o.kind === kind && (field === undefined || o.field === field));
+    return op && this.primaryIds.get(op);
   }
 
   private operation(op: Operation, method: string, id: string): Json {
@@ -175,7 +192,7 @@ class OpenApiBuilder {
     const parameters = this.operationParameters(op);
     if (parameters.length > 0) out.parameters = parameters;
     // Examples are named after the operation's own method (PATCH for an update), shared with POST.
-    const primary = componentName(this.ops.find((o) => o.op === op && o.method === op.method)?.id ?? id);
+    const primary = componentName(this.primaryIds.get(op) ?? id);
     if (r && (op.kind === "create" || op.kind === "replace" || op.kind === "update")) out.requestBody = this.requestBody(op, r, primary);
     out.responses = this.responses(op, primary);
     return out;
@@ -254,7 +271,7 @@ class OpenApiBuilder {
     out[String(op.status)] = this.success(op, primary);
     const byStatus = new Map<number, ErrorDef[]>();
     for (const key of this.errorKeys(op)) {
-      const e = this.model.errors.find((x) => x.key === key);
+      const e = this.errorsByKey.get(key);
       if (!e) continue;
       const group = byStatus.get(e.status) ?? [];
       if (!group.includes(e)) group.push(e);
@@ -361,7 +378,7 @@ class OpenApiBuilder {
 
   /** The vendor type and its alias, for a canonical vendor type of the model. */
   private vendorTypes(name: string): string[] {
-    const t = this.model.mediaTypes.find((m) => m.name === name);
+    const t = this.mediaTypesByName.get(name);
     return t ? [t.name, t.alias] : [name];
   }
 
@@ -526,13 +543,13 @@ class OpenApiBuilder {
       modifiedAt: { type: "string", format: "date-time", description: "When it was last changed." },
     };
     for (const f of r.fields) {
-      const target = f.link ? this.model.resources.find((x) => x.collection === f.link!.target) : undefined;
+      const target = f.link ? resourceOf(this.model, f.link.target) : undefined;
       const t = target ? this.names.get(target.collection) : undefined;
       let schema: Json;
       if (f.link?.kind === "instance" && t) {
-        schema = { anyOf: [{ $ref: ref("schemas", "Link") }, { $ref: ref("schemas", t.partial) }], description: describeField(f, `A link to ${article(target!.name)}; expanded with \`expand\`.`) };
+        schema = { anyOf: [{ $ref: this.linkSchema("Link") }, { $ref: ref("schemas", t.partial) }], description: describeField(f, `A link to ${article(target!.name)}; expanded with \`expand\`.`) };
       } else if (f.link?.kind === "collection" && t) {
-        schema = { anyOf: [{ $ref: ref("schemas", "CollectionLink") }, { $ref: ref("schemas", t.page) }], description: describeField(f, `A link to the ${f.name}; a page of them with \`expand\`.`) };
+        schema = { anyOf: [{ $ref: this.linkSchema("CollectionLink") }, { $ref: ref("schemas", t.page) }], description: describeField(f, `A link to the ${f.name}; a page of them with \`expand\`.`) };
       } else {
         schema = asObject(clean(f.schema));
         if (f.name === r.owner) schema = { ...schema, readOnly: true, description: describeField(f, "The id of the API key that owns it; set by the server.") };
@@ -543,14 +560,20 @@ class OpenApiBuilder {
   }
 
   private inputSchema(f: Field, written: unknown): Json {
-    if (f.kind === "link") return withDescription({ $ref: ref("schemas", "LinkInput") }, f);
+    if (f.kind === "link") return withDescription({ $ref: this.linkSchema("LinkInput") }, f);
     if (f.kind === "links") {
       const w = asObject(written);
       const bounds: Json = {};
       for (const k of ["minItems", "maxItems"]) if (k in w) bounds[k] = w[k];
-      return withDescription({ type: "array", items: { $ref: ref("schemas", "LinkInput") }, ...bounds }, f);
+      return withDescription({ type: "array", items: { $ref: this.linkSchema("LinkInput") }, ...bounds }, f);
     }
     return asObject(clean(written));
+  }
+
+  /** A reference to a shared link schema, which keeps it in the document. */
+  private linkSchema(name: "Link" | "CollectionLink" | "LinkInput"): string {
+    this.linkSchemasUsed.add(name);
+    return ref("schemas", name);
   }
 
   private unique(wanted: string): string {
@@ -701,8 +724,10 @@ function copy<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
+/** Sets an own property, also for a user's name such as __proto__ (whose assignment would set the prototype). */
 function setOwn(target: Json, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function list(names: readonly string[]): string {

@@ -41,6 +41,15 @@ const WRITE = ["malformedJson", "missingProperty", "unknownProperty", "invalidPr
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
+const byCollectionCache = new WeakMap<Model, Map<string, Resource>>();
+
+/** The resource of a collection name (link targets), by a map built once per model rather than a scan per link. */
+export function resourceOf(model: Model, collection: string): Resource | undefined {
+  let map = byCollectionCache.get(model);
+  if (!map) byCollectionCache.set(model, (map = new Map(model.resources.map((r) => [r.collection, r]))));
+  return map.get(collection);
+}
+
 /** An example representation of a resource: server fields, sample values, links as { meta }. */
 export function exampleInstance(model: Model, r: Resource, id = "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60"): Record<string, unknown> {
   const href = `${model.service.baseUrl}/${r.collection}/${id}`;
@@ -48,10 +57,10 @@ export function exampleInstance(model: Model, r: Resource, id = "0190b6c2-7d4e-7
   const out: Record<string, unknown> = { meta: { href, mediaType: r.mediaType }, id, createdAt: "2024-01-15T10:30:00.000Z", modifiedAt: "2024-01-15T10:30:00.000Z" };
   for (const f of r.fields) {
     if (f.link?.kind === "instance") {
-      const target = model.resources.find((x) => x.collection === f.link!.target)!;
+      const target = resourceOf(model, f.link!.target)!;
       out[f.name] = { meta: { href: `${model.service.baseUrl}/${target.collection}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61`, mediaType: target.mediaType } };
     } else if (f.link?.kind === "collection") {
-      const target = model.resources.find((x) => x.collection === f.link!.target)!;
+      const target = resourceOf(model, f.link!.target)!;
       out[f.name] = { meta: { href: `${href}/${f.name}`, mediaType: target.collectionMediaType } };
     } else if (f.name === r.owner) {
       out[f.name] = "Fc-IYyGjhCzJi9xTwCPBNw";
@@ -102,7 +111,7 @@ function computeOperations(model: Model): Operation[] {
       { id: `delete${T}`, kind: "delete", method: "DELETE", path: one, tag: r.collection, resource: r, status: 204, summary: `Delete ${withArticle(r.name)}`, description: `Deletes the ${r.name}.`, errors: ["notFound", ...AUTH.filter((k) => k !== "notAcceptable" && k !== "unknownVersion")] },
     );
     for (const f of r.fields.filter((x) => x.link?.kind === "collection")) {
-      const target = model.resources.find((x) => x.collection === f.link!.target)!;
+      const target = resourceOf(model, f.link!.target)!;
       ops.push({
         id: `list${T}${cap(f.name)}`,
         kind: "sub-collection",

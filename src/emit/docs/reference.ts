@@ -12,7 +12,7 @@ import { isIdentifier } from "../../model/names.js";
 import { handlerName } from "../handlers.js";
 import { sampleOf } from "../samples.js";
 import { BODY_LIMIT, PAGING } from "../spec.js";
-import { expandNames, fieldNames, operationsOf, type Operation } from "./operations.js";
+import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
 
 /** A run of text, shown as code or as prose, and linked when `link` is set. */
 export interface Segment {
@@ -211,11 +211,33 @@ export function relativePath(from: string, to: string): string {
   return "../".repeat(dir.length - same) + parts.slice(same).join("/");
 }
 
+/**
+ * Relative paths of pages (without extension) by folder of the linking file, then by page: a page
+ * links the same few pages many times, and the pages of a folder link the same ones. The folder of
+ * the last file asked for is kept, as links are resolved one file at a time.
+ */
+const relativePages = new Map<string, Map<string, string>>();
+let lastFile: string | undefined;
+let lastPages = new Map<string, string>();
+
+function relativePage(file: string, page: string): string {
+  if (file !== lastFile) {
+    const folder = file.slice(0, file.lastIndexOf("/") + 1);
+    let pages = relativePages.get(folder);
+    if (!pages) relativePages.set(folder, (pages = new Map()));
+    lastFile = file;
+    lastPages = pages;
+  }
+  let out = lastPages.get(page);
+  if (out === undefined) lastPages.set(page, (out = relativePath(file, page)));
+  return out;
+}
+
 /** The href of a target from `file`, for pages with extension `ext`; an anchor on the same page is "#anchor". */
 export function hrefFrom(file: string, to: Target, ext: string): string {
-  const path = `${to.page}${ext}`;
-  if (path === file && to.anchor) return `#${to.anchor}`;
-  return `${relativePath(file, path)}${to.anchor ? `#${to.anchor}` : ""}`;
+  if (to.anchor && file.length === to.page.length + ext.length && file.startsWith(to.page) && file.endsWith(ext)) return `#${to.anchor}`;
+  const path = relativePage(file, to.page) + ext;
+  return to.anchor ? `${path}#${to.anchor}` : path;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -297,8 +319,16 @@ function describe(own: string, schema: JsonSchema): Text {
 // ---------------------------------------------------------------------------------------------------
 // The reference
 
-/** Everything both references show, from the model. */
+const referenceCache = new WeakMap<Model, Reference>();
+
+/** Everything both references show, from the model (built once per model: HTML and Markdown share it). */
 export function buildReference(model: Model): Reference {
+  let ref = referenceCache.get(model);
+  if (!ref) referenceCache.set(model, (ref = computeReference(model)));
+  return ref;
+}
+
+function computeReference(model: Model): Reference {
   const { service } = model;
   const ops = operationsOf(model);
   const errorsByKey = new Map(model.errors.map((e) => [e.key, e]));
@@ -316,6 +346,13 @@ export function buildReference(model: Model): Reference {
   const clientSetup = clientSetupOf(model);
   const docOf = (op: Operation): OperationDoc => operationDoc(model, op, errorRefs(op.errors), auth.credential);
 
+  const byTag = new Map<string, Operation[]>();
+  for (const op of ops) {
+    if (op.kind === "action") continue;
+    const list = byTag.get(op.tag);
+    if (list) list.push(op);
+    else byTag.set(op.tag, [op]);
+  }
   const resources: ResourcePage[] = model.resources.map((r) => {
     const page = PAGES.resource(r.collection);
     return {
@@ -328,7 +365,7 @@ export function buildReference(model: Model): Reference {
       fields: fieldsOf(r),
       links: linksOf(model, r),
       clientSetup,
-      operations: ops.filter((o) => o.tag === r.collection && o.kind !== "action").map(docOf),
+      operations: (byTag.get(r.collection) ?? []).map(docOf),
     };
   });
   const actions = {
@@ -586,7 +623,7 @@ function linksOf(model: Model, r: Resource): LinkDoc[] {
     .filter((f) => f.link)
     .map((f) => {
       const l = f.link!;
-      const t = model.resources.find((x) => x.collection === l.target)!;
+      const t = resourceOf(model, l.target)!;
       const description =
         l.kind === "instance"
           ? text(`One \`${t.name}\`, read as \`{ "meta": { "href", "mediaType" } }\` and written as \`{ "meta": { "href": "<href of ${article(t.name)}>" } }\`. \`?expand=${f.name}\` inlines it.`)

@@ -1,12 +1,15 @@
 /** The HTML reference and its Markdown twin: every link resolves, nothing is fetched from elsewhere, every error code has its pages, user text is escaped. */
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { emitHtmlReference } from "../../../src/emit/docs/html.js";
+import Handlebars from "handlebars";
+import { emitHtmlReference, NAV_LIMIT, NAV_NEIGHBOURS } from "../../../src/emit/docs/html.js";
 import { codeBlock, codeSpan, emitMarkdownReference, escapeMd } from "../../../src/emit/docs/markdown.js";
 import type { EmittedFile } from "../../../src/emit/emitted-file.js";
+import { precompiledTemplatesModule, templateFingerprint, templateOf, templateOptions, type PrecompiledTemplate } from "../../../src/emit/shared/templates.js";
 import type { Model } from "../../../src/model/types.js";
 import { checkProject } from "../../../src/pipeline.js";
 import { repoRoot } from "../../helpers/cli.js";
@@ -37,6 +40,31 @@ function byPath(files: readonly EmittedFile[]): Map<string, string> {
   return new Map(files.map((f) => [f.path, f.contents]));
 }
 
+/** Internal hrefs and srcs of the HTML pages that name no emitted file or no id in it. */
+function brokenLinks(files: ReadonlyMap<string, string>): { broken: string[]; count: number } {
+  const broken: string[] = [];
+  let count = 0;
+  for (const [file, contents] of files) {
+    if (!file.endsWith(".html")) continue;
+    for (const [tag, attr, url] of references(contents)) {
+      const to = resolve(file, url);
+      if (!to) continue;
+      count++;
+      const target = files.get(to[0]);
+      if (target === undefined) broken.push(`${file}: <${tag} ${attr}="${url}"> → no file ${to[0]}`);
+      else if (to[1] && !idsOf(target).has(to[1])) broken.push(`${file}: <${tag} ${attr}="${url}"> → no id "${to[1]}" in ${to[0]}`);
+    }
+  }
+  return { broken, count };
+}
+
+/** The links of the side navigation's resource list of a page: [href, label, current]. */
+function navOf(html: string): [string, string, boolean][] {
+  const list = /<p class="side-title">Resources<\/p>\n  <ul>\n([\s\S]*?)  <\/ul>/.exec(html);
+  assert.ok(list, "the page has the resource navigation");
+  return [...list[1]!.matchAll(/<li><a href="([^"]*)"( aria-current="page")?>([^<]*)<\/a><\/li>/g)].map((m) => [decode(m[1]!), decode(m[3]!), m[2] !== undefined]);
+}
+
 const examples = fs.readdirSync(path.join(repoRoot, "examples")).sort();
 const models = new Map<string, Model>();
 const modelOf = (example: string): Model => {
@@ -51,22 +79,20 @@ const modelOf = (example: string): Model => {
 
 for (const example of examples) {
   test(`${example}: every internal href and src of every HTML page resolves to an emitted file and anchor`, () => {
-    const files = byPath(emitHtmlReference(modelOf(example)));
-    const broken: string[] = [];
-    let count = 0;
-    for (const [file, contents] of files) {
-      if (!file.endsWith(".html")) continue;
-      for (const [tag, attr, url] of references(contents)) {
-        const to = resolve(file, url);
-        if (!to) continue;
-        count++;
-        const target = files.get(to[0]);
-        if (target === undefined) broken.push(`${file}: <${tag} ${attr}="${url}"> → no file ${to[0]}`);
-        else if (to[1] && !idsOf(target).has(to[1])) broken.push(`${file}: <${tag} ${attr}="${url}"> → no id "${to[1]}" in ${to[0]}`);
-      }
-    }
+    const { broken, count } = brokenLinks(byPath(emitHtmlReference(modelOf(example))));
     assert.ok(count > 100, `checked ${count} links`);
     assert.equal(broken, []);
+  });
+
+  test(`${example}: the side navigation of every page lists every resource, the current one marked`, () => {
+    const model = modelOf(example);
+    const files = byPath(emitHtmlReference(model));
+    for (const [file, contents] of files) {
+      if (!file.endsWith(".html")) continue;
+      const nav = navOf(contents);
+      assert.equal(nav.map(([href, label]) => [resolve(file, href)![0], label]), model.resources.map((r) => [`resources/${r.collection}.html`, r.collection]), file);
+      assert.equal(nav.filter(([, , current]) => current).map(([, label]) => `resources/${label}.html`), file.startsWith("resources/") ? [file] : [], file);
+    }
   });
 
   test(`${example}: no page loads anything from the network; the search index links resolve`, () => {
@@ -196,6 +222,72 @@ test("user text is escaped in every HTML page and in the Markdown", () => {
       assert.not.match(prose, /(?<!\\)<(script|img|b>)/, `${file} has raw HTML outside code`);
     }
     assert.ok(md.get("index.md")!.includes("\\<script\\>alert(1)\\</script\\>"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test(`beyond ${NAV_LIMIT} resources, the side navigation links the full list and lists the current resource's neighbours`, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-docs-nav-"));
+  try {
+    fs.mkdirSync(path.join(dir, "resources"));
+    const service = { name: "big-service", title: "Big", vendor: "big", version: 1, baseUrl: "https://api.big.example/v1", errorDocsUrl: "https://docs.big.example/errors", resources: ["resources/*.json"], auth: { schemes: ["apiKey"] } };
+    fs.writeFileSync(path.join(dir, "service.json"), JSON.stringify(service));
+    for (let i = 0; i <= NAV_LIMIT; i++) {
+      const thing = { title: `Thing ${i}`, type: "object", "x-collection": `things${i}`, additionalProperties: false, properties: { label: { type: "string" } } };
+      fs.writeFileSync(path.join(dir, `resources/thing${i}.json`), JSON.stringify(thing));
+    }
+    const model = checkProject(dir).model;
+    assert.ok(model);
+    const pages = model.resources.map((r) => `resources/${r.collection}.html`);
+    assert.is(pages.length, NAV_LIMIT + 1);
+    const files = byPath(emitHtmlReference(model));
+    assert.equal(brokenLinks(files).broken, []);
+    const all: [string, string, boolean] = ["index.html#resources", `All ${pages.length} resources`, false];
+    const at = (file: string) => navOf(files.get(file)!).map(([href, label, current]): [string, string, boolean] => [resolve(file, href)!.join("#").replace(/#$/, ""), label, current]);
+    for (const file of ["index.html", "actions.html", `${model.errors[0]!.code}.html`, `${model.errors[0]!.code}/index.html`]) assert.equal(at(file), [all], file);
+    for (const [i, file] of pages.entries()) {
+      const near = pages.slice(Math.max(0, i - NAV_NEIGHBOURS), i + NAV_NEIGHBOURS + 1);
+      assert.equal(at(file), [all, ...near.map((p): [string, string, boolean] => [p, p.slice("resources/".length, -".html".length), p === file])], file);
+    }
+    // The full list the navigation links to: every resource page.
+    const index = files.get("index.html")!;
+    const section = index.slice(index.indexOf('<section id="resources">'), index.indexOf('<section id="actions">'));
+    for (const p of pages) assert.ok(section.includes(`href="${p}"`), p);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("precompiled templates: the build's module holds every template of templates/, each used only while its source is unchanged", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-templates-"));
+  try {
+    const file = path.join(dir, "templates.precompiled.cjs");
+    fs.writeFileSync(file, precompiledTemplatesModule());
+    const built = createRequire(import.meta.url)(file) as Record<string, PrecompiledTemplate>;
+    const root = path.join(repoRoot, "templates");
+    const names = (fs.readdirSync(root, { recursive: true }) as string[]).map((n) => n.split(path.sep).join("/")).filter((n) => n.endsWith(".hbs")).sort();
+    assert.ok(names.some((n) => n.startsWith("docs/")) && names.some((n) => n.startsWith("package/")), names.join(" "));
+    assert.equal(Object.keys(built), names);
+    for (const name of names) {
+      const source = fs.readFileSync(path.join(root, name), "utf8");
+      assert.is(built[name]!.fingerprint, templateFingerprint(source, templateOptions(name)), name);
+    }
+    // The precompiled template renders as the compiled one, escaping included.
+    const name = "docs/layout-foot.html.hbs";
+    const source = fs.readFileSync(path.join(root, name), "utf8");
+    const data = { serviceTitle: "A <b> & 'B'", version: 2, root: "../" };
+    assert.is(templateOf(name, source, built[name]!)(data), templateOf(name, source, undefined)(data));
+    // A spec is used when its fingerprint is that of the source ...
+    const spec = (other: string) => new Function(`return ${Handlebars.precompile(other, templateOptions(name)) as unknown as string}`)() as PrecompiledTemplate["spec"];
+    const marked = { fingerprint: templateFingerprint(source, templateOptions(name)), spec: spec("precompiled {{serviceTitle}}") };
+    assert.is(templateOf(name, source, marked)(data), "precompiled A &lt;b&gt; &amp; &#x27;B&#x27;");
+    // ... and never for an edited source: that one is compiled.
+    assert.is(templateOf(name, "edited {{serviceTitle}}", marked)(data), "edited A &lt;b&gt; &amp; &#x27;B&#x27;");
+    // ... nor for the same source under other options (a Markdown template does not escape).
+    const md = "docs/layout-foot.md.hbs";
+    assert.is(templateOf(md, source, marked)(data), Handlebars.compile(source, templateOptions(md))(data));
+    assert.ok(templateOf(md, source, marked)(data).includes("A <b> & 'B'"));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -447,6 +447,14 @@ for (const { name, model, doc, file } of projects) {
     if (schemes.apiKey) assert.match(schemes.apiKey.description, /secret as the Bearer token/);
   });
 
+  test(`${name}: the shared link schemas are components exactly when some $ref names them`, () => {
+    const text = JSON.stringify(doc);
+    for (const shared of ["Link", "CollectionLink", "LinkInput"]) {
+      const named = text.includes(`"$ref":"#/components/schemas/${shared}"`);
+      assert.is(Object.prototype.hasOwnProperty.call(doc.components.schemas, shared), named, shared);
+    }
+  });
+
   test(`${name}: embedded schemas are clean: local $refs only, no $schema, $id or x- keywords`, () => {
     const walk = (v: any, where: string, propertyMap: boolean): void => {
       if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${where}/${i}`, false));
@@ -634,5 +642,23 @@ async function conformance(model: Model, doc: Json): Promise<void> {
     await store.close();
   }
 }
+
+test("a property named __proto__ or constructor is an own property of its schema, as written", () => {
+  const dir = path.join(tmp, "projects", "proto");
+  fs.mkdirSync(path.join(dir, "resources"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "service.json"), JSON.stringify({ name: "proto", vendor: "proto", version: 1, baseUrl: "http://localhost:1/v1", errorDocsUrl: "http://localhost:1/errors", resources: ["resources/*.json"], auth: { schemes: ["apiKey"] } }));
+  // JSON.parse makes "__proto__" an own member, as a definition file read from disk has it.
+  fs.writeFileSync(path.join(dir, "resources/thing.json"), '{"title":"Thing","type":"object","x-collection":"things","additionalProperties":false,"properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}}}');
+  const { model } = checkProject(dir);
+  assert.ok(model);
+  const doc = openApiOf(model) as Json;
+  for (const schema of ["Thing", "ThingPartial", "ThingInput", "ThingPatch"]) {
+    const properties = doc.components.schemas[schema].properties as Json;
+    assert.is(Object.getPrototypeOf(properties), Object.prototype, schema);
+    for (const name of ["__proto__", "constructor"]) assert.ok(Object.prototype.hasOwnProperty.call(properties, name), `${schema}.${name}`);
+  }
+  const text = emitOpenApi(model)[0]!.contents;
+  assert.equal(JSON.parse(text).components.schemas.Thing.properties.__proto__, { type: "string" });
+});
 
 test.run();
