@@ -1,13 +1,19 @@
 /**
  * Sample values that satisfy a schema, for the generated tests and the docs' examples. Decided at
- * generate time and checked with ajv; a schema no sample can satisfy yields undefined.
+ * generate time and checked as ajv would; a schema no sample can satisfy yields undefined.
  */
-import { Ajv } from "ajv";
-import formatsPlugin from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv } from "ajv";
 import RandExp from "randexp";
 import type { JsonSchema } from "../model/types.js";
 
 type Schema = Record<string, unknown>;
+
+const require = createRequire(import.meta.url);
+// What ajv's validators call: its runtime helpers and ajv-formats' formats (small modules, unlike ajv itself).
+const equal = (require("ajv/dist/runtime/equal") as { default: (a: unknown, b: unknown) => boolean }).default;
+const ucs2length = (require("ajv/dist/runtime/ucs2length") as { default: (s: string) => number }).default;
+const { fullFormats } = require("ajv-formats/dist/formats") as typeof import("ajv-formats/dist/formats.js");
 
 const FORMATS: Readonly<Record<string, string>> = {
   email: "someone@example.com",
@@ -32,17 +38,27 @@ const FORMATS: Readonly<Record<string, string>> = {
 let ajv: Ajv | undefined;
 function validator(): Ajv {
   if (ajv) return ajv;
-  // Each schema is validated against a few dozen samples only: skipping code optimization halves compile time.
-  ajv = new Ajv({ strict: false, allowUnionTypes: true, validateFormats: true, code: { optimize: false } });
+  // Loaded on first use: the quick check answers for most schemas, so a run may never need ajv's compiler.
+  const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
   type Plugin = (a: Ajv) => unknown;
-  ((formatsPlugin as unknown as { default?: Plugin }).default ?? (formatsPlugin as unknown as Plugin))(ajv);
+  const formatsPlugin = require("ajv-formats") as { default?: Plugin } & Plugin;
+  // Each schema is validated against a few dozen samples only: skipping code optimization halves compile time.
+  ajv = new AjvClass({ strict: false, allowUnionTypes: true, validateFormats: true, code: { optimize: false } });
+  (formatsPlugin.default ?? formatsPlugin)(ajv);
   return ajv;
 }
 
 const compiled = new WeakMap<object, ((value: unknown) => boolean) | null>();
 
-/** True when `value` is valid against `schema` (each schema object is compiled once). */
+/** True when `value` is valid against `schema`: by the quick check when it knows every keyword, else by ajv. */
 export function isValidSample(schema: JsonSchema, value: unknown): boolean {
+  if (typeof schema === "boolean") return schema;
+  const quick = quickCheckOf(schema);
+  return quick ? quick(value) : ajvIsValid(schema, value);
+}
+
+/** What ajv answers (each schema object is compiled once; a schema ajv rejects accepts nothing). */
+export function ajvIsValid(schema: JsonSchema, value: unknown): boolean {
   if (typeof schema === "boolean") return schema;
   let fn = compiled.get(schema);
   if (fn === undefined) {
@@ -125,15 +141,9 @@ function stringSample(s: Schema, seed: number): string | undefined {
     if (s.format === "email") value = `someone${seed || ""}@example.com`;
     if (s.format === "uuid") value = format.slice(0, -2) + String(seed % 100).padStart(2, "0");
   } else if (typeof s.pattern === "string") {
-    try {
-      const gen = new RandExp(s.pattern);
-      gen.max = 8;
-      let seedState = seed + 1;
-      gen.randInt = (a: number, b: number) => a + ((seedState = (seedState * 48271) % 2147483647) % (b - a + 1));
-      value = gen.gen();
-    } catch {
-      return undefined;
-    }
+    const generated = patternSample(s.pattern, seed);
+    if (generated === undefined) return undefined;
+    value = generated;
   } else {
     value = seed === 0 ? "sample" : `sample-${seed}`;
   }
@@ -141,6 +151,28 @@ function stringSample(s: Schema, seed: number): string | undefined {
   const max = s.maxLength === undefined ? Infinity : Number(s.maxLength);
   if (value.length < min && s.pattern === undefined && format === undefined) value = value.padEnd(min, "x");
   if (value.length > max && s.pattern === undefined && format === undefined) value = seed === 0 ? value.slice(0, max) : (String(seed) + value).slice(0, max);
+  return value;
+}
+
+/** pattern → seed → the string RandExp generates (undefined when it cannot): the same few patterns recur in every resource. */
+const patternSamples = new Map<string, Map<number, string | undefined>>();
+
+/** A string matching `pattern` (unless it uses what RandExp cannot follow), varied by `seed`. */
+function patternSample(pattern: string, seed: number): string | undefined {
+  let bySeed = patternSamples.get(pattern);
+  if (!bySeed) patternSamples.set(pattern, (bySeed = new Map()));
+  if (bySeed.has(seed)) return bySeed.get(seed);
+  let value: string | undefined;
+  try {
+    const gen = new RandExp(pattern);
+    gen.max = 8;
+    let seedState = seed + 1;
+    gen.randInt = (a: number, b: number) => a + ((seedState = (seedState * 48271) % 2147483647) % (b - a + 1));
+    value = gen.gen();
+  } catch {
+    value = undefined;
+  }
+  bySeed.set(seed, value);
   return value;
 }
 
@@ -153,4 +185,279 @@ function numberSample(s: Schema, seed: number, integer: boolean): number {
   if (max !== undefined && n > max) n = min ?? max;
   if (typeof s.multipleOf === "number" && s.multipleOf > 0) n = Math.ceil(n / s.multipleOf) * s.multipleOf;
   return integer ? Math.ceil(n) : n;
+}
+
+/** One compiled check of a value against a schema. */
+export type Check = (value: unknown) => boolean;
+
+/**
+ * A check that answers exactly as ajvIsValid would, or undefined when `schema` uses a keyword it does
+ * not know. Compiling an ajv validator per schema costs far more than the few dozen samples it then
+ * checks, and samples are built from a handful of keywords: those are checked here with ajv's own
+ * semantics (draft-07, strict: false, ajv-formats' format functions). Anything else (another keyword,
+ * or a keyword value ajv's meta-schema rejects) is left to ajv. test/unit/emit/samples.test.ts holds
+ * the two to the same answers.
+ */
+export function quickCheckOf(schema: JsonSchema): Check | undefined {
+  return quickCheck(schema) ?? undefined;
+}
+
+const ALWAYS: Check = () => true;
+const NEVER: Check = () => false;
+const quickChecks = new WeakMap<object, Check | null>();
+
+/** Each schema object is compiled once: field schemas are shared by the body schemas built around them. */
+function quickCheck(schema: unknown): Check | null {
+  if (schema === true) return ALWAYS;
+  if (schema === false) return NEVER;
+  if (!isPlainObject(schema)) return null;
+  let check = quickChecks.get(schema);
+  if (check === undefined) quickChecks.set(schema, (check = compileQuick(schema)));
+  return check;
+}
+
+/**
+ * Keywords that never fail a value, with the values ajv's draft-07 meta-schema accepts for them (it
+ * does not describe writeOnly and deprecated: only the booleans they are meant to hold are taken).
+ */
+const ANNOTATIONS: Readonly<Record<string, (v: unknown) => boolean>> = {
+  title: (v) => typeof v === "string",
+  description: (v) => typeof v === "string",
+  $comment: (v) => typeof v === "string",
+  examples: Array.isArray,
+  default: () => true,
+  readOnly: (v) => typeof v === "boolean",
+  writeOnly: (v) => typeof v === "boolean",
+  deprecated: (v) => typeof v === "boolean",
+};
+
+const SIMPLE_TYPES = new Set(["array", "boolean", "integer", "null", "number", "object", "string"]);
+
+/** ajv's loopEnum default: from this many values on, its enum compares primitives with equal() too. */
+const LOOP_ENUM = 200;
+
+/** The checks of one schema object, or null when ajv has to decide. */
+function compileQuick(s: Record<string, unknown>): Check | null {
+  const checks: Check[] = [];
+  for (const key of Object.keys(s)) {
+    const v = s[key];
+    if (Object.hasOwn(ANNOTATIONS, key)) {
+      if (!ANNOTATIONS[key]!(v)) return null;
+      continue;
+    }
+    if (key.startsWith("x-")) {
+      // ajv looks for "$id" and "$anchor" inside unknown keywords' objects too, and may throw on them.
+      if (!idFree(v)) return null;
+      continue;
+    }
+    const check = keywordCheck(key, v, s);
+    if (!check) return null;
+    if (check !== ALWAYS) checks.push(check);
+  }
+  if (checks.length === 0) return ALWAYS;
+  if (checks.length === 1) return checks[0]!;
+  return (x) => checks.every((c) => c(x));
+}
+
+/** The check of one keyword (ALWAYS when it cannot fail), or null when unknown here or not a valid value. */
+function keywordCheck(key: string, v: unknown, s: Record<string, unknown>): Check | null {
+  switch (key) {
+    case "type": {
+      const types = typesOf(v);
+      return types && ((x) => hasType(x, types));
+    }
+    case "enum": {
+      if (!Array.isArray(v) || v.length === 0 || hasDuplicates(v)) return null;
+      const deep = v.length >= LOOP_ENUM;
+      return (x) => v.some((e) => (deep || (typeof e === "object" && e !== null) ? equal(x, e) : x === e));
+    }
+    case "const":
+      return (x) => equal(x, v);
+    // ajv fails NaN on every limit: so do these comparisons.
+    case "minimum":
+      return typeof v === "number" ? (x) => typeof x !== "number" || x >= v : null;
+    case "maximum":
+      return typeof v === "number" ? (x) => typeof x !== "number" || x <= v : null;
+    case "exclusiveMinimum":
+      return typeof v === "number" ? (x) => typeof x !== "number" || x > v : null;
+    case "exclusiveMaximum":
+      return typeof v === "number" ? (x) => typeof x !== "number" || x < v : null;
+    case "multipleOf":
+      // ajv's own test (without multipleOfPrecision), parseInt quirks included.
+      return typeof v === "number" && v > 0 ? (x) => typeof x !== "number" || x / v === parseInt(String(x / v)) : null;
+    case "minLength":
+      return isCount(v) ? (x) => typeof x !== "string" || ucs2length(x) >= v : null;
+    case "maxLength":
+      return isCount(v) ? (x) => typeof x !== "string" || ucs2length(x) <= v : null;
+    case "pattern": {
+      if (typeof v !== "string" || !isRegex(v)) return null;
+      const re = new RegExp(v, "u");
+      return (x) => typeof x !== "string" || re.test(x);
+    }
+    case "format":
+      return typeof v === "string" ? formatCheck(v) : null;
+    case "items": {
+      const item = quickCheck(v);
+      return item && ((x) => !Array.isArray(x) || everyIndex(x, item));
+    }
+    case "minItems":
+      return isCount(v) ? (x) => !Array.isArray(x) || x.length >= v : null;
+    case "maxItems":
+      return isCount(v) ? (x) => !Array.isArray(x) || x.length <= v : null;
+    case "uniqueItems": {
+      if (typeof v !== "boolean") return null;
+      if (!v) return ALWAYS;
+      // ajv dedupes items of scalar types by object key, others with equal(): the answers differ for "__proto__".
+      const itemTypes = isPlainObject(s.items) && s.items.type !== undefined ? typesOf(s.items.type) : [];
+      if (!itemTypes) return null;
+      const scalar = itemTypes.length > 0 && !itemTypes.some((t) => t === "object" || t === "array");
+      return (x) => !Array.isArray(x) || !(scalar ? hasScalarDuplicates(x, itemTypes) : hasDuplicates(x));
+    }
+    case "properties":
+      return propertiesCheck(v);
+    case "required": {
+      if (!Array.isArray(v) || !v.every((r) => typeof r === "string") || new Set(v).size !== v.length) return null;
+      const names = v as string[];
+      return (x) => !isJsonObject(x) || names.every((r) => (x as Record<string, unknown>)[r] !== undefined);
+    }
+    case "additionalProperties":
+      return additionalCheck(v, s.properties);
+    default:
+      return null;
+  }
+}
+
+/** properties: each named value present (not undefined, as ajv tests, prototype included) is valid. */
+function propertiesCheck(v: unknown): Check | null {
+  // ajv skips a "__proto__" entry here but counts it in additionalProperties past 8 properties.
+  if (!isPlainObject(v) || Object.hasOwn(v, "__proto__")) return null;
+  const entries: [string, Check][] = [];
+  for (const name of Object.keys(v)) {
+    const check = quickCheck(v[name]);
+    if (!check) return null;
+    if (check !== ALWAYS) entries.push([name, check]);
+  }
+  return (x) => {
+    if (!isJsonObject(x)) return true;
+    const o = x as Record<string, unknown>;
+    return entries.every(([name, check]) => o[name] === undefined || check(o[name]));
+  };
+}
+
+/** additionalProperties: every enumerable key (for..in, as ajv) not named in properties is allowed. */
+function additionalCheck(v: unknown, properties: unknown): Check | null {
+  const check = quickCheck(v);
+  if (!check) return null;
+  if (check === ALWAYS) return ALWAYS;
+  if (properties !== undefined && (!isPlainObject(properties) || Object.hasOwn(properties, "__proto__"))) return null;
+  const named = properties ?? {};
+  return (x) => {
+    if (!isJsonObject(x)) return true;
+    const o = x as Record<string, unknown>;
+    for (const key in o) if (!Object.hasOwn(named, key) && !check(o[key])) return false;
+    return true;
+  };
+}
+
+/** format: ajv-formats' own definitions; a name it does not define is left to ajv (which warns). */
+function formatCheck(name: string): Check | null {
+  if (!Object.hasOwn(fullFormats, name)) return null;
+  const def = fullFormats[name as keyof typeof fullFormats] as unknown;
+  if (def === true) return ALWAYS;
+  let type = "string";
+  let test: unknown = def;
+  if (typeof def === "object" && def !== null && !(def instanceof RegExp)) {
+    const d = def as { type?: string; validate?: unknown; async?: boolean };
+    if (d.async) return null;
+    type = d.type ?? "string";
+    test = d.validate;
+  }
+  if (type !== "string" && type !== "number") return ALWAYS;
+  // A global or sticky pattern would make ajv's answer depend on earlier calls.
+  if (test instanceof RegExp && !test.global && !test.sticky) return (x) => typeof x !== type || test.test(x as string);
+  if (typeof test === "function") return (x) => typeof x !== type || Boolean(test(x));
+  return null;
+}
+
+/** The types a "type" value names, or null when ajv's meta-schema rejects it. */
+function typesOf(v: unknown): string[] | null {
+  const types = Array.isArray(v) ? v : [v];
+  if (Array.isArray(v) && (v.length === 0 || new Set(v).size !== v.length)) return null;
+  return types.every((t) => typeof t === "string" && SIMPLE_TYPES.has(t)) ? (types as string[]) : null;
+}
+
+/** ajv's type tests (strictNumbers off: NaN and Infinity are numbers). */
+function hasType(x: unknown, types: readonly string[]): boolean {
+  return types.some((t) => {
+    switch (t) {
+      case "null":
+        return x === null;
+      case "array":
+        return Array.isArray(x);
+      case "object":
+        return isJsonObject(x);
+      case "integer":
+        return typeof x === "number" && !(x % 1) && !isNaN(x);
+      default:
+        return typeof x === t;
+    }
+  });
+}
+
+function isJsonObject(x: unknown): boolean {
+  return Boolean(x) && typeof x === "object" && !Array.isArray(x);
+}
+
+/** An object as JSON.parse or a literal makes it (schemas of any other kind are left to ajv). */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype;
+}
+
+/** A non-negative integer, as the meta-schema wants for length and count limits. */
+function isCount(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0;
+}
+
+/** A pattern ajv accepts: ajv-formats' "regex" format (checked by the meta-schema) and a "u" RegExp. */
+function isRegex(pattern: string): boolean {
+  if (!(fullFormats.regex as (s: string) => boolean)(pattern)) return false;
+  try {
+    new RegExp(pattern, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every item valid, holes included (as undefined: ajv loops over indices, unlike Array#every). */
+function everyIndex(items: readonly unknown[], check: Check): boolean {
+  for (let i = 0; i < items.length; i++) if (!check(items[i])) return false;
+  return true;
+}
+
+function hasDuplicates(items: readonly unknown[]): boolean {
+  for (let i = items.length; i--; ) for (let j = i; j--; ) if (equal(items[i], items[j])) return true;
+  return false;
+}
+
+/** ajv's uniqueItems for scalar item types: items of other types are skipped, the rest keyed in an object. */
+function hasScalarDuplicates(items: readonly unknown[], types: readonly string[]): boolean {
+  const indices: Record<string, unknown> = {};
+  for (let i = items.length; i--; ) {
+    let item = items[i];
+    if (!hasType(item, types)) continue;
+    if (types.length > 1 && typeof item === "string") item += "_";
+    const key = item as string;
+    if (typeof indices[key] === "number") return true;
+    indices[key] = i;
+  }
+  return false;
+}
+
+/** True when no object inside `v` carries "$id", "$anchor" or "$dynamicAnchor". */
+function idFree(v: unknown): boolean {
+  if (v === null || typeof v !== "object") return true;
+  if (Array.isArray(v)) return v.every(idFree);
+  if (Object.hasOwn(v, "$id") || Object.hasOwn(v, "$anchor") || Object.hasOwn(v, "$dynamicAnchor")) return false;
+  return Object.values(v).every(idFree);
 }

@@ -28,9 +28,13 @@ function computeSamples(resource: Resource): ResourceSamples {
   const properties = Object.fromEntries(Object.entries(schema.properties).filter(([k]) => !links.has(k)));
   const withoutLinks = { ...schema, properties, required: (schema.required ?? []).filter((r) => !links.has(r)) };
   const bodies: unknown[] = [];
+  const seen = new Set<string>();
   for (let seed = 0; seed < SEEDS; seed++) {
     const body = sampleOf(withoutLinks, seed);
-    if (body !== undefined && !bodies.some((b) => JSON.stringify(b) === JSON.stringify(body))) bodies.push(body);
+    if (body === undefined) continue;
+    const json = JSON.stringify(body);
+    if (!seen.has(json)) bodies.push(body);
+    seen.add(json);
   }
   const target = resource.fields.find((f) => f.scalar && f.kind in WRONG && f.name in schema.properties && !(f.schema as { enum?: unknown }).enum);
   return target ? { bodies, invalid: { property: target.name, value: WRONG[target.kind] } } : { bodies };

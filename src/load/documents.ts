@@ -7,6 +7,8 @@ import { parseJson, type JsonDocument } from "./parse-json.js";
 /** Reads each file at most once; remembers what it found so diagnostics can be located later. */
 export class DocumentStore {
   private readonly docs = new Map<string, JsonDocument | null>();
+  /** The parsed documents in the order they were read (what all() returns, without a copy per call). */
+  private readonly read: JsonDocument[] = [];
   readonly diagnostics: Diagnostic[] = [];
 
   /** The parsed document at an absolute path; null when the file does not exist or is not a file. */
@@ -23,12 +25,13 @@ export class DocumentStore {
     const [doc, diagnostics] = parseJson(file, text.replace(/^\uFEFF/, ""));
     this.diagnostics.push(...diagnostics);
     this.docs.set(file, doc);
+    this.read.push(doc);
     return doc;
   }
 
-  /** Every document read so far, by absolute path. */
-  all(): JsonDocument[] {
-    return [...this.docs.values()].filter((d): d is JsonDocument => d !== null);
+  /** Every document read so far, in reading order; grows as files are read on demand. */
+  all(): readonly JsonDocument[] {
+    return this.read;
   }
 
   /** Sources for the renderer, by absolute path. */

@@ -20,6 +20,12 @@ export type RefFailure =
 
 /** Resolves $ref values against documents by file path and by `$id`. */
 export class RefResolver {
+  /** Base URI (without a trailing "#") → the first document read with that base, so a lookup is not a scan. */
+  private readonly byBase = new Map<string, JsonDocument>();
+  /** How many of the store's documents byBase covers: the store grows as refs name unlisted files. */
+  private indexed = 0;
+  private readonly bases = new WeakMap<JsonDocument, string>();
+
   constructor(private readonly store: DocumentStore) {}
 
   /** The base URI of a document: its root `$id` when absolute, else its file URL. */
@@ -38,6 +44,24 @@ export class RefResolver {
       }
     }
     return pathToFileURL(doc.file);
+  }
+
+  /** baseOf(doc).href, computed once per document (pathToFileURL is too slow to repeat per lookup). */
+  private baseHref(doc: JsonDocument): string {
+    let href = this.bases.get(doc);
+    if (href === undefined) this.bases.set(doc, (href = this.baseOf(doc).href));
+    return href;
+  }
+
+  /** byBase, extended with the documents read since the last lookup (the first document of a base wins). */
+  private indexedBases(): ReadonlyMap<string, JsonDocument> {
+    const docs = this.store.all();
+    for (; this.indexed < docs.length; this.indexed++) {
+      const doc = docs[this.indexed]!;
+      const key = this.baseHref(doc).replace(/#$/, "");
+      if (!this.byBase.has(key)) this.byBase.set(key, doc);
+    }
+    return this.byBase;
   }
 
   /** Resolves `ref` written in `fromFile`; undefined when nothing is there. */
@@ -59,7 +83,7 @@ export class RefResolver {
     let fragment: string;
     let doc: JsonDocument | null;
     try {
-      url = new URL(ref, this.baseOf(from));
+      url = new URL(ref, this.baseHref(from));
       fragment = decodeURIComponent(url.hash.replace(/^#/, ""));
       url.hash = "";
       doc = this.documentAt(url, fromFile, ref);
@@ -82,10 +106,8 @@ export class RefResolver {
 
   /** The document a URL names: by `$id` among loaded documents, else by file path. */
   private documentAt(url: URL, fromFile: string, ref: string): JsonDocument | null {
-    const href = url.href;
-    for (const doc of this.store.all()) {
-      if (this.baseOf(doc).href.replace(/#$/, "") === href) return doc;
-    }
+    const found = this.indexedBases().get(url.href);
+    if (found) return found;
     if (url.protocol === "file:") return this.store.get(fileURLToPath(url));
     // An absolute $id that matches no document: try the ref's path beside the referencing file.
     const relative = ref.split("#")[0] ?? "";

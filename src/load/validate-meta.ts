@@ -1,38 +1,99 @@
-/** Validates raw documents against the definition format's meta-schemas (schemas/*.json) with ajv. */
+/**
+ * Validates raw documents against the definition format's meta-schemas (schemas/*.json) with ajv.
+ * Compiling them costs more than a whole check of a small project, so `npm run build` precompiles the
+ * validators into dist/meta-validators.precompiled.cjs (src/build/precompile-validators.ts). That module
+ * is used only while the fingerprint it was built with (ajv and ajv-formats versions, options, schema
+ * files) matches the one computed now; otherwise, or without dist (tests run src/ directly), the
+ * validators are compiled at run time.
+ */
+import crypto from "node:crypto";
 import fs from "node:fs";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import formatsPlugin from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv2020, ErrorObject, Options, ValidateFunction } from "ajv/dist/2020.js";
 import { childPointer, tokensOf, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { report } from "../diagnostics/report.js";
 import { packagePath } from "../paths.js";
 
+const require = createRequire(import.meta.url);
+
 const DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema";
 
-interface Validators {
+/** ajv's options for the meta-schemas: every error, with the failing data and schema (for fixes). */
+const OPTIONS: Options = { allErrors: true, verbose: true, strict: false };
+
+/** The validators a check runs; the precompiled module exports them under the same names. */
+export interface Validators {
   readonly service: ValidateFunction;
   readonly resourceKeywords: ValidateFunction;
   readonly draft2020: ValidateFunction;
 }
 
+/** The texts of schemas/service.schema.json and schemas/resource.schema.json. */
+export interface MetaSchemaSources {
+  readonly service: string;
+  readonly resource: string;
+}
+
+/** The precompiled module (build output; `npm run build` writes it). */
+export const PRECOMPILED_FILE = packagePath("dist", "meta-validators.precompiled.cjs");
+
 let cached: Validators | undefined;
 
-/** Compiles the meta-schemas once per process. */
+/** The validators, once per process: precompiled when they are current, else compiled now. */
 function validators(): Validators {
   if (cached) return cached;
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false });
-  type Plugin = (a: Ajv2020) => unknown;
-  const addFormats = ((formatsPlugin as unknown as { default?: Plugin }).default ?? formatsPlugin) as unknown as Plugin;
-  addFormats(ajv);
-  const load = (name: string) => JSON.parse(fs.readFileSync(packagePath("schemas", name), "utf8")) as { $id: string };
-  const service = load("service.schema.json");
-  const resource = load("resource.schema.json");
-  ajv.addSchema(service).addSchema(resource);
-  cached = {
-    service: ajv.getSchema(service.$id)!,
-    resourceKeywords: ajv.getSchema(`${resource.$id}#/$defs/keywords`)!,
-    draft2020: ajv.getSchema(DRAFT_2020)!,
-  };
+  const sources = readMetaSchemas();
+  cached = precompiledValidators(sources) ?? compileValidators(sources);
   return cached;
+}
+
+/** The meta-schema files as they are now (their text is part of the fingerprint). */
+export function readMetaSchemas(): MetaSchemaSources {
+  const read = (name: string) => fs.readFileSync(packagePath("schemas", name), "utf8");
+  return { service: read("service.schema.json"), resource: read("resource.schema.json") };
+}
+
+/** What compiled validators depend on: the ajv and ajv-formats versions, the options and the schema files. */
+export function metaFingerprint(sources: MetaSchemaSources): string {
+  const version = (pkg: string) => (require(`${pkg}/package.json`) as { version: string }).version;
+  const parts = [version("ajv"), version("ajv-formats"), JSON.stringify(OPTIONS), sources.service, sources.resource];
+  return crypto.createHash("sha256").update(parts.join("\0")).digest("hex");
+}
+
+/**
+ * An ajv instance holding the meta-schemas, and the ref of each validator in it. `extra` adds options
+ * that do not change what is valid (the build's `code.source`).
+ */
+export function metaSchemaAjv(sources: MetaSchemaSources, extra: Options = {}): { ajv: Ajv2020; refs: Record<keyof Validators, string> } {
+  // Loaded only here: a run with the precompiled validators never loads ajv's compiler.
+  const { Ajv2020 } = require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+  type Plugin = (a: Ajv2020) => unknown;
+  const formatsPlugin = require("ajv-formats") as { default?: Plugin } & Plugin;
+  const ajv = new Ajv2020({ ...OPTIONS, ...extra });
+  (formatsPlugin.default ?? formatsPlugin)(ajv);
+  const service = JSON.parse(sources.service) as { $id: string };
+  const resource = JSON.parse(sources.resource) as { $id: string };
+  ajv.addSchema(service).addSchema(resource);
+  return { ajv, refs: { service: service.$id, resourceKeywords: `${resource.$id}#/$defs/keywords`, draft2020: DRAFT_2020 } };
+}
+
+/** The validators compiled now. */
+export function compileValidators(sources: MetaSchemaSources): Validators {
+  const { ajv, refs } = metaSchemaAjv(sources);
+  const get = (ref: string) => ajv.getSchema(ref)!;
+  return { service: get(refs.service), resourceKeywords: get(refs.resourceKeywords), draft2020: get(refs.draft2020) };
+}
+
+/** The precompiled validators, or undefined when there are none or they were built from something else. */
+export function precompiledValidators(sources: MetaSchemaSources): Validators | undefined {
+  let built: Partial<Validators> & { fingerprint?: string };
+  try {
+    built = require(PRECOMPILED_FILE) as typeof built;
+  } catch {
+    return undefined;
+  }
+  if (built.fingerprint !== metaFingerprint(sources) || !built.service || !built.resourceKeywords || !built.draft2020) return undefined;
+  return { service: built.service, resourceKeywords: built.resourceKeywords, draft2020: built.draft2020 };
 }
 
 /** Diagnostics for service.json against schemas/service.schema.json. */

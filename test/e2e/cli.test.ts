@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { precompiledValidators, readMetaSchemas } from "../../src/load/validate-meta.js";
 import { repoRoot, runCli } from "../helpers/cli.js";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-cli-"));
@@ -60,6 +61,18 @@ test("check --json prints the contract's array", () => {
   const clean = runCli(["check", "examples/library", "--json"]);
   assert.is(clean.code, 0);
   assert.equal(JSON.parse(clean.stdout), []);
+});
+
+test("check prints meta-schema findings exactly as the corpus records them (precompiled validators)", () => {
+  // The built CLI uses dist/meta-validators.precompiled.cjs only while it is current: so it must be here.
+  assert.ok(precompiledValidators(readMetaSchemas()), "npm run build precompiles the meta-schema validators");
+  for (const name of ["invalid-schema-minimum-string", "invalid-schema-type-typo", "meta-missing-required", "meta-unknown-key", "meta-wrong-type"]) {
+    const dir = path.join(repoRoot, "test", "fixtures", "check", name);
+    const r = runCli(["check", "."], dir);
+    assert.is(r.code, 1, r.stderr);
+    const printed = r.stdout.replace(/^\d+ errors?, \d+ warnings?\n$/m, "");
+    assert.fixture(printed, fs.readFileSync(path.join(dir, "expected.txt"), "utf8"), name);
+  }
 });
 
 test("usage errors exit 2: unknown flag, missing folder", () => {

@@ -1,0 +1,324 @@
+/**
+ * The quick sample check (src/emit/samples.ts) answers exactly as ajv does: for every keyword it knows,
+ * on valid and invalid values, and on random schemas; a keyword it does not know, or a keyword value
+ * ajv's meta-schema rejects, leaves the answer to ajv.
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { ajvIsValid, isValidSample, quickCheckOf, sampleOf } from "../../../src/emit/samples.js";
+import type { JsonSchema } from "../../../src/model/types.js";
+
+type Case = readonly [schema: JsonSchema, values: readonly unknown[]];
+
+/** Values of every JSON type and a few edges, tried against every schema below besides its own values. */
+const COMMON: readonly unknown[] = [
+  null, true, false, 0, -0, 1, 1.5, -3, 1e21, 2 ** 53, "", "a", "abc", "😀😀", [], [1], ["a", "a"], {}, { a: 1 }, { __proto__: null, b: "x" },
+  Object.create({ b: "inherited" }),
+];
+
+const CASES: readonly Case[] = [
+  [{}, []],
+  [true, []],
+  [false, []],
+  [{ type: "string" }, ["x", 1]],
+  [{ type: "integer" }, [1, 1.0, 1.5, "1", NaN, Infinity, -Infinity]],
+  [{ type: "number" }, [1, 1.5, NaN, Infinity, "1"]],
+  [{ type: "boolean" }, [true, 0]],
+  [{ type: "null" }, [null, undefined, 0]],
+  [{ type: "object" }, [{}, [], null]],
+  [{ type: "array" }, [[], {}]],
+  [{ type: ["string", "null"] }, ["x", null, 1]],
+  [{ type: ["integer", "number"] }, [1, 1.5]],
+  [{ type: ["array", "object"] }, [[], {}, null]],
+  [{ type: ["array", "object", "null"] }, [[], {}, null, "x"]],
+  [{ enum: ["a", "b", 3, null] }, ["a", "c", 3, "3", null]],
+  [{ enum: [{ a: [1, 2] }, [1, { b: 2 }]] }, [{ a: [1, 2] }, { a: [2, 1] }, [1, { b: 2 }], [1, { b: 3 }]]],
+  [{ enum: Array.from({ length: 250 }, (_, i) => i) }, [0, 249, 250, "1"]],
+  [{ enum: [NaN, "a"] }, [NaN, "a"]],
+  [{ enum: [...Array.from({ length: 250 }, (_, i) => i), NaN] }, [NaN]],
+  [{ const: "x" }, ["x", "y"]],
+  [{ const: { a: [1, { b: null }] } }, [{ a: [1, { b: null }] }, { a: [1, { b: 0 }] }]],
+  [{ const: null }, [null, 0]],
+  [{ minimum: 2 }, [1, 2, 3, NaN, "1"]],
+  [{ maximum: 2 }, [1, 2, 3, NaN]],
+  [{ exclusiveMinimum: 2 }, [2, 2.0001, NaN]],
+  [{ exclusiveMaximum: 2 }, [2, 1.999, NaN]],
+  [{ type: "integer", minimum: 0, maximum: 10 }, [0, 10, 11, -1, 5.5]],
+  [{ multipleOf: 3 }, [9, 10, 0, -6, 1e21, "9"]],
+  [{ multipleOf: 0.1 }, [0.3, 0.7, 1, 0.35]],
+  [{ multipleOf: 0.01 }, [19.99, 1.23, 0.005]],
+  [{ minLength: 2 }, ["a", "ab", "😀", "😀😀", 1]],
+  [{ maxLength: 1 }, ["a", "ab", "😀", "é", "\u0065\u0301"]],
+  [{ minLength: 0, maxLength: 0 }, ["", "a"]],
+  [{ pattern: "^[A-Z]{3}-[0-9]{4}$" }, ["ABC-1234", "abc-1234", "ABC-123", 5]],
+  [{ pattern: "\\p{Lu}" }, ["A", "a"]],
+  [{ pattern: "^.$" }, ["😀", "ab"]],
+  [{ pattern: "a" }, ["cat", "dog"]],
+  [{ format: "email" }, ["someone@example.com", "not an email", 3]],
+  [{ format: "uri" }, ["https://example.com/page", "example.com", "/relative"]],
+  [{ format: "uri-reference" }, ["https://example.com/page", "/relative", "a b"]],
+  [{ format: "hostname" }, ["example.com", "-bad-.com"]],
+  [{ format: "ipv4" }, ["192.0.2.1", "256.0.0.1"]],
+  [{ format: "ipv6" }, ["2001:db8::1", "2001:db8:::1"]],
+  [{ format: "date" }, ["2024-01-15", "2024-02-30", "2024-1-5"]],
+  [{ format: "date-time" }, ["2024-01-15T10:30:00Z", "2024-01-15 10:30:00", "2024-01-15T10:30:00"]],
+  [{ format: "time" }, ["10:30:00Z", "25:30:00Z", "10:30:00"]],
+  [{ format: "duration" }, ["P1D", "1D", "PT"]],
+  [{ format: "uuid" }, ["6f1c2a8e-3b7d-4c5e-9a1f-2d3e4f5a6b7c", "6f1c2a8e"]],
+  [{ format: "regex" }, ["^a+$", "(", "a\\Z"]],
+  [{ format: "json-pointer" }, ["/a/b", "a/b", ""]],
+  [{ format: "int32" }, [1, 2 ** 31, 1.5, "x"]],
+  [{ format: "double" }, [1.5, "x"]],
+  [{ format: "byte" }, ["aGVsbG8=", "not base64!"]],
+  [{ format: "password" }, ["anything"]],
+  [{ type: "string", format: "date", minLength: 10 }, ["2024-01-15", "2024-01-1"]],
+  [{ items: { type: "integer" } }, [[1, 2], [1, "2"], "x", [1, , 2]]], // a hole is checked as undefined
+  [{ items: true }, [[1]]],
+  [{ items: false }, [[], [1]]],
+  [{ minItems: 1 }, [[], [1]]],
+  [{ maxItems: 1 }, [[1], [1, 2]]],
+  [{ type: "array", items: { type: "string" }, maxItems: 10 }, [["a"], [1], Array(11).fill("a")]],
+  [{ uniqueItems: true }, [[1, 2], [1, 1], [{ a: 1 }, { a: 1 }], [{ a: 1 }, { a: 2 }], [1, "1"], [[1], [1]]]],
+  [{ uniqueItems: false }, [[1, 1]]],
+  [{ uniqueItems: true, items: { type: "string" } }, [["a", "a"], ["a", "b"], ["__proto__", "__proto__"], ["constructor", "constructor"]]],
+  [{ uniqueItems: true, items: { type: ["string", "number"] } }, [[1, "1"], [1, 1], ["1", "1"], [true, true]]],
+  [{ uniqueItems: true, items: { type: "integer" } }, [[1, 1.0], [1, 2], [1, "1", "1"]]],
+  [{ uniqueItems: true, items: { type: ["object", "string"] } }, [[{ a: 1 }, { a: 1 }], ["a", "a"]]],
+  [{ uniqueItems: true, items: {} }, [[1, 1]]],
+  [{ properties: { a: { type: "string" }, b: { type: "integer" } } }, [{ a: "x" }, { a: 1 }, { b: 1.5 }, { a: undefined }, { c: 1 }, []]],
+  [{ properties: { constructor: { type: "string" } } }, [{}, { constructor: "x" }]],
+  [{ properties: { toString: true, a: false } }, [{}, { a: 1 }]],
+  [{ required: ["a", "b"] }, [{ a: 1, b: 2 }, { a: 1 }, { a: 1, b: undefined }, [], "x"]],
+  [{ required: ["constructor"] }, [{}]],
+  [{ required: [] }, [{}]],
+  [{ additionalProperties: false }, [{}, { a: 1 }]],
+  [{ properties: { a: true }, additionalProperties: false }, [{ a: 1 }, { a: 1, b: 2 }, { constructor: 1 }]],
+  [{ properties: { a: true }, additionalProperties: { type: "integer" } }, [{ a: "x", b: 2 }, { b: "x" }]],
+  [
+    { properties: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i}`, { type: "integer" }])), additionalProperties: false },
+    [{ p0: 1, p9: 2 }, { p10: 1 }, { p1: "x" }],
+  ],
+  [
+    {
+      type: "object",
+      additionalProperties: false,
+      required: ["name", "code"],
+      properties: {
+        name: { type: "string", minLength: 1, maxLength: 100, description: "Name." },
+        code: { type: "string", pattern: "^[A-Z]{3}-[0-9]{4}$" },
+        quantity: { type: "integer", minimum: 0 },
+        tags: { type: "array", items: { type: "string" }, maxItems: 10, uniqueItems: true },
+        nested: { type: "object", properties: { when: { type: "string", format: "date-time" } }, required: ["when"] },
+        status: { type: ["string", "null"], enum: ["draft", "active", null] },
+      },
+    },
+    [
+      { name: "n", code: "ABC-1234" },
+      { name: "", code: "ABC-1234" },
+      { name: "n" },
+      { name: "n", code: "ABC-1234", extra: 1 },
+      { name: "n", code: "ABC-1234", tags: ["a", "a"] },
+      { name: "n", code: "ABC-1234", nested: {} },
+      { name: "n", code: "ABC-1234", nested: { when: "2024-01-15T10:30:00Z" }, status: null },
+      { name: "n", code: "ABC-1234", status: "gone" },
+    ],
+  ],
+  [
+    { title: "T", description: "D", examples: [1], default: 2, readOnly: true, writeOnly: false, deprecated: true, $comment: "c", "x-anything": { a: [1] }, type: "integer" },
+    [1, "x"],
+  ],
+];
+
+/** Schemas left to ajv: other keywords, values ajv's meta-schema rejects, and what ajv would throw on. */
+const UNKNOWN: readonly JsonSchema[] = [
+  { oneOf: [{ type: "string" }] },
+  { anyOf: [{ type: "string" }] },
+  { allOf: [{ type: "string" }] },
+  { not: { type: "string" } },
+  { if: { type: "string" }, then: { minLength: 1 } },
+  { $ref: "#/definitions/a", definitions: { a: {} } },
+  { $id: "https://example.com/a" },
+  { $schema: "https://json-schema.org/draft/2020-12/schema" },
+  { patternProperties: { "^a": {} } },
+  { propertyNames: { maxLength: 3 } },
+  { contains: { type: "string" } },
+  { prefixItems: [{ type: "string" }] },
+  { items: [{ type: "string" }] },
+  { additionalItems: false },
+  { dependentRequired: { a: ["b"] } },
+  { unevaluatedProperties: false },
+  { nullable: true, type: "string" },
+  { minProperties: 1 },
+  { format: "idn-email" },
+  { format: "toString" },
+  { formatMinimum: "2024-01-01", format: "date" },
+  { properties: { a: { oneOf: [{ type: "string" }] } } },
+  { items: { $ref: "#" } },
+  { additionalProperties: { not: {} } },
+  { type: "any" },
+  { type: [] },
+  { type: ["string", "string"] },
+  { enum: [] },
+  { enum: [1, 1] },
+  { enum: "a" },
+  { minimum: "1" },
+  { exclusiveMinimum: true },
+  { multipleOf: 0 },
+  { multipleOf: -1 },
+  { minLength: -1 },
+  { maxLength: 1.5 },
+  { pattern: "(" },
+  { pattern: "\\Z" },
+  { pattern: "\\-" },
+  { format: 1 },
+  { minItems: "1" },
+  { uniqueItems: "yes" },
+  { required: "a" },
+  { required: ["a", "a"] },
+  { required: [1] },
+  { properties: [] },
+  { properties: { a: 1 } },
+  { properties: JSON.parse('{"__proto__": {"type": "string"}}') as JsonSchema },
+  { additionalProperties: 1 },
+  { title: 1 },
+  { description: null },
+  { examples: "x" },
+  { readOnly: "yes" },
+  { "x-thing": { $id: "https://example.com/x" } },
+  { "x-thing": { nested: [{ $anchor: "a" }] } },
+];
+
+function agree(schema: JsonSchema, value: unknown, where: string): void {
+  const quick = quickCheckOf(schema);
+  assert.ok(quick, `the quick check knows ${where}`);
+  const expected = ajvIsValid(schema, value);
+  assert.is(quick(value), expected, `${where} on ${show(value)}: ajv says ${expected}`);
+  assert.is(isValidSample(schema, value), expected);
+}
+
+function show(value: unknown): string {
+  return value === undefined ? "undefined" : Number.isNaN(value) ? "NaN" : JSON.stringify(value) ?? String(value);
+}
+
+test("every known keyword answers as ajv on valid and invalid values", () => {
+  let valid = 0;
+  let invalid = 0;
+  for (const [schema, values] of CASES) {
+    for (const value of [...values, ...COMMON]) {
+      agree(schema, value, JSON.stringify(schema));
+      if (ajvIsValid(schema, value)) valid++;
+      else invalid++;
+    }
+  }
+  assert.ok(valid > 200 && invalid > 200, `both answers are exercised (${valid} valid, ${invalid} invalid)`);
+});
+
+test("other keywords and values ajv's meta-schema rejects are left to ajv", () => {
+  const warn = console.warn;
+  console.warn = () => {}; // ajv's "unknown format ... ignored"
+  try {
+    for (const schema of UNKNOWN) {
+      assert.is(quickCheckOf(schema), undefined, JSON.stringify(schema));
+      for (const value of COMMON) assert.is(isValidSample(schema, value), ajvIsValid(schema, value));
+    }
+  } finally {
+    console.warn = warn;
+  }
+});
+
+test("random schemas of the known keywords answer as ajv on random values", () => {
+  let state = 42;
+  const rand = (n: number) => (state = (state * 48271) % 2147483647) % n;
+  const pick = <T>(xs: readonly T[]): T => xs[rand(xs.length)]!;
+  const TYPES = ["string", "integer", "number", "boolean", "null", "object", "array"];
+  const FORMATS = ["email", "date", "date-time", "uuid", "ipv4", "int32", "uri"];
+  const STRINGS = ["", "a", "ab", "ABC", "😀", "someone@example.com", "2024-01-15", "2024-01-15T10:30:00Z", "192.0.2.1", "6f1c2a8e-3b7d-4c5e-9a1f-2d3e4f5a6b7c", "https://e.com/"];
+
+  const randomValue = (depth: number): unknown => {
+    switch (rand(depth > 2 ? 4 : 6)) {
+      case 0:
+        return pick([null, true, false]);
+      case 1:
+        return pick([0, 1, 2, 3, 5, 7.5, -1, 100, 2 ** 31, 0.3]);
+      case 2:
+      case 3:
+        return pick(STRINGS);
+      case 4:
+        return Array.from({ length: rand(4) }, () => randomValue(depth + 1));
+      default:
+        return Object.fromEntries(Array.from({ length: rand(4) }, () => [pick(["a", "b", "c", "d"]), randomValue(depth + 1)]));
+    }
+  };
+  const randomSchema = (depth: number): JsonSchema => {
+    if (depth > 0 && rand(8) === 0) return pick([true, false]);
+    const s: Record<string, unknown> = {};
+    const keywords = rand(4) + 1;
+    for (let k = 0; k < keywords; k++) {
+      switch (rand(depth > 2 ? 12 : 16)) {
+        case 0:
+          s.type = rand(3) === 0 ? [pick(TYPES), "null"].filter((t, i, a) => a.indexOf(t) === i) : pick(TYPES);
+          break;
+        case 1:
+          s.enum = [...new Set(Array.from({ length: rand(3) + 1 }, () => randomValue(2)).map((v) => JSON.stringify(v)))].map((v) => JSON.parse(v));
+          break;
+        case 2:
+          s.const = randomValue(1);
+          break;
+        case 3:
+          s[pick(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"])] = pick([0, 1, 2.5, 100]);
+          break;
+        case 4:
+          s.multipleOf = pick([1, 2, 0.5, 0.1]);
+          break;
+        case 5:
+          s[pick(["minLength", "maxLength"])] = rand(4);
+          break;
+        case 6:
+          s.pattern = pick(["^a", "b$", "^[A-Z]+$", "\\d", "^.$"]);
+          break;
+        case 7:
+          s.format = pick(FORMATS);
+          break;
+        case 8:
+          s[pick(["minItems", "maxItems"])] = rand(3);
+          break;
+        case 9:
+          s.uniqueItems = rand(3) !== 0;
+          break;
+        case 10:
+          s.required = [...new Set(Array.from({ length: rand(3) }, () => pick(["a", "b", "c"])))];
+          break;
+        case 11:
+          s[pick(["description", "title", "$comment"])] = "text";
+          break;
+        case 12:
+        case 13:
+          s.properties = Object.fromEntries(Array.from({ length: rand(3) + 1 }, () => [pick(["a", "b", "c"]), randomSchema(depth + 1)]));
+          break;
+        case 14:
+          s.additionalProperties = rand(2) ? pick([true, false]) : randomSchema(depth + 1);
+          break;
+        default:
+          s.items = randomSchema(depth + 1);
+      }
+    }
+    return s;
+  };
+
+  let pairs = 0;
+  for (let i = 0; i < 400; i++) {
+    const schema = randomSchema(0);
+    for (let j = 0; j < 12; j++) {
+      agree(schema, randomValue(0), `random schema ${JSON.stringify(schema)}`);
+      pairs++;
+    }
+    // Values built for the schema are mostly valid ones: the other half of the answers.
+    for (let seed = 0; seed < 3; seed++) {
+      const sample = sampleOf(schema, seed);
+      if (sample !== undefined) agree(schema, sample, `random schema ${JSON.stringify(schema)}`);
+    }
+  }
+  assert.ok(pairs >= 4800);
+});
+
+test.run();
