@@ -8,13 +8,30 @@ import type { WorkerJob } from "./worker.js";
 // worker loads with the parent's --import tsx (workers inherit execArgv).
 const workerFile = new URL(import.meta.url.endsWith(".ts") ? "./worker.ts" : "./worker.js", import.meta.url);
 
+const started = new Map<WorkerJob, Worker>();
+
+/**
+ * Starts the worker of `job` now, so that it loads its modules while the caller does other work
+ * (an idle started worker never keeps the process alive).
+ */
+export function prestart(job: WorkerJob): void {
+  if (started.has(job)) return;
+  const worker = new Worker(workerFile, { workerData: { job } });
+  worker.unref();
+  worker.on("error", () => undefined); // reported by the inWorker call that uses it
+  started.set(job, worker);
+}
+
 /** The files `job` emits for `model`, computed in a worker thread; rejects with the worker's error. */
 export function inWorker(job: WorkerJob, model: Model): Promise<EmittedFile[]> {
+  const worker = started.get(job) ?? new Worker(workerFile, { workerData: { job } });
+  started.delete(job);
+  worker.ref();
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerFile, { workerData: { job, model } });
     let result: EmittedFile[] | undefined;
     worker.once("message", (files: EmittedFile[]) => (result = files));
     worker.once("error", reject);
     worker.once("exit", (code) => (result ? resolve(result) : reject(new Error(`the ${job} worker exited with code ${code} before it answered`))));
+    worker.postMessage(model);
   });
 }
