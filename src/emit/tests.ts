@@ -22,11 +22,36 @@ export function resourceSamples(resource: Resource): ResourceSamples {
 type ResourceSamples = { bodies: unknown[]; invalid?: { property: string; value: unknown } };
 const sampleCache = new WeakMap<Resource, ResourceSamples>();
 
-function computeSamples(resource: Resource): ResourceSamples {
+/**
+ * The first of resourceSamples(resource).bodies, without computing the others: the docs' examples
+ * need one body per resource, the contract tests all of them.
+ */
+export function exampleBody(resource: Resource): unknown {
+  const all = sampleCache.get(resource);
+  if (all) return all.bodies[0];
+  let found = exampleCache.get(resource);
+  if (!found) {
+    const schema = sampleSchemaOf(resource);
+    let body: unknown;
+    for (let seed = 0; seed < SEEDS && body === undefined; seed++) body = sampleOf(schema, seed);
+    exampleCache.set(resource, (found = { body }));
+  }
+  return found.body;
+}
+
+const exampleCache = new WeakMap<Resource, { body: unknown }>();
+
+/** The body schema the samples satisfy: links left out (the tests create link targets). */
+function sampleSchemaOf(resource: Resource): { properties: Record<string, unknown>; required: string[] } {
   const schema = bodySchemaOf(resource) as { properties: Record<string, unknown>; required?: string[] };
   const links = new Set(resource.fields.filter((f) => f.link).map((f) => f.name));
   const properties = Object.fromEntries(Object.entries(schema.properties).filter(([k]) => !links.has(k)));
-  const withoutLinks = { ...schema, properties, required: (schema.required ?? []).filter((r) => !links.has(r)) };
+  return { ...schema, properties, required: (schema.required ?? []).filter((r) => !links.has(r)) };
+}
+
+function computeSamples(resource: Resource): ResourceSamples {
+  const schema = bodySchemaOf(resource) as { properties: Record<string, unknown>; required?: string[] };
+  const withoutLinks = sampleSchemaOf(resource);
   const bodies: unknown[] = [];
   const seen = new Set<string>();
   for (let seed = 0; seed < SEEDS; seed++) {

@@ -6,7 +6,7 @@ import { withArticle } from "../../model/names.js";
 import type { Action, Field, Model, Resource } from "../../model/types.js";
 import { sampleOf } from "../samples.js";
 import { PAGING } from "../spec.js";
-import { resourceSamples } from "../tests.js";
+import { exampleBody } from "../tests.js";
 
 export type OperationKind = "list" | "create" | "get" | "update" | "replace" | "delete" | "sub-collection" | "action";
 
@@ -53,7 +53,7 @@ export function resourceOf(model: Model, collection: string): Resource | undefin
 /** An example representation of a resource: server fields, sample values, links as { meta }. */
 export function exampleInstance(model: Model, r: Resource, id = "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60"): Record<string, unknown> {
   const href = `${model.service.baseUrl}/${r.collection}/${id}`;
-  const body = (resourceSamples(r).bodies[0] ?? {}) as Record<string, unknown>;
+  const body = (exampleBody(r) ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = { meta: { href, mediaType: r.mediaType }, id, createdAt: "2024-01-15T10:30:00.000Z", modifiedAt: "2024-01-15T10:30:00.000Z" };
   for (const f of r.fields) {
     if (f.link?.kind === "instance") {
@@ -73,7 +73,7 @@ export function exampleInstance(model: Model, r: Resource, id = "0190b6c2-7d4e-7
 
 /** An example request body: the sample values, with links written as { meta: { href } }. */
 export function exampleInput(model: Model, r: Resource): Record<string, unknown> {
-  const body = { ...((resourceSamples(r).bodies[0] ?? {}) as Record<string, unknown>) };
+  const body = { ...((exampleBody(r) ?? {}) as Record<string, unknown>) };
   for (const f of r.fields) {
     if (f.link?.kind === "instance") {
       body[f.name] = { meta: { href: `${model.service.baseUrl}/${f.link.target}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61` } };
