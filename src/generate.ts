@@ -5,6 +5,7 @@ import { hasErrors } from "./diagnostics/diagnostic.js";
 import type { CheckResult } from "./pipeline.js";
 import type { Orphans } from "./emit/types.js";
 import { pascalCase, singularize } from "./model/names.js";
+import { mark } from "./timing.js";
 import { generatorId, inputsHash, relativeSources, upToDate } from "./write/inputs.js";
 import type { Plan } from "./write/plan.js";
 
@@ -66,10 +67,12 @@ export async function generateDocs(dir: string, options: Pick<GenerateOptions, "
 
 /** Generates the service package of the definitions in `dir` into `options.out`. */
 export async function generate(dir: string, options: GenerateOptions): Promise<GenerateResult> {
+  mark("command started");
   const out = path.resolve(options.out);
   const target = options.clientOnly ? "client" : "service";
   // Nothing changed since the last generation: answered before anything heavy is loaded.
   const same = options.force ? undefined : upToDate(dir, out, target);
+  mark("up-to-date check");
   if (same) return { check: { model: undefined, diagnostics: [], sources: new Map() }, plan: same.plan, written: false };
 
   // The docs worker loads its modules on the second core while this thread checks the definitions.
@@ -82,7 +85,9 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     import("./write/commit.js"),
     import("./write/manifest.js"),
   ]);
+  mark("modules loaded");
   const check = checkProject(dir);
+  mark("checked");
   if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
   if (fs.existsSync(out) && !options.dryRun) recover(out);
   const previous = readManifest(out);
@@ -91,6 +96,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
   if (unchanged) return { check, plan: unchanged, written: false };
   let files = options.clientOnly ? await emitClientOnly(check.model) : await emitService(check.model);
+  mark("emitted");
   let plan = planWrite(out, files, previous, options.force ?? false);
   const orphans = orphanTypes(plan);
   if (orphans.types.length > 0 && !options.clientOnly) {
@@ -98,7 +104,9 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     files = await emitService(check.model, orphans);
     plan = planWrite(out, files, previous, options.force ?? false);
   }
+  mark("planned");
   if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
   commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0 });
+  mark("committed");
   return { check, plan, written: true };
 }

@@ -5,6 +5,7 @@ import { emitClient, emitClientPackage } from "./client.js";
 import { emitErrors } from "./errors.js";
 import { emitHandlers } from "./handlers.js";
 import { inWorker } from "./in-worker.js";
+import { mark } from "../timing.js";
 import { emitMediaTypes } from "./media-types.js";
 import { emitPackage } from "./package.js";
 import { emitReadme } from "./readme.js";
@@ -18,7 +19,7 @@ export type { Orphans } from "./types.js";
 
 /** The whole generated package, sorted by path. The docs are rendered in a worker thread meanwhile. */
 export async function emitService(model: Model, orphans?: Orphans): Promise<EmittedFile[]> {
-  const docs = inWorker("docs", model);
+  const docs = inWorker("docs", model).then((files) => (mark("docs (worker)"), files));
   docs.catch(() => undefined); // awaited below; not an unhandled rejection while the rest is emitted
   const files = [
     ...emitPackage(model),
@@ -31,7 +32,7 @@ export async function emitService(model: Model, orphans?: Orphans): Promise<Emit
     ...emitRuntime(),
     ...emitTests(model),
     ...emitClient(model),
-    ...(await docs).map((f) => ({ ...f, path: `docs/${f.path}` })),
+    ...(mark("emitted but docs"), await docs).map((f) => ({ ...f, path: `docs/${f.path}` })),
   ];
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
