@@ -1,8 +1,7 @@
 /** Runs an emitter in a worker thread (see worker.ts), so that two emitters use both cores. */
 import { Worker } from "node:worker_threads";
-import type { Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
-import type { WorkerJob } from "./worker.js";
+import type { WorkerJob, WorkerJobs } from "./worker.js";
 
 // From dist/ the worker is worker.js; when src/ runs through tsx (tests), worker.ts, which the
 // worker loads with the parent's --import tsx (workers inherit execArgv).
@@ -22,8 +21,8 @@ export function prestart(job: WorkerJob): void {
   started.set(job, worker);
 }
 
-/** The files `job` emits for `model`, computed in a worker thread; rejects with the worker's error. */
-export function inWorker(job: WorkerJob, model: Model): Promise<EmittedFile[]> {
+/** The files `job` emits for `input`, computed in a worker thread; rejects with the worker's error. */
+export function inWorker<J extends WorkerJob>(job: J, input: WorkerJobs[J]): Promise<EmittedFile[]> {
   const worker = started.get(job) ?? new Worker(workerFile, { workerData: { job } });
   started.delete(job);
   worker.ref();
@@ -32,6 +31,6 @@ export function inWorker(job: WorkerJob, model: Model): Promise<EmittedFile[]> {
     worker.once("message", (files: EmittedFile[]) => (result = files));
     worker.once("error", reject);
     worker.once("exit", (code) => (result ? resolve(result) : reject(new Error(`the ${job} worker exited with code ${code} before it answered`))));
-    worker.postMessage(model);
+    worker.postMessage(input);
   });
 }
