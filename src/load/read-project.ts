@@ -1,10 +1,9 @@
 /** Reads a definitions project from disk: service.json and the resource files it names. */
-import fs from "node:fs";
 import path from "node:path";
-import { globSync, isDynamicPattern } from "tinyglobby";
-import { childPointer, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { report } from "../diagnostics/report.js";
 import { DocumentStore } from "./documents.js";
+import { resourceFiles } from "./resource-files.js";
 import type { JsonDocument } from "./parse-json.js";
 
 /** The raw documents of one project, before any interpretation. */
@@ -35,30 +34,4 @@ export function readProject(dir: string, store = new DocumentStore()): readonly 
     if (doc?.value !== undefined) resources.push(doc);
   }
   return [{ dir: abs, serviceFile, service, resources, store }, diagnostics];
-}
-
-/**
- * The resource files named by `resources` (absolute, sorted): literal paths must exist, globs must
- * match something. Also used by `generate`'s up-to-date check, with its own throw-away diagnostics.
- */
-export function resourceFiles(dir: string, serviceFile: string, value: unknown, diagnostics: Diagnostic[]): string[] {
-  const entries = (value as { resources?: unknown } | undefined)?.resources;
-  if (!Array.isArray(entries)) return [];
-  const found = new Set<string>();
-  entries.forEach((entry, i) => {
-    if (typeof entry !== "string" || entry === "") return;
-    const at = { file: serviceFile, pointer: childPointer("/resources", i) };
-    if (!isDynamicPattern(entry)) {
-      const file = path.resolve(dir, entry);
-      if (fs.existsSync(file) && fs.statSync(file).isFile()) found.add(file);
-      else diagnostics.push(report("missing-file", at, { path: entry, what: "resource file" }));
-      return;
-    }
-    const matches = globSync(entry, { cwd: dir, absolute: true, onlyFiles: true })
-      .map((f) => path.resolve(f))
-      .filter((f) => f !== serviceFile);
-    if (matches.length === 0) diagnostics.push(report("no-resources", at, { pattern: entry }));
-    matches.forEach((m) => found.add(m));
-  });
-  return [...found].sort();
 }

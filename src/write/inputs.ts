@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { resourceFiles } from "../load/read-project.js";
+import { resourceFiles } from "../load/resource-files.js";
 import { packagePath, packageRoot } from "../paths.js";
 import { hashOf, readManifest, STATE_DIR, type Manifest } from "./manifest.js";
 import { planUnchanged, type Plan } from "./plan.js";

@@ -9,7 +9,9 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { repoRoot, runCli } from "../helpers/cli.js";
+import { spawnSync } from "node:child_process";
+import { binRun, repoRoot, runCli } from "../helpers/cli.js";
+import { plainGenerate } from "../../src/cli/fast-path.js";
 import { snapshot } from "../helpers/package.js";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-up-to-date-"));
@@ -61,6 +63,29 @@ test("unchanged definitions: nothing written, not even the manifest; touching a 
   r = generate();
   assert.match(r.stdout, NOTHING);
   assert.equal(snapshot(out), before);
+});
+
+test("the plain form is answered before oclif loads, printing what the full command prints", () => {
+  const timed = (args: string[]) => spawnSync(process.execPath, [binRun, ...args], { encoding: "utf8", env: { ...process.env, RESOURCERY_TIMING: "1" } });
+  const fast = timed(["generate", defs, "--out", out]);
+  assert.is(fast.status, 0, fast.stderr);
+  assert.match(fast.stderr, /up-to-date \(fast path\)/);
+  assert.not.match(fast.stderr, /command started/, "oclif never ran");
+  // `--` ends the flags for oclif; the fast path leaves anything but the plain form to the command.
+  const full = timed(["generate", "--out", out, "--", defs]);
+  assert.is(full.status, 0, full.stderr);
+  assert.match(full.stderr, /command started/);
+  assert.is(fast.stdout, full.stdout);
+  assert.match(fast.stdout, /^kept {6}package\.json$/m);
+});
+
+test("the fast path recognizes only the plain form", () => {
+  assert.equal(plainGenerate(["defs", "--out", "o"]), { dir: "defs", out: "o" });
+  assert.equal(plainGenerate(["-o", "o", "defs"]), { dir: "defs", out: "o" });
+  assert.equal(plainGenerate(["--out=o"]), { dir: ".", out: "o" });
+  for (const args of [["defs"], ["defs", "--out"], ["defs", "--out", "o", "--force"], ["defs", "--out", "o", "--json"], ["defs", "--out", "o", "--dry-run"], ["defs", "--out", "o", "--client-only"], ["a", "b", "--out", "o"], ["--out", "o", "--out", "p"], ["--out", "--force"], ["--help"], ["--out", "o", "--", "defs"]]) {
+    assert.is(plainGenerate(args), undefined, args.join(" "));
+  }
 });
 
 test("a generated file edited by hand is refused, even with its size and mtime kept", () => {

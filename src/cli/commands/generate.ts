@@ -2,6 +2,7 @@ import { Args, Flags } from "@oclif/core";
 import { generate } from "../../generate.js";
 import type { Step } from "../../write/plan.js";
 import { BaseCommand, EXIT } from "../base-command.js";
+import { describeStep as describe, planLines } from "../plan-text.js";
 
 export default class Generate extends BaseCommand {
   static override summary = "Generate the service package (server, error catalog, media types, tests).";
@@ -43,19 +44,6 @@ export default class Generate extends BaseCommand {
   }
 
   private printPlan(steps: readonly Step[], dryRun: boolean): void {
-    const count = (kind: Step["kind"]) => steps.filter((s) => s.kind === kind).length;
-    for (const s of steps) {
-      if (s.kind === "unchanged") continue;
-      const d = describe(s);
-      this.log(`${d.action.padEnd(9)} ${d.path}${s.kind === "orphan" ? "  (your file; its resource or action is gone: delete it when you no longer need it)" : ""}`);
-    }
-    const summary = `${count("create")} created, ${count("update") + count("merge")} updated, ${count("delete")} deleted, ${count("unchanged")} unchanged, ${count("keep") + count("orphan")} of yours kept`;
-    this.log(dryRun ? `dry run: would be ${summary}; nothing was written` : summary);
+    for (const line of planLines(steps, dryRun)) this.log(line);
   }
-}
-
-function describe(s: Step): { path: string; action: string } {
-  const p = "file" in s ? s.file.path : s.path;
-  const actions: Record<Step["kind"], string> = { create: "created", update: "updated", merge: "merged", unchanged: "unchanged", keep: "kept", delete: "deleted", orphan: "orphaned", conflict: "conflict" };
-  return { path: p, action: actions[s.kind] };
 }
