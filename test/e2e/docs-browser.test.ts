@@ -1,8 +1,9 @@
 /**
  * The library example's HTML reference in a real browser (headless Debian Chromium via playwright-core),
  * served by a tiny static server on 127.0.0.1: no console errors and no failed requests on any page, the
- * search box filters, links lead to the error pages (also as <errorDocsUrl>/<code>), and every internal
- * link of every page answers 200. Also opened from file://, where the search must work without a server.
+ * search box filters, links lead to the error pages (also as <errorDocsUrl>/<code>, whose folder page
+ * redirects to <code>.html), and every internal link of every page answers 200. Also opened from file://,
+ * where the search must work without a server.
  */
 import fs from "node:fs";
 import http from "node:http";
@@ -28,7 +29,10 @@ const browserTest = available ? test : test.skip;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-docs-browser-"));
 const model = checkProject(path.join(repoRoot, "examples", "library")).model!;
 const html = emitHtmlReference(model);
-const pages = html.filter((f) => f.path.endsWith(".html")).map((f) => f.path);
+/** <code>/index.html only redirects to ../<code>.html: its own test follows it, the others visit the pages of the reference. */
+const isRedirect = (file: string) => /^\d+\/index\.html$/.test(file);
+const pages = html.filter((f) => f.path.endsWith(".html") && !isRedirect(f.path)).map((f) => f.path);
+const codes = html.filter((f) => isRedirect(f.path)).map((f) => f.path.slice(0, -"/index.html".length));
 let server: http.Server | undefined;
 let browser: Browser | undefined;
 let base = "";
@@ -122,13 +126,21 @@ browserTest("a link leads to an error page, and <errorDocsUrl>/<code> resolves t
   await Promise.all([page.waitForURL(/\/40900\.html$/), page.click("#op-createAuthor .error-list a[href$='40900.html']")]);
   assert.match((await page.textContent("h1")) ?? "", "40900");
   assert.match((await page.textContent("#example")) ?? "", '"info": "http://localhost:3000/docs/errors/40900"');
-  // Hosted at errorDocsUrl, <errorDocsUrl>/40900 is the folder 40900/ with its index.html.
-  const answer = await page.goto(`${base}/40900`);
-  assert.ok(page.url().endsWith("/40900/"), page.url());
+  // Hosted at errorDocsUrl, <errorDocsUrl>/40900 is the folder 40900/, whose index.html sends the browser on to 40900.html.
+  const answer = await page.goto(`${base}/40900`, { waitUntil: "commit" });
+  assert.ok(answer?.url().endsWith("/40900/"), answer?.url());
   assert.is(answer?.status(), 200);
+  await page.waitForURL(/\/40900\.html$/);
   assert.match((await page.textContent("h1")) ?? "", "40900 Conflict");
   await Promise.all([page.waitForURL(/\/index\.html#errors$/), page.click(".crumbs a[href$='#errors']")]);
   assert.ok(await page.isVisible("#errors"));
+  // So does every other code.
+  assert.ok(codes.length > 10, `${codes.length} codes`);
+  for (const code of codes) {
+    await page.goto(`${base}/${code}`, { waitUntil: "commit" });
+    await page.waitForURL(new RegExp(`/${code}\\.html$`));
+    assert.match((await page.textContent("h1")) ?? "", code);
+  }
   assert.equal(problems, []);
   await page.close();
 });
@@ -177,9 +189,13 @@ browserTest("every page loads cleanly and every internal link on it answers 200"
   assert.ok(links.size >= pages.length, `${links.size} distinct links checked`);
 });
 
-browserTest("opened from file://, the search still works", async () => {
+browserTest("opened from file://, an error's folder page leads to its page, and the search still works", async () => {
   const { page, problems } = await open();
-  await page.goto(pathToFileURL(path.join(tmp, "40900", "index.html")).href);
+  await page.goto(pathToFileURL(path.join(tmp, "40900", "index.html")).href, { waitUntil: "commit" });
+  await page.waitForURL(/\/40900\.html$/);
+  assert.match((await page.textContent("h1")) ?? "", "40900 Conflict");
+  // From a page in a folder, the search's links lead up and back down.
+  await page.goto(pathToFileURL(path.join(tmp, "resources", "books.html")).href);
   await page.fill("#search", "authors");
   const first = page.locator("#search-results a").first();
   assert.match((await first.getAttribute("href")) ?? "", /^\.\.\/resources\/authors\.html/);

@@ -1,9 +1,10 @@
 /**
  * The static HTML reference: an overview, one page per resource, the actions, and one page per error
- * code (at <code>.html and <code>/index.html, so that <errorDocsUrl>/<code> resolves), with one
- * stylesheet and one search script of its own. No network: every link is relative and every asset is
- * emitted here. Pages are the concatenation of their rendered parts (templates/docs/*.html.hbs, with
- * escaping on, so no template needs triple-stash). The fragments repeated many times per page (texts,
+ * code at <code>.html, with one stylesheet and one search script of its own; <code>/index.html only
+ * redirects to ../<code>.html, so that <errorDocsUrl>/<code> resolves on a static host that serves a
+ * folder's index.html, without a second copy of the page. No network: every link is relative and every
+ * asset is emitted here. Pages are the concatenation of their rendered parts (templates/docs/*.html.hbs,
+ * with escaping on, so no template needs triple-stash). The fragments repeated many times per page (texts,
  * constraint lists, parameter rows, link lists, the side navigation) are built here instead, as `Html`,
  * with every piece of user text through escapeHtml, the templates' own escaping.
  */
@@ -32,9 +33,14 @@ export function emitHtmlReference(model: Model): EmittedFile[] {
       const file = `${r.page}.html`;
       return { path: file, contents: site.page(file, r.title, resourceBody(site, i, file), i) };
     }),
-    ...ref.errors.flatMap((e) =>
-      [`${e.page}.html`, `${e.page}/index.html`].map((file) => ({ path: file, contents: site.page(file, `${e.code} ${e.title}`, errorBody(ref, e, file)) })),
-    ),
+    ...ref.errors.flatMap((e) => {
+      const file = `${e.page}.html`;
+      const title = `${e.code} ${e.title}`;
+      return [
+        { path: file, contents: site.page(file, title, errorBody(ref, e, file)) },
+        { path: `${e.page}/index.html`, contents: render("docs/redirect.html.hbs", { title, serviceTitle: ref.title, href: hrefOf(`${e.page}/index.html`, { page: e.page, anchor: "" }) }) },
+      ];
+    }),
     { path: "assets/style.css", contents: render("docs/style.css.hbs", {}) },
     { path: "assets/search.js", contents: render("docs/search.js.hbs", {}) },
     { path: "assets/search-index.js", contents: render("docs/search-index.js.hbs", { entries: searchEntries(ref) }) },
@@ -254,9 +260,9 @@ function actionsBody(site: Site, file: string): string {
 }
 
 function errorBody(ref: Reference, e: ErrorPage, file: string): string {
-  // The operations that can answer with a common code are most of the service's: one line each, built here.
+  // A common code can come from most resources: one line per resource, built here.
   let operations = "";
-  for (const o of e.operations) operations += `  <li><a href="${escapeHtml(hrefOf(file, o.target))}"><code>${escapeHtml(o.label)}</code></a></li>\n`;
+  for (const line of e.operations) operations += `  <li>${textHtml(file, line)}</li>\n`;
   return render("docs/error.html.hbs", {
     serviceTitle: ref.title,
     home: hrefOf(file, { page: PAGES.index, anchor: "" }),
@@ -271,6 +277,7 @@ function errorBody(ref: Reference, e: ErrorPage, file: string): string {
     message: rich(file, e.message),
     condition: rich(file, e.condition),
     dev: rich(file, e.dev),
+    everyOperation: e.everyOperation,
     operations: operations ? trusted(operations) : "",
     example: e.example,
   });

@@ -189,7 +189,8 @@ function errorPage(ref: Reference, e: ErrorPage, file: string): string {
     origin: e.builtin ? "built in" : "specific to this service",
     info: codeSpan(e.info),
     condition: inline(file, e.condition),
-    operations: e.operations.map((o) => link(file, codeSpan(o.label), o.target)),
+    everyOperation: e.everyOperation,
+    operations: e.operations.map((line) => inline(file, line)),
     dev: inline(file, e.dev),
     example: json(e.example),
   });

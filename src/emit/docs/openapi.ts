@@ -71,8 +71,10 @@ class OpenApiBuilder {
   private readonly taken = new Set(["Meta", "Link", "LinkInput", "CollectionLink", "Error"]);
   private readonly schemas: Json = {};
   private readonly parameters: Json = {};
-  private readonly examples: Json = {};
-  private readonly responseComponents: Json = {};
+  /** Components shared by operations, named once per distinct object (see `shared`). */
+  private readonly components: Record<SharedKind, Json> = { responses: {}, requestBodies: {}, examples: {} };
+  /** Error responses by name: the name (status and codes) decides the object, built once. */
+  private readonly errorResponses = new Map<string, Json>();
   private readonly operationIds = new Set<string>();
   private ops: { op: Operation; method: string; id: string }[] = [];
   /** Lookups by key rather than scans per operation, which made the document quadratic in the resources. */
@@ -146,8 +148,9 @@ class OpenApiBuilder {
       components: {
         schemas: this.schemas,
         parameters: this.parameters,
-        responses: sortedKeys(this.responseComponents),
-        examples: sortedKeys(this.examples),
+        responses: sortedKeys(this.components.responses),
+        requestBodies: sortedKeys(this.components.requestBodies),
+        examples: sortedKeys(this.components.examples),
         securitySchemes: Object.fromEntries(schemes.map((s) => [s, securityScheme(s, this.model)])),
       },
     };
@@ -191,11 +194,30 @@ class OpenApiBuilder {
     };
     const parameters = this.operationParameters(op);
     if (parameters.length > 0) out.parameters = parameters;
-    // Examples are named after the operation's own method (PATCH for an update), shared with POST.
-    const primary = componentName(this.primaryIds.get(op) ?? id);
-    if (r && (op.kind === "create" || op.kind === "replace" || op.kind === "update")) out.requestBody = this.requestBody(op, r, primary);
-    out.responses = this.responses(op, primary);
+    if (r && (op.kind === "create" || op.kind === "replace" || op.kind === "update")) out.requestBody = this.requestBody(op, r);
+    out.responses = this.responses(op);
     return out;
+  }
+
+  /**
+   * A $ref to a component of `kind` holding `value`, named `wanted` (or wanted2, … when a different
+   * object has that name). Operations repeat the same bodies and answers (create and replace take the
+   * same body, PATCH and POST the same patch, update and replace give the same answer, every answer of
+   * an instance has the same example), each under several media types: identical objects are one
+   * component, so that an operation is mostly $refs and the document does not repeat them.
+   */
+  private shared(kind: SharedKind, wanted: string, value: Json): Json {
+    const components = this.components[kind];
+    let name = wanted;
+    // Names are chosen so that equal objects want the same one: compare with that component (not a JSON text of each).
+    for (let n = 2; Object.prototype.hasOwnProperty.call(components, name) && !sameJson(components[name], value); n++) name = `${wanted}${n}`;
+    if (!Object.prototype.hasOwnProperty.call(components, name)) setOwn(components, name, value);
+    return { $ref: ref(kind, name) };
+  }
+
+  /** The `examples` of a media type: one shared example. */
+  private example(name: string, summary: string, value: unknown): Json {
+    return { [name]: this.shared("examples", name, { summary, value }) };
   }
 
   private operationDescription(op: Operation, byPost: boolean): string {
@@ -249,26 +271,27 @@ class OpenApiBuilder {
     });
   }
 
-  private requestBody(op: Operation, r: Resource, primary: string): Json {
+  /** A $ref to the request body: create and replace share one per resource, PATCH and POST another. */
+  private requestBody(op: Operation, r: Resource): Json {
     const names = this.names.get(r.collection)!;
     const merge = op.kind === "update";
-    const schema = { $ref: ref("schemas", merge ? names.patch : names.input) };
-    const exampleName = `${primary}Request`;
-    if (op.exampleBody !== undefined) setOwn(this.examples, exampleName, { summary: `A body of ${primary}`, value: op.exampleBody });
-    const media = { schema, ...(op.exampleBody !== undefined ? { examples: { [exampleName]: { $ref: ref("examples", exampleName) } } } : {}) };
+    const name = merge ? names.patch : names.input;
+    const schema = { $ref: ref("schemas", name) };
+    const summary = merge ? `A merge patch of ${article(r.name)}` : `A body that creates or replaces ${article(r.name)}`;
+    const media = { schema, ...(op.exampleBody !== undefined ? { examples: this.example(name, summary, op.exampleBody) } : {}) };
     const types = merge ? [MERGE_PATCH, "application/json", ...this.vendorTypes(r.mediaType)] : ["application/json", ...this.vendorTypes(r.mediaType)];
-    return {
+    return this.shared("requestBodies", name, {
       required: true,
       description: merge
         ? `A JSON merge patch (RFC 7396) of the ${r.name}: the fields it names are set, \`null\` removes an optional field, nested objects are merged. Links are written as \`{ "meta": { "href": "<href>" } }\`.`
         : `The whole ${r.name}, without the fields the server sets (id, meta, createdAt, modifiedAt${r.owner ? `, ${r.owner}` : ""}). Links are written as \`{ "meta": { "href": "<href>" } }\` and must name existing instances.`,
       content: Object.fromEntries(types.map((t) => [t, media])),
-    };
+    });
   }
 
-  private responses(op: Operation, primary: string): Json {
+  private responses(op: Operation): Json {
     const out: Json = {};
-    out[String(op.status)] = this.success(op, primary);
+    out[String(op.status)] = this.success(op);
     const byStatus = new Map<number, ErrorDef[]>();
     for (const key of this.errorKeys(op)) {
       const e = this.errorsByKey.get(key);
@@ -295,42 +318,57 @@ class OpenApiBuilder {
     return op.errors.filter((k) => (basic || k !== "basicNeedsTls") && !(noParameters && k === "invalidParameter"));
   }
 
-  private success(op: Operation, primary: string): Json {
-    if (op.status === 204) return { description: `No Content: the ${op.resource?.name ?? "resource"} is deleted.` };
-    const out: Json = { description: this.successDescription(op) };
-    const exampleName = `${primary}Response`;
-    if (op.exampleAnswer !== undefined) setOwn(this.examples, exampleName, { summary: `An answer of ${primary}`, value: op.exampleAnswer });
-    const examples = op.exampleAnswer !== undefined ? { examples: { [exampleName]: { $ref: ref("examples", exampleName) } } } : {};
+  /** A $ref to the success answer; the answers of update and replace are one component per resource. */
+  private success(op: Operation): Json {
+    const r = op.resource;
+    if (op.status === 204) return this.shared("responses", `${this.names.get(r!.collection)!.full}Deleted`, { description: `No Content: the ${r!.name} is deleted.` });
     let schema: Json;
     let mediaType: string;
+    // The answer's component name; its example's, with a summary.
+    let name: string;
+    let example: string;
+    let summary: string;
     if (op.action) {
       schema = { $ref: ref("schemas", this.results.get(op.action.name)!) };
       mediaType = op.action.mediaType;
+      name = example = this.results.get(op.action.name)!;
+      summary = `A result of ${op.action.name}`;
     } else if (op.kind === "list" || op.kind === "sub-collection") {
       const names = this.names.get(op.answers!.collection)!;
       schema = { $ref: ref("schemas", names.page) };
       mediaType = op.answers!.collectionMediaType;
+      if (op.field) {
+        name = example = `${this.names.get(r!.collection)!.full}${capitalize(componentName(op.field.name))}`;
+        summary = `A page of the ${op.field.name} of ${article(r!.name)}`;
+      } else {
+        name = example = names.page;
+        summary = `A page of ${op.answers!.collection}`;
+      }
     } else {
-      const r = op.resource!;
-      const names = this.names.get(r.collection)!;
+      const names = this.names.get(r!.collection)!;
       schema = op.kind === "get" ? { anyOf: [{ $ref: ref("schemas", names.full) }, { $ref: ref("schemas", names.partial) }] } : { $ref: ref("schemas", names.full) };
-      mediaType = r.mediaType;
+      mediaType = r!.mediaType;
+      name = op.kind === "create" ? `${names.full}Created` : op.kind === "get" ? names.full : `${names.full}Updated`;
+      example = names.full;
+      summary = capitalize(article(r!.name));
     }
+    const examples = op.exampleAnswer !== undefined ? { examples: this.example(example, summary, op.exampleAnswer) } : {};
+    const out: Json = { description: this.successDescription(op) };
     out.content = Object.fromEntries(["application/json", ...this.vendorTypes(mediaType)].map((t) => [t, { schema, ...examples }]));
     if (op.kind === "create") {
-      out.headers = { Location: { description: `The href of the new ${op.resource!.name} (the same as its \`meta.href\`).`, required: true, schema: { type: "string", format: "uri" } } };
-      const get = this.idOf("get", op.resource!);
-      if (get) out.links = { [get]: { operationId: get, parameters: { id: "$response.body#/id" }, description: `Reads the ${op.resource!.name} just created.` } };
+      out.headers = { Location: { description: `The href of the new ${r!.name} (the same as its \`meta.href\`).`, required: true, schema: { type: "string", format: "uri" } } };
+      const get = this.idOf("get", r!);
+      if (get) out.links = { [get]: { operationId: get, parameters: { id: "$response.body#/id" }, description: `Reads the ${r!.name} just created.` } };
     }
     if (op.kind === "get") {
       const links: Json = {};
-      for (const f of op.resource!.fields.filter((x) => x.link?.kind === "collection")) {
-        const sub = this.idOf("sub-collection", op.resource!, f);
-        if (sub) links[sub] = { operationId: sub, parameters: { id: "$response.body#/id" }, description: `Lists the ${f.name} of this ${op.resource!.name}.` };
+      for (const f of r!.fields.filter((x) => x.link?.kind === "collection")) {
+        const sub = this.idOf("sub-collection", r!, f);
+        if (sub) links[sub] = { operationId: sub, parameters: { id: "$response.body#/id" }, description: `Lists the ${f.name} of this ${r!.name}.` };
       }
       if (Object.keys(links).length > 0) out.links = links;
     }
-    return out;
+    return this.shared("responses", name, out);
   }
 
   private successDescription(op: Operation): string {
@@ -352,8 +390,9 @@ class OpenApiBuilder {
   /** A reference to the shared response of these errors (one component per status and set of codes). */
   private errorResponse(status: number | undefined, errors: readonly ErrorDef[], own: boolean): Json {
     const name = own ? "ServiceErrors" : `Error${status}_${errors.map((e) => e.code).join("_")}`;
-    if (!Object.prototype.hasOwnProperty.call(this.responseComponents, name)) setOwn(this.responseComponents, name, this.errorResponseObject(status, errors, own));
-    return { $ref: ref("responses", name) };
+    let out = this.errorResponses.get(name);
+    if (!out) this.errorResponses.set(name, (out = this.shared("responses", name, this.errorResponseObject(status, errors, own))));
+    return out;
   }
 
   private errorResponseObject(status: number | undefined, errors: readonly ErrorDef[], own: boolean): Json {
@@ -362,11 +401,7 @@ class OpenApiBuilder {
       ? `Errors of the service's own code (its hooks and action handlers) may also come back: ${lines.join("; ")}.`
       : `${REASONS[status!] ?? "Error"}: ${lines.join("; ")}.`;
     const examples: Json = {};
-    for (const e of errors) {
-      const name = `error${e.code}`;
-      setOwn(this.examples, name, { summary: `${e.code} ${e.title}`, value: { status: e.status, code: e.code, property: "", message: e.message, dev: e.dev, info: e.info } });
-      examples[name] = { $ref: ref("examples", name) };
-    }
+    for (const e of errors) Object.assign(examples, this.example(`error${e.code}`, `${e.code} ${e.title}`, { status: e.status, code: e.code, property: "", message: e.message, dev: e.dev, info: e.info }));
     const media = { schema: { $ref: ref("schemas", "Error") }, examples };
     const out: Json = { description, content: Object.fromEntries(["application/json", ...this.errorTypes()].map((t) => [t, media])) };
     if (errors.some((e) => e.status === 401)) {
@@ -699,7 +734,10 @@ function sortedKeys(o: Json): Json {
   return out;
 }
 
-function ref(kind: "schemas" | "parameters" | "examples" | "responses", name: string): string {
+/** The components an operation refers to rather than repeats (OpenApiBuilder.shared). */
+type SharedKind = "responses" | "requestBodies" | "examples";
+
+function ref(kind: "schemas" | "parameters" | SharedKind, name: string): string {
   return `#/components/${kind}/${name}`;
 }
 
@@ -732,6 +770,19 @@ function setOwn(target: Json, key: string, value: unknown): void {
 
 function list(names: readonly string[]): string {
   return names.map((n) => `\`${n}\``).join(", ");
+}
+
+/** Whether two JSON values are equal (object members in any order). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object" || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJson((a as Json)[k], (b as Json)[k]));
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function article(name: string): string {

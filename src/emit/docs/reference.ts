@@ -110,7 +110,15 @@ export interface ErrorPage {
   readonly builtin: boolean;
   /** When it happens, as a sentence. */
   readonly condition: Text;
-  readonly operations: readonly { readonly label: string; readonly target: Target }[];
+  /** Every operation of the service can answer with it (then `operations` is empty: a list would name them all). */
+  readonly everyOperation: boolean;
+  /**
+   * The operations that can answer with it, one line per resource (and one for the actions): the
+   * resource linked, then its operations as links labelled with the method and the path below the
+   * resource's ("GET /{id}"). Per resource rather than per operation, so that a common code's page
+   * stays readable (and small) for a service of hundreds of resources.
+   */
+  readonly operations: readonly Text[];
   readonly example: string;
   readonly info: string;
 }
@@ -377,30 +385,44 @@ function computeReference(model: Model): Reference {
     operations: ops.filter((o) => o.kind === "action").map(docOf),
   };
 
-  const usedBy = new Map<string, { label: string; target: Target }[]>();
+  // Per error key, the operations that can answer with it, grouped by page (operations come resource by resource).
+  const usedBy = new Map<string, { count: number; groups: Map<string, Segment[]> }>();
   for (const op of ops) {
-    const page = op.kind === "action" ? PAGES.actions : PAGES.resource(op.tag);
+    const action = op.kind === "action";
+    const page = action ? PAGES.actions : PAGES.resource(op.tag);
+    // The path below the collection's ("/{id}", "" for the collection itself); an action's whole path.
+    const suffix = action ? op.path : op.path.slice(op.tag.length + 1);
+    const link = code(suffix ? `${op.method} ${suffix}` : op.method, target(page, `op-${slug(op.id)}`));
     for (const key of new Set(op.errors)) {
-      const list = usedBy.get(key) ?? [];
-      list.push({ label: `${op.method} ${op.path}`, target: target(page, `op-${slug(op.id)}`) });
-      usedBy.set(key, list);
+      let used = usedBy.get(key);
+      if (!used) usedBy.set(key, (used = { count: 0, groups: new Map() }));
+      used.count++;
+      const line = used.groups.get(page);
+      if (line) line.push(plain(", "), link);
+      else used.groups.set(page, [action ? { text: "Actions", code: false, link: target(page) } : code(`/${op.tag}`, target(page)), plain(": "), link]);
     }
   }
-  const errors: ErrorPage[] = model.errors.map((e) => ({
-    page: PAGES.error(e.code),
-    code: e.code,
-    status: e.status,
-    statusText: STATUS_CODES[e.status] ?? "",
-    key: e.key,
-    title: e.title,
-    message: prose(e.message),
-    dev: prose(e.dev),
-    builtin: e.builtin,
-    condition: conditionOf(model, e),
-    operations: usedBy.get(e.key) ?? [],
-    example: json({ status: e.status, code: e.code, property: exampleProperty(model, e), message: e.message, dev: e.dev, info: e.info }),
-    info: e.info,
-  }));
+  const errors: ErrorPage[] = model.errors.map((e) => {
+    const used = usedBy.get(e.key);
+    // Each operation counts once per key: all of them when the count is that of the service's operations.
+    const every = used !== undefined && used.count === ops.length;
+    return {
+      page: PAGES.error(e.code),
+      code: e.code,
+      status: e.status,
+      statusText: STATUS_CODES[e.status] ?? "",
+      key: e.key,
+      title: e.title,
+      message: prose(e.message),
+      dev: prose(e.dev),
+      builtin: e.builtin,
+      condition: conditionOf(model, e),
+      everyOperation: every,
+      operations: every || !used ? [] : [...used.groups.values()],
+      example: json({ status: e.status, code: e.code, property: exampleProperty(model, e), message: e.message, dev: e.dev, info: e.info }),
+      info: e.info,
+    };
+  });
 
   return {
     title: service.title,

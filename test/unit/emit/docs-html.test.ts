@@ -8,6 +8,7 @@ import * as assert from "uvu/assert";
 import Handlebars from "handlebars";
 import { emitHtmlReference, NAV_LIMIT, NAV_NEIGHBOURS } from "../../../src/emit/docs/html.js";
 import { codeBlock, codeSpan, emitMarkdownReference, escapeMd } from "../../../src/emit/docs/markdown.js";
+import { operationsOf } from "../../../src/emit/docs/operations.js";
 import type { EmittedFile } from "../../../src/emit/emitted-file.js";
 import { precompiledTemplatesModule, templateFingerprint, templateOf, templateOptions, type PrecompiledTemplate } from "../../../src/emit/shared/templates.js";
 import type { Model } from "../../../src/model/types.js";
@@ -25,6 +26,9 @@ function references(html: string): [string, string, string][] {
   }
   return out;
 }
+
+/** <code>/index.html: the small page that redirects to ../<code>.html (every other page is a whole page of the reference). */
+const isRedirect = (file: string) => /^\d+\/index\.html$/.test(file);
 
 const idsOf = (html: string) => new Set([...html.matchAll(/\sid="([^"]*)"/g)].map((m) => decode(m[1]!)));
 
@@ -88,7 +92,7 @@ for (const example of examples) {
     const model = modelOf(example);
     const files = byPath(emitHtmlReference(model));
     for (const [file, contents] of files) {
-      if (!file.endsWith(".html")) continue;
+      if (!file.endsWith(".html") || isRedirect(file)) continue;
       const nav = navOf(contents);
       assert.equal(nav.map(([href, label]) => [resolve(file, href)![0], label]), model.resources.map((r) => [`resources/${r.collection}.html`, r.collection]), file);
       assert.equal(nav.filter(([, , current]) => current).map(([, label]) => `resources/${label}.html`), file.startsWith("resources/") ? [file] : [], file);
@@ -103,6 +107,7 @@ for (const example of examples) {
         if (["link", "script", "img"].includes(tag)) assert.not.match(url, /^(https?:)?\/\//i, `${file}: <${tag} ${attr}="${url}">`);
       }
       assert.not.match(contents, /@import|url\(\s*["']?https?:/i, file);
+      if (isRedirect(file)) continue;
       assert.ok(contents.includes('<link rel="stylesheet" href="') && contents.includes("assets/search.js"), `${file} has the stylesheet and the search script`);
       assert.ok(contents.includes('id="search"'), `${file} has the search box`);
     }
@@ -121,7 +126,7 @@ for (const example of examples) {
     }
   });
 
-  test(`${example}: every error code has <code>.html, <code>/index.html and <code>.md, the same page`, () => {
+  test(`${example}: every error code has <code>.html and <code>.md, and <code>/index.html redirects to <code>.html`, () => {
     const model = modelOf(example);
     const html = byPath(emitHtmlReference(model));
     const md = byPath(emitMarkdownReference(model));
@@ -129,13 +134,66 @@ for (const example of examples) {
       const flat = html.get(`${e.code}.html`);
       const dir = html.get(`${e.code}/index.html`);
       assert.ok(flat && dir && md.has(`${e.code}.md`), `pages of ${e.code}`);
-      // The same content; only the relative prefix of links differs.
-      assert.is(dir!.replace(/(href|src)="\.\.\//g, '$1="').replace('data-root="../"', 'data-root=""'), flat);
+      // The folder's page sends the browser on at once, names the page as canonical, and links it for a reader.
+      const to = `../${e.code}.html`;
+      assert.ok(dir!.includes(`<meta http-equiv="refresh" content="0; url=${to}">`), `${e.code}/index.html refreshes to ${to}`);
+      assert.ok(dir!.includes(`<link rel="canonical" href="${to}">`), `${e.code}/index.html names ${to} as canonical`);
+      assert.ok(dir!.includes(`<a href="${to}">${e.code} `), `${e.code}/index.html links ${to}`);
+      assert.is(resolve(`${e.code}/index.html`, to)![0], `${e.code}.html`);
+      assert.not.match(dir!, /<script\b/, `${e.code}/index.html runs no script`);
+      assert.ok(dir!.length < 1000, `${e.code}/index.html is small: ${dir!.length} bytes`);
       for (const text of [String(e.code), String(e.status), e.info]) assert.ok(flat!.includes(text), `${e.code}.html shows ${text}`);
       assert.ok(md.get(`${e.code}.md`)!.includes(`"info": "${e.info}"`));
     }
     const pages = [...html.keys()].filter((p) => /^\d+\.html$/.test(p)).map((p) => Number(p.slice(0, -5)));
     assert.equal(pages.sort((a, b) => a - b), model.errors.map((e) => e.code));
+    assert.equal([...html.keys()].filter(isRedirect).sort(), model.errors.map((e) => `${e.code}/index.html`).sort());
+  });
+
+  test(`${example}: an error page says when every operation can answer with it, else lists them by resource`, () => {
+    const model = modelOf(example);
+    const html = byPath(emitHtmlReference(model));
+    const md = byPath(emitMarkdownReference(model));
+    const ops = operationsOf(model);
+    const anchor = (id: string) => `op-${id}`;
+    let every = 0;
+    let listed = 0;
+    for (const e of model.errors) {
+      const page = html.get(`${e.code}.html`)!;
+      const twin = md.get(`${e.code}.md`)!;
+      const answering = ops.filter((o) => o.errors.includes(e.key));
+      const list = /<ul class="op-list">\n([\s\S]*?)<\/ul>/.exec(page);
+      const mdList = /Operations that can answer with it:\n\n((?:- .*\n)+)/.exec(twin);
+      if (answering.length === ops.length) {
+        every++;
+        assert.ok(page.includes("<p>Every operation can answer with it.</p>"), `${e.code}.html`);
+        assert.ok(twin.includes("\nEvery operation can answer with it.\n"), `${e.code}.md`);
+        assert.not.ok(list || mdList, `${e.code}: no list`);
+        continue;
+      }
+      assert.not.ok(page.includes("Every operation can") || twin.includes("Every operation can"), `${e.code}`);
+      if (answering.length === 0) {
+        assert.not.ok(list || mdList, `${e.code}: no list`);
+        continue;
+      }
+      listed++;
+      // One line per resource (or for the actions), in the order of the operations, each operation once.
+      const groups = [...new Set(answering.map((o) => (o.kind === "action" ? "actions" : `resources/${o.tag}`)))];
+      const lines = [...list![1]!.matchAll(/  <li>(.*)<\/li>\n/g)].map((m) => m[1]!);
+      const mdLines = mdList![1]!.trimEnd().split("\n");
+      assert.is(lines.length, groups.length, `${e.code}.html: a line per resource`);
+      assert.is(mdLines.length, groups.length, `${e.code}.md: a line per resource`);
+      for (const [i, group] of groups.entries()) {
+        const expected = answering.filter((o) => (o.kind === "action" ? "actions" : `resources/${o.tag}`) === group);
+        const label = (o: (typeof ops)[number]) => (o.kind === "action" ? `${o.method} ${o.path}` : `${o.method} ${o.path.slice(o.tag.length + 1)}`.trim());
+        const links = [...lines[i]!.matchAll(/<a href="([^"]*)">(?:<code>)?([^<]*)(?:<\/code>)?<\/a>/g)].map((m) => [decode(m[1]!), decode(m[2]!)]);
+        assert.equal(links[0], [`${group}.html`, group === "actions" ? "Actions" : `/${expected[0]!.tag}`], `${e.code}.html: ${group} first`);
+        assert.equal(links.slice(1), expected.map((o) => [`${group}.html#${anchor(o.id)}`, label(o)]), `${e.code}.html: ${group}`);
+        const mdLinks = [...mdLines[i]!.matchAll(/\[`?([^\]`]*)`?\]\(([^)]*)\)/g)].map((m) => [m[2]!, m[1]!]);
+        assert.equal(mdLinks, [[`${group}.md`, links[0]![1]], ...expected.map((o) => [`${group}.md#${anchor(o.id)}`, label(o)])], `${e.code}.md: ${group}`);
+      }
+    }
+    assert.ok(every > 0 && listed > 0, `${every} codes every operation can answer with, ${listed} listed`);
   });
 
   test(`${example}: the Markdown twin has the same pages and its links resolve`, () => {
@@ -211,7 +269,7 @@ test("user text is escaped in every HTML page and in the Markdown", () => {
       if (!file.endsWith(".html")) continue;
       assert.not.ok(contents.includes(evil), `${file} has the raw script`);
       assert.not.ok(/<img src=x|<b>loud/.test(contents), `${file} has raw markup from the schema`);
-      assert.is(contents.match(/<script\b/g)?.length, 2, `${file}: only the two script tags of the reference`);
+      assert.is(contents.match(/<script\b/g)?.length ?? 0, isRedirect(file) ? 0 : 2, `${file}: only the two script tags of the reference`);
     }
     const escaped = "&lt;script&gt;alert(1)&lt;/script&gt;";
     for (const file of ["index.html", "resources/notes.html", "1001.html", "1001/index.html"]) assert.ok(html.get(file)!.includes(escaped), `${file} shows the text escaped`);
@@ -245,7 +303,7 @@ test(`beyond ${NAV_LIMIT} resources, the side navigation links the full list and
     assert.equal(brokenLinks(files).broken, []);
     const all: [string, string, boolean] = ["index.html#resources", `All ${pages.length} resources`, false];
     const at = (file: string) => navOf(files.get(file)!).map(([href, label, current]): [string, string, boolean] => [resolve(file, href)!.join("#").replace(/#$/, ""), label, current]);
-    for (const file of ["index.html", "actions.html", `${model.errors[0]!.code}.html`, `${model.errors[0]!.code}/index.html`]) assert.equal(at(file), [all], file);
+    for (const file of ["index.html", "actions.html", `${model.errors[0]!.code}.html`]) assert.equal(at(file), [all], file);
     for (const [i, file] of pages.entries()) {
       const near = pages.slice(Math.max(0, i - NAV_NEIGHBOURS), i + NAV_NEIGHBOURS + 1);
       assert.equal(at(file), [all, ...near.map((p): [string, string, boolean] => [p, p.slice("resources/".length, -".html".length), p === file])], file);

@@ -406,7 +406,7 @@ for (const { name, model, doc, file } of projects) {
       const alias = model.mediaTypes.find((m) => m.name === vendor)!.alias;
       assert.equal(Object.keys(success.content).sort(), ["application/json", vendor, alias].sort(), `${method} ${p}`);
       if (op.requestBody) {
-        const types = Object.keys(op.requestBody.content).sort();
+        const types = Object.keys(deref(doc, op.requestBody).content).sort();
         const merge = source.kind === "update";
         const r = source.resource!;
         const rmt = model.mediaTypes.find((m) => m.name === r.mediaType)!;
@@ -491,13 +491,39 @@ for (const { name, model, doc, file } of projects) {
       }
     };
     for (const { op, method, path: p } of operations(doc)) {
-      media(op.requestBody?.content, `${method} ${p} request`);
+      media(deref(doc, op.requestBody)?.content, `${method} ${p} request`);
       for (const [status, r] of Object.entries(op.responses as Json)) media(deref(doc, r).content, `${method} ${p} ${status}`);
       for (const param of (op.parameters ?? []).map((x: Json) => deref(doc, x))) {
         if (param.example !== undefined) check(param.schema, param.example, `${method} ${p} ${param.name}`);
       }
     }
     assert.ok(n > 0);
+  });
+
+  test(`${name}: operations refer to shared bodies, answers and examples, each one component, with the operation's own examples`, () => {
+    const components = doc.components as Json;
+    for (const { op, method, path: p } of operations(doc)) {
+      if (op.requestBody) assert.match(op.requestBody.$ref, /^#\/components\/requestBodies\//, `${method} ${p} request body`);
+      for (const [status, r] of Object.entries(op.responses as Json)) assert.match((r as Json).$ref, /^#\/components\/responses\//, `${method} ${p} ${status}`);
+      // The examples an operation shows are those of operations.ts for it, whatever component holds them.
+      const source = sourceOf(model, p, method);
+      const shown = (content: Json | undefined) => Object.values(content ?? {}).flatMap((m: Json) => Object.values((m.examples ?? {}) as Json).map((ex) => deref(doc, ex).value));
+      const request = shown(deref(doc, op.requestBody)?.content);
+      if (source.exampleBody !== undefined && op.requestBody) assert.ok(request.length > 0 && request.every((v) => JSON.stringify(v) === JSON.stringify(source.exampleBody)), `${method} ${p} request example`);
+      const answer = shown(deref(doc, op.responses[String(source.status)]).content);
+      if (source.exampleAnswer !== undefined) assert.ok(answer.length > 0 && answer.every((v) => JSON.stringify(v) === JSON.stringify(source.exampleAnswer)), `${method} ${p} answer example`);
+    }
+    // No two components of a kind are the same object, and every one is referred to.
+    const text = JSON.stringify(doc);
+    for (const kind of ["responses", "requestBodies", "examples"]) {
+      const seen = new Map<string, string>();
+      for (const [n, value] of Object.entries((components[kind] ?? {}) as Json)) {
+        const json = JSON.stringify(value);
+        assert.not.ok(seen.has(json), `${kind}/${n} repeats ${kind}/${seen.get(json)}`);
+        seen.set(json, n);
+        assert.ok(text.includes(`"$ref":"#/components/${kind}/${n}"`), `${kind}/${n} is used`);
+      }
+    }
   });
 
   test(`${name}: answers of the running service match the document`, async () => {
