@@ -1,13 +1,18 @@
 /**
  * Emits src/generated/types.ts: TypeScript types of every resource (representation and request
- * body) and of every action (parameters and result), from one bundled json-schema-to-typescript compile.
+ * body) and of every action (parameters and result), from one bundled schema: printed by
+ * ./ts-types.ts when it keeps to the subset definitions commonly use, else compiled by
+ * json-schema-to-typescript (the same output either way).
  */
 import { withArticle } from "../model/names.js";
-import { compile } from "json-schema-to-typescript";
 import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { indentBraces, tsHeader } from "./shared/header.js";
 import { isWritable } from "./spec.js";
+import { printTypes } from "./ts-types.js";
+
+/** Name of the bundle's root type (removed from the output with its comments). */
+const ROOT = "Types";
 
 /** Types the compiled output refers to, from the client's selection module. */
 const PRELUDE = `import type { CollectionLink, Expanded, Link, LinkInput, Meta, Page } from "./select.js";
@@ -99,9 +104,13 @@ export interface Orphans {
   readonly types: readonly { readonly name: string; readonly file: string }[];
 }
 
-/** client/types.ts (the one source of the types), and src/generated/types.ts re-exporting it for the server. */
-export async function emitTypes(model: Model, orphans: Orphans = { types: [] }): Promise<EmittedFile[]> {
-  const compiled = await compile(typesSchema(model) as never, "Types", {
+/**
+ * json-schema-to-typescript's declarations of the bundle. It (with prettier and lodash) is loaded only
+ * for a bundle ./ts-types.ts does not print, whose output is the same.
+ */
+export async function compileTypes(schema: Record<string, unknown>): Promise<string> {
+  const { compile } = await import("json-schema-to-typescript");
+  return compile(schema as never, ROOT, {
     bannerComment: "",
     format: false,
     unreachableDefinitions: true,
@@ -109,6 +118,12 @@ export async function emitTypes(model: Model, orphans: Orphans = { types: [] }):
     declareExternallyReferenced: true,
     strictIndexSignatures: true,
   });
+}
+
+/** client/types.ts (the one source of the types), and src/generated/types.ts re-exporting it for the server. */
+export async function emitTypes(model: Model, orphans: Orphans = { types: [] }): Promise<EmittedFile[]> {
+  const schema = typesSchema(model);
+  const compiled = printTypes(schema, ROOT) ?? (await compileTypes(schema));
   const body = compiled
     .replace(/export interface Types \{\s*\}\n?/, "")
     .replace(/\/\*\*\n \* This interface was referenced by `Types`'s JSON-Schema\n \* via the `definition` "[^"]+".\n \*\/\n/g, "")
