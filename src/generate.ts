@@ -75,12 +75,8 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   mark("up-to-date check");
   if (same) return { check: { model: undefined, diagnostics: [], sources: new Map() }, plan: same.plan, written: false };
 
-  // The emitters' workers load their modules on the second core while this thread checks the definitions.
-  if (!options.clientOnly) {
-    const { prestart } = await import("./emit/in-worker.js");
-    prestart("docs");
-    prestart("types");
-  }
+  // The docs worker loads its modules on the second core while this thread checks the definitions.
+  if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");
   // Heavy modules load only when there is something to check and generate.
   const [{ checkProject }, { emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }] = await Promise.all([
     import("./pipeline.js"),

@@ -12,34 +12,32 @@ import { emitReadme } from "./readme.js";
 import { emitRuntime } from "./runtime.js";
 import { emitSpec } from "./spec.js";
 import { emitTests } from "./tests.js";
-import type { Orphans } from "./types.js";
+import { emitTypes, type Orphans } from "./types.js";
 
 export type { EmittedFile } from "./emitted-file.js";
 export type { Orphans } from "./types.js";
 
 /**
- * The whole generated package, sorted by path. The docs and the types are emitted in worker
- * threads meanwhile (started early by prestart() when the caller knows it will emit).
+ * The whole generated package, sorted by path. The docs (most of the work) are emitted in a worker
+ * thread meanwhile (started early by prestart() when the caller knows it will emit).
  */
 export async function emitService(model: Model, orphans?: Orphans): Promise<EmittedFile[]> {
   const docs = inWorker("docs", { model }).then((files) => (mark("docs (worker)"), files));
-  const types = inWorker("types", { model, ...(orphans ? { orphans } : {}) }).then((files) => (mark("types (worker)"), files));
-  // Awaited below; not an unhandled rejection while the rest is emitted.
-  docs.catch(() => undefined);
-  types.catch(() => undefined);
+  docs.catch(() => undefined); // awaited below; not an unhandled rejection while the rest is emitted
   const files = [
     ...emitPackage(model),
     ...emitReadme(model),
     ...emitSpec(model),
     ...emitErrors(model),
     ...emitMediaTypes(model),
+    ...(await emitTypes(model, orphans)),
     ...emitHandlers(model),
     ...emitRuntime(),
     ...emitTests(model),
     ...emitClient(model),
   ];
-  mark("emitted but workers");
-  files.push(...(await types), ...(await docs).map((f) => ({ ...f, path: `docs/${f.path}` })));
+  mark("emitted but docs");
+  files.push(...(await docs).map((f) => ({ ...f, path: `docs/${f.path}` })));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
@@ -47,7 +45,6 @@ export { emitDocs } from "./docs/index.js";
 
 /** The standalone client package (`generate --client-only`), sorted by path. */
 export async function emitClientOnly(model: Model): Promise<EmittedFile[]> {
-  const { emitTypes } = await import("./types.js"); // json-schema-to-typescript loads only when used here
   const files = await emitClientPackage(model, await emitTypes(model));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
