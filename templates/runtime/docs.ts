@@ -1,6 +1,7 @@
 /**
  * Serves the package's reference docs (docs/) at /docs, without credentials: the HTML reference,
- * openapi.json, the Markdown pages, and each error page also where errorDocsUrl points on this server.
+ * openapi.json, the Markdown pages; and where errorDocsUrl points on this server, a redirect to each
+ * error page.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -56,6 +57,12 @@ export function registerDocs(app: FastifyInstance, root: string, notFound: () =>
   app.get("/docs", async (req, reply) => (req.url.split("?")[0] === "/docs" ? reply.redirect("/docs/", 301) : serve("", reply)));
   app.get("/docs/*", async (req, reply) => serve((req.params as { "*": string })["*"], reply));
   if (errorPath && errorPath !== "/docs") {
-    app.get(`${errorPath}/:code`, async (req, reply) => serve((req.params as { code: string }).code, reply));
+    // Redirected to the page's place under /docs/: served here, its relative links (stylesheet,
+    // navigation) would resolve under errorPath instead.
+    app.get(`${errorPath}/:code`, async (req, reply) => {
+      const file = await resolveDocPath(dir, (req.params as { code: string }).code);
+      if (!file) throw notFound();
+      return reply.redirect(`/docs/${path.relative(dir, file).split(path.sep).map(encodeURIComponent).join("/")}`, 302);
+    });
   }
 }

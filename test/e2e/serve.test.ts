@@ -132,6 +132,12 @@ test("the reference docs are served at /docs, and every error's info URL resolve
   const page = await fetch(`${origin}/docs/errors/40900`);
   assert.is(page.status, 200);
   assert.match(await page.text(), "40900");
+  // Redirected to its place in /docs/, so that the page's relative links resolve.
+  assert.is(new URL(page.url).pathname, "/docs/40900.html");
+  const css = await fetch(new URL("assets/style.css", page.url));
+  assert.equal([css.status, css.headers.get("content-type")], [200, "text/css; charset=utf-8"]);
+  const direct = await fetch(`${origin}/docs/errors/40900`, { redirect: "manual" });
+  assert.equal([direct.status, direct.headers.get("location")], [302, "/docs/40900.html"]);
   const missing = await fetch(`${origin}/docs/../package.json`);
   assert.is.not(missing.status, 200);
 });
