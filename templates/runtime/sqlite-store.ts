@@ -15,16 +15,17 @@ import type { ListQuery, Page, Store, StoredRecord } from "./store.js";
 type Db = Database.Database;
 type Statement = Database.Statement;
 
-interface Row {
-  readonly id: string;
-  readonly created_at: string;
-  readonly modified_at: string;
-  readonly owner: string | null;
-  readonly data: string;
-}
+/**
+ * A record's row as the statements return it: an array in COLUMNS order. Those statements are raw():
+ * better-sqlite3 makes an array per row at about two thirds of the cost of an object with named keys.
+ */
+type Row = readonly [id: string, createdAt: string, modifiedAt: string, owner: string | null, data: string];
 
 /** How long a connection waits for another one's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
+
+/** Most collection sizes remembered at once (one per collection and narrowing: owner, field value). */
+const SIZE_CACHE_LIMIT = 1000;
 
 /** Prefixes of the indexes this module creates and therefore owns (and may drop). */
 const UNIQUE_PREFIX = "rsc_unique:";
@@ -151,7 +152,7 @@ class Collection {
     const t = (this.table = ident(resource.collection));
     this.fields = new Set(resource.fields.map((f) => f.name));
     this.insert = db.prepare(`INSERT INTO ${t} (id, created_at, modified_at, owner, data) VALUES (?, ?, ?, ?, ?)`);
-    this.get = db.prepare(`SELECT id, created_at, modified_at, owner, data FROM ${t} WHERE id = ?`);
+    this.get = db.prepare(`SELECT id, created_at, modified_at, owner, data FROM ${t} WHERE id = ?`).raw();
     this.update = db.prepare(`UPDATE ${t} SET modified_at = ?, data = ? WHERE id = ?`);
     this.delete = db.prepare(`DELETE FROM ${t} WHERE id = ?`);
     this.existing = db.prepare(`SELECT id FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`).pluck();
@@ -172,7 +173,7 @@ class Collection {
       : `${this.table} AS t`;
     const order = ids ? "q.pos" : "t.created_at, t.id";
     cached = {
-      page: this.db.prepare(`SELECT ${cols} FROM ${from}${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
+      page: this.db.prepare(`SELECT ${cols} FROM ${from}${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`).raw(),
       count: this.db.prepare(`SELECT count(*) FROM ${from}${filter}`).pluck(),
     };
     this.lists.set(key, cached);
@@ -182,12 +183,12 @@ class Collection {
 
 function toRecord(row: Row): StoredRecord {
   const record: { -readonly [K in keyof StoredRecord]: StoredRecord[K] } = {
-    id: row.id,
-    createdAt: row.created_at,
-    modifiedAt: row.modified_at,
-    data: JSON.parse(row.data) as Record<string, unknown>,
+    id: row[0],
+    createdAt: row[1],
+    modifiedAt: row[2],
+    data: JSON.parse(row[4]) as Record<string, unknown>,
   };
-  if (row.owner !== null) record.owner = row.owner;
+  if (row[3] !== null) record.owner = row[3];
   return record;
 }
 
@@ -199,12 +200,20 @@ function count(n: number): number {
 class SqliteStore implements Store {
   private readonly collections = new Map<string, Collection>();
   private closed = false;
+  /** SQLite's data_version: it changes when another connection (process, worker thread) commits to the file. */
+  private readonly dataVersion: Statement;
+  /** Writes through this connection, which data_version does not see. */
+  private writes = 0;
+  /** Sizes of (narrowed) collections, valid while data_version and `writes` are what they were when counted. */
+  private readonly sizes = new Map<string, number>();
+  private sizesAt = { dataVersion: -1, writes: -1 };
 
   constructor(
     private readonly db: Db,
     spec: ServiceSpec,
   ) {
     for (const resource of spec.resources) this.collections.set(resource.collection, new Collection(db, resource));
+    this.dataVersion = db.prepare("PRAGMA data_version").pluck();
   }
 
   private col(collection: string): Collection {
@@ -225,6 +234,7 @@ class SqliteStore implements Store {
 
   async insert(collection: string, record: StoredRecord): Promise<void> {
     const c = this.col(collection);
+    this.writes++;
     try {
       c.insert.run(record.id, record.createdAt, record.modifiedAt, record.owner ?? null, JSON.stringify(record.data));
     } catch (error) {
@@ -260,16 +270,39 @@ class SqliteStore implements Store {
       params.ids = JSON.stringify(ids);
     }
     const s = c.list(hasOwner, where?.field, hasIds);
-    // better-sqlite3 runs synchronously, so nothing can write between the count and the page.
-    const size = s.count.get(params) as number;
+    // better-sqlite3 runs synchronously, so nothing can write through this store between the size and the page.
+    // A list of ids is counted each time: its count is as cheap as its page, and the ids would make long keys.
+    const size = hasIds ? (s.count.get(params) as number) : this.size(s.count, JSON.stringify([collection, query.owner, where?.field, where?.equals]), params);
     const limit = count(query.limit);
     const offset = count(query.offset);
     const rows = limit === 0 || offset >= size ? [] : (s.page.all({ ...params, limit, offset }) as Row[]);
     return { items: rows.map(toRecord), size };
   }
 
+  /**
+   * The size of a (narrowed) collection, from a count made since the last write. count(*) walks a whole
+   * index, so its cost grows with the collection (unlike the page's): pages of an unchanged collection
+   * share one count. Any write forgets them all, whether through this store (`writes`) or through another
+   * connection (data_version), so the size is always the one a fresh count would give.
+   */
+  private size(countStatement: Statement, key: string, params: Record<string, unknown>): number {
+    const dataVersion = this.dataVersion.get() as number;
+    if (dataVersion !== this.sizesAt.dataVersion || this.writes !== this.sizesAt.writes) {
+      this.sizes.clear();
+      this.sizesAt = { dataVersion, writes: this.writes };
+    }
+    let size = this.sizes.get(key);
+    if (size === undefined) {
+      size = countStatement.get(params) as number;
+      if (this.sizes.size >= SIZE_CACHE_LIMIT) this.sizes.clear(); // bounded: many owners cannot grow it
+      this.sizes.set(key, size);
+    }
+    return size;
+  }
+
   async update(collection: string, record: StoredRecord): Promise<boolean> {
     const c = this.col(collection);
+    this.writes++;
     try {
       return c.update.run(record.modifiedAt, JSON.stringify(record.data), record.id).changes > 0;
     } catch (error) {
@@ -278,7 +311,9 @@ class SqliteStore implements Store {
   }
 
   async delete(collection: string, id: string): Promise<boolean> {
-    return this.col(collection).delete.run(id).changes > 0;
+    const c = this.col(collection);
+    this.writes++;
+    return c.delete.run(id).changes > 0;
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * The embedded SQLite store: schema creation and migration from the spec, the Store contract
- * (insert/get/existing/list/update/delete), UniqueViolation mapping, paging and narrowing, and
- * concurrent writers (one process, two connections, worker threads).
+ * (insert/get/existing/list/update/delete), UniqueViolation mapping, paging and narrowing, remembered
+ * collection sizes, and concurrent writers (one process, two connections, worker threads).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -248,6 +248,59 @@ test("list with ids returns those that exist, in the given order, paged, with th
   assert.equal(await ids({ offset: 0, limit: 10, ids: order, owner: "k1" }), ["b3,b1,b2", 3]);
   assert.equal(await ids({ offset: 0, limit: 10, ids: order, where: { field: "author", equals: "a1" } }), ["b3,b1,b4", 3]);
   await store.close();
+});
+
+test("a remembered size follows every write through the store: insert, delete, and an update that moves a record between narrowings", async () => {
+  const store = openSqliteStore(makeSpec(), ":memory:");
+  const sizes = async () =>
+    [
+      (await store.list("books", { offset: 0, limit: 1 })).size,
+      (await store.list("books", { offset: 0, limit: 1, owner: "k1" })).size,
+      (await store.list("books", { offset: 0, limit: 1, where: { field: "author", equals: "a1" } })).size,
+      (await store.list("books", { offset: 0, limit: 1, where: { field: "author", equals: "a2" } })).size,
+    ].join(",");
+  assert.is(await sizes(), "0,0,0,0");
+  await store.insert("books", rec("b1", { author: "a1" }, { owner: "k1" }));
+  assert.is(await sizes(), "1,1,1,0");
+  assert.is(await sizes(), "1,1,1,0", "asked again with nothing written");
+  await store.insert("books", rec("b2", { author: "a1" }));
+  assert.is(await sizes(), "2,1,2,0");
+  await store.update("books", rec("b2", { author: "a2" }));
+  assert.is(await sizes(), "2,1,1,1");
+  await rejectsWith(store.insert("books", rec("b2", {})), () => undefined);
+  assert.is(await sizes(), "2,1,1,1", "a failed write changes nothing");
+  await store.delete("books", "b1");
+  assert.is(await sizes(), "1,0,0,1");
+  await store.delete("books", "gone");
+  assert.is(await sizes(), "1,0,0,1");
+  await store.close();
+});
+
+test("a remembered size follows writes by another connection to the same file", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    const store = openSqliteStore(makeSpec(), file);
+    const other = openSqliteStore(makeSpec(), file);
+    const size = async (owner?: string) => (await store.list("books", { offset: 0, limit: 10, owner })).size;
+    await store.insert("books", rec("b1", {}, { owner: "k1" }));
+    assert.is(await size(), 1);
+    assert.is(await size("k1"), 1);
+    await other.insert("books", rec("b2", {}, { owner: "k1" }));
+    assert.is(await size(), 2);
+    assert.is(await size("k1"), 2);
+    await other.delete("books", "b1");
+    assert.is(await size(), 1);
+    const raw = new Database(file);
+    raw.prepare(`INSERT INTO books (id, created_at, modified_at, owner, data) VALUES ('b3', 'x', 'x', 'k2', '{}')`).run();
+    raw.close();
+    assert.is(await size(), 2, "a write outside any store is seen too");
+    assert.equal((await store.list("books", { offset: 0, limit: 10 })).items.map((r) => r.id), ["b2", "b3"]);
+    await store.close();
+    await other.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("unknown collections and a closed store are errors, not silent", async () => {
