@@ -73,7 +73,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // Nothing changed since the last generation: answered before anything heavy is loaded.
   const same = options.force ? undefined : upToDate(dir, out, target);
   mark("up-to-date check");
-  if (same) return { check: { model: undefined, diagnostics: [], sources: new Map() }, plan: same.plan, written: false };
+  if (same) return { check: { model: undefined, diagnostics: [], sources: new Map() }, plan: same, written: false };
 
   // The docs worker loads its modules on the second core while this thread checks the definitions.
   if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");

@@ -45,6 +45,6 @@ export function generateIfUpToDate(args: readonly string[]): boolean {
   const same = upToDate(dir, path.resolve(plain.out), "service");
   if (!same) return false;
   mark("up-to-date (fast path)");
-  process.stdout.write(planLines(same.plan.steps, false).join("\n") + "\n");
+  process.stdout.write(planLines(same.steps, false).join("\n") + "\n");
   return true;
 }

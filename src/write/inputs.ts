@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { resourceFiles } from "../load/resource-files.js";
 import { packagePath, packageRoot } from "../paths.js";
-import { hashOf, readManifest, STATE_DIR, type Manifest } from "./manifest.js";
+import { hashOf, readManifest, STATE_DIR } from "./manifest.js";
 import { planUnchanged, type Plan } from "./plan.js";
 
 /** Which package a generation writes: the service, or the standalone client (`--client-only`). */
@@ -93,11 +93,10 @@ export function relativeSources(dir: string, sources: readonly string[]): string
  * (then the full check → emit → plan runs). Taken only after a generation whose check was clean (no
  * warnings to print again), with no interrupted run to recover in `out`.
  */
-export function upToDate(dir: string, out: string, target: Target): { plan: Plan; manifest: Manifest } | undefined {
+export function upToDate(dir: string, out: string, target: Target): Plan | undefined {
   const manifest = readManifest(out);
   if (!manifest?.inputs || !manifest.sources || manifest.clean !== true) return undefined;
   if (fs.existsSync(path.join(out, STATE_DIR, "journal.json")) || fs.existsSync(path.join(out, STATE_DIR, "staging"))) return undefined;
   const inputs = inputsHash(dir, manifest.sources, target);
-  const plan = inputs === undefined ? undefined : planUnchanged(out, manifest, inputs);
-  return plan ? { plan, manifest } : undefined;
+  return inputs === undefined ? undefined : planUnchanged(out, manifest, inputs);
 }
