@@ -5,16 +5,17 @@ if (Number(process.versions.node.split(".")[0]) < 20) {
   process.emitWarning(`resourcery needs Node.js 20 or newer; this is ${process.versions.node}.`);
 }
 
-// A plain `generate DIR --out OUT` of unchanged definitions is answered without loading oclif.
+// A plain `generate DIR --out OUT` runs without loading oclif (see src/cli/fast-path.ts).
 const args = process.argv.slice(2);
 let done = false;
 if (args[0] === "generate") {
+  let runPlainGenerate;
   try {
-    const { generateIfUpToDate } = await import("../dist/cli/fast-path.js");
-    done = generateIfUpToDate(args.slice(1));
+    ({ runPlainGenerate } = await import("../dist/cli/fast-path.js"));
   } catch {
-    done = false; // not built, or anything unexpected: the full command decides and reports
+    runPlainGenerate = undefined; // not built: the command reports it
   }
+  if (runPlainGenerate) done = await runPlainGenerate(args.slice(1));
 }
 
 if (!done) {

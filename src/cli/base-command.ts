@@ -4,11 +4,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { hasErrors } from "../diagnostics/diagnostic.js";
 import { describeInternalError } from "../diagnostics/internal-error.js";
-import { renderSummary, renderText, toJson } from "../diagnostics/render.js";
+import { toJson } from "../diagnostics/render.js";
 import type { CheckResult } from "../pipeline.js";
+import { diagnosticsText, EXIT } from "./report.js";
 
-/** Exit codes of every command: 0 clean (warnings allowed), 1 errors in the definitions, 2 usage or internal. */
-export const EXIT = { ok: 0, errors: 1, usage: 2 } as const;
+export { EXIT } from "./report.js";
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
@@ -17,15 +17,13 @@ export abstract class BaseCommand extends Command {
 
   /** Prints the diagnostics of a check (text or JSON) and returns the exit code they call for. */
   protected printDiagnostics(result: CheckResult, json: boolean, extra: Record<string, unknown> = {}): number {
-    const items = toJson(result.diagnostics, result.sources);
-    const failed = hasErrors(result.diagnostics);
     if (json) {
+      const items = toJson(result.diagnostics, result.sources);
       this.log(JSON.stringify(Object.keys(extra).length ? { diagnostics: items, ...extra } : items, null, 2));
-    } else if (items.length > 0) {
-      this.log(renderText(items));
-      this.log(renderSummary(items));
+    } else {
+      for (const text of diagnosticsText(result)) this.log(text);
     }
-    return failed ? EXIT.errors : EXIT.ok;
+    return hasErrors(result.diagnostics) ? EXIT.errors : EXIT.ok;
   }
 
   /** Resolves a directory argument; a missing one is a usage error (exit 2). */

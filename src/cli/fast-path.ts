@@ -1,15 +1,16 @@
 /**
- * `resourcery generate DIR --out OUT` when nothing changed, answered before oclif loads (oclif
- * alone takes longer than the whole up-to-date check). Only the plain form is recognized —
- * `generate`, at most one folder, `--out OUT` / `--out=OUT` / `-o OUT`, nothing else; any other
- * argument, and any generation that is not up to date, goes through oclif and the full command,
- * which prints the same lines for an up-to-date generation (test/e2e/up-to-date.test.ts compares).
+ * `resourcery generate DIR --out OUT`, run without loading oclif (oclif alone takes longer than an
+ * up-to-date check, and a tenth of a full generation of 100 resources). Only the plain form is
+ * recognized — `generate`, at most one folder, `--out OUT` / `--out=OUT` / `-o OUT`, nothing else;
+ * any other argument goes through oclif and the command, which prints through the same functions
+ * (test/e2e/up-to-date.test.ts compares the two).
  */
 import fs from "node:fs";
 import path from "node:path";
+import { describeInternalError } from "../diagnostics/internal-error.js";
+import { generate } from "../generate.js";
 import { mark } from "../timing.js";
-import { upToDate } from "../write/inputs.js";
-import { planLines } from "./plan-text.js";
+import { EXIT, reportGenerate } from "./report.js";
 
 /** The folder and output of a plain `generate` invocation (arguments after "generate"), or undefined. */
 export function plainGenerate(args: readonly string[]): { dir: string; out: string } | undefined {
@@ -32,19 +33,26 @@ export function plainGenerate(args: readonly string[]): { dir: string; out: stri
   return out ? { dir: dir ?? ".", out } : undefined;
 }
 
-/** Prints the plan and returns true when `args` is a plain generate of an up-to-date OUT; else false (nothing printed). */
-export function generateIfUpToDate(args: readonly string[]): boolean {
+/**
+ * Runs a plain `generate` (see plainGenerate) as the command would, printing the same lines and
+ * setting the same exit code; returns false, having done nothing, for any other invocation.
+ */
+export async function runPlainGenerate(args: readonly string[]): Promise<boolean> {
   const plain = plainGenerate(args);
   if (!plain) return false;
   const dir = path.resolve(plain.dir);
   try {
-    if (!fs.statSync(dir).isDirectory()) return false;
+    if (!fs.statSync(dir).isDirectory()) return false; // the command's usage error
   } catch {
     return false;
   }
-  const same = upToDate(dir, path.resolve(plain.out), "service");
-  if (!same) return false;
-  mark("up-to-date (fast path)");
-  process.stdout.write(planLines(same.steps, false).join("\n") + "\n");
+  mark("plain form, no oclif");
+  try {
+    const result = await generate(dir, { out: plain.out });
+    process.exitCode = reportGenerate(result, false, (line) => process.stdout.write(`${line}\n`));
+  } catch (error) {
+    process.stderr.write(describeInternalError(error) + "\n");
+    process.exitCode = EXIT.usage;
+  }
   return true;
 }

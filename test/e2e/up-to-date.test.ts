@@ -65,18 +65,57 @@ test("unchanged definitions: nothing written, not even the manifest; touching a 
   assert.equal(snapshot(out), before);
 });
 
+const timed = (args: string[]) => spawnSync(process.execPath, [binRun, ...args], { encoding: "utf8", env: { ...process.env, RESOURCERY_TIMING: "1", NO_COLOR: "1" } });
+
 test("the plain form is answered before oclif loads, printing what the full command prints", () => {
-  const timed = (args: string[]) => spawnSync(process.execPath, [binRun, ...args], { encoding: "utf8", env: { ...process.env, RESOURCERY_TIMING: "1" } });
   const fast = timed(["generate", defs, "--out", out]);
   assert.is(fast.status, 0, fast.stderr);
-  assert.match(fast.stderr, /up-to-date \(fast path\)/);
-  assert.not.match(fast.stderr, /command started/, "oclif never ran");
+  assert.match(fast.stderr, /plain form, no oclif/);
+  assert.match(fast.stderr, /up-to-date check/);
+  assert.not.match(fast.stderr, /oclif command/, "oclif never ran");
   // `--` ends the flags for oclif; the fast path leaves anything but the plain form to the command.
   const full = timed(["generate", "--out", out, "--", defs]);
   assert.is(full.status, 0, full.stderr);
-  assert.match(full.stderr, /command started/);
+  assert.match(full.stderr, /oclif command/);
   assert.is(fast.stdout, full.stdout);
   assert.match(fast.stdout, /^kept {6}package\.json$/m);
+});
+
+test("the plain form without oclif prints and exits as the command does: first generation, errors, hand edits", () => {
+  const scratch = fs.mkdtempSync(path.join(tmp, "plain-"));
+  const both = (dir: string, target: string) => {
+    const fast = timed(["generate", dir, "--out", path.join(scratch, `${target}-fast`)]);
+    const full = timed(["generate", "--out", path.join(scratch, `${target}-full`), "--", dir]);
+    assert.match(fast.stderr, /plain form, no oclif/);
+    assert.match(full.stderr, /oclif command/);
+    assert.is(fast.status, full.status, target);
+    assert.is(fast.stdout, full.stdout, target);
+    const quiet = (text: string) => text.replace(/^resourcery timing:.*\n/gm, "");
+    assert.is(quiet(fast.stderr), quiet(full.stderr), target);
+    return fast;
+  };
+  const first = both(defs, "first");
+  assert.is(first.status, 0, first.stderr);
+  assert.match(first.stdout, /^\d+ created, 0 updated/m);
+  const spec = (target: string) => fs.readFileSync(path.join(scratch, target, "src/generated/spec.ts"), "utf8");
+  assert.is(spec("first-fast"), spec("first-full"));
+
+  const broken = path.join(scratch, "broken");
+  fs.cpSync(defs, broken, { recursive: true });
+  fs.writeFileSync(path.join(broken, "resources/book.json"), '{ "type": "object", "x-collection": 3 }');
+  const failed = both(broken, "broken");
+  assert.is(failed.status, 1);
+  assert.match(failed.stdout, /resources\/book\.json:1:\d+/);
+  assert.not.ok(fs.existsSync(path.join(scratch, "broken-fast")), "nothing written");
+
+  for (const target of ["first-fast", "first-full"]) {
+    const file = path.join(scratch, target, "src/generated/errors.ts");
+    fs.appendFileSync(file, "// edited\n");
+    fs.renameSync(path.join(scratch, target), path.join(scratch, `edited-${target.split("-")[1]}`));
+  }
+  const edited = both(defs, "edited");
+  assert.is(edited.status, 1);
+  assert.match(edited.stderr, /nothing was written: 1 generated file\(s\) were changed by hand:\n {2}src\/generated\/errors\.ts/);
 });
 
 test("the fast path recognizes only the plain form", () => {

@@ -1,8 +1,9 @@
 import { Args, Flags } from "@oclif/core";
 import { generate } from "../../generate.js";
-import type { Step } from "../../write/plan.js";
+import { mark } from "../../timing.js";
 import { BaseCommand, EXIT } from "../base-command.js";
-import { describeStep as describe, planLines } from "../plan-text.js";
+import { describeStep } from "../plan-text.js";
+import { reportConflicts, reportGenerate } from "../report.js";
 
 export default class Generate extends BaseCommand {
   static override summary = "Generate the service package (server, error catalog, media types, tests).";
@@ -25,25 +26,12 @@ export default class Generate extends BaseCommand {
   };
 
   async run(): Promise<void> {
+    mark("oclif command");
     const { args, flags } = await this.parse(Generate);
     const result = await generate(this.existingDir(args.dir), { out: flags.out, force: flags.force, dryRun: flags["dry-run"], clientOnly: flags["client-only"] });
+    if (!flags.json) return this.exitWith(reportGenerate(result, flags["dry-run"], (line) => this.log(line)));
     const steps = result.plan?.steps ?? [];
-    const conflicts = result.plan?.conflicts ?? [];
-    const code = this.printDiagnostics(result.check, flags.json, flags.json ? { files: steps.map(describe), written: result.written } : {});
-    if (code !== EXIT.ok) return this.exitWith(code);
-    if (!flags.json) this.printPlan(steps, flags["dry-run"]);
-    if (conflicts.length > 0) {
-      process.stderr.write(
-        `resourcery generate: nothing was written: ${conflicts.length} generated file(s) were changed by hand:\n` +
-          conflicts.map((c) => `  ${c.path}${c.reason === "foreign" ? " (not written by resourcery)" : ""}\n`).join("") +
-          "Move the change into a hook (src/hooks/) or an action handler (src/actions/), or run again with --force to overwrite it.\n",
-      );
-      return this.exitWith(EXIT.errors);
-    }
-    this.exitWith(EXIT.ok);
-  }
-
-  private printPlan(steps: readonly Step[], dryRun: boolean): void {
-    for (const line of planLines(steps, dryRun)) this.log(line);
+    const code = this.printDiagnostics(result.check, true, { files: steps.map(describeStep), written: result.written });
+    this.exitWith(code === EXIT.ok ? reportConflicts(result) : code);
   }
 }
