@@ -78,12 +78,13 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // The docs worker loads its modules on the second core while this thread checks the definitions.
   if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");
   // Heavy modules load only when there is something to check and generate.
-  const [{ checkProject }, { emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }] = await Promise.all([
+  const [{ checkProject }, { emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }] = await Promise.all([
     import("./pipeline.js"),
     import("./emit/index.js"),
     import("./write/plan.js"),
     import("./write/commit.js"),
     import("./write/manifest.js"),
+    import("./write/stage.js"),
   ]);
   mark("modules loaded");
   const check = checkProject(dir);
@@ -95,18 +96,24 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   const inputs = inputsHash(dir, sources, target);
   const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
   if (unchanged) return { check, plan: unchanged, written: false };
-  let files = options.clientOnly ? await emitClientOnly(check.model) : await emitService(check.model);
-  mark("emitted");
-  let plan = planWrite(out, files, previous, options.force ?? false);
-  const orphans = orphanTypes(plan);
-  if (orphans.types.length > 0 && !options.clientOnly) {
-    // Hook and action files of removed resources and actions are kept: their type names stay defined.
-    files = await emitService(check.model, orphans);
-    plan = planWrite(out, files, previous, options.force ?? false);
+  // A first generation writes each file into its staging folder as soon as it is emitted.
+  const stage = !options.clientOnly && !options.dryRun && !fs.existsSync(out) ? new FreshStage(out) : undefined;
+  try {
+    let files = options.clientOnly ? await emitClientOnly(check.model) : stage ? await emitService(check.model, undefined, stage) : await emitService(check.model);
+    mark("emitted");
+    let plan = planWrite(out, files, previous, options.force ?? false);
+    const orphans = orphanTypes(plan);
+    if (orphans.types.length > 0 && !options.clientOnly) {
+      // Hook and action files of removed resources and actions are kept: their type names stay defined.
+      files = await emitService(check.model, orphans);
+      plan = planWrite(out, files, previous, options.force ?? false);
+    }
+    mark("planned");
+    if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
+    commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0 }, stage);
+    mark("committed");
+    return { check, plan, written: true };
+  } finally {
+    stage?.discard(); // renamed to OUT when committed; anything else leaves OUT as it was
   }
-  mark("planned");
-  if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
-  commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0 });
-  mark("committed");
-  return { check, plan, written: true };
 }

@@ -9,3 +9,41 @@ export interface EmittedFile {
    */
   readonly owner: "generated" | "user";
 }
+
+/**
+ * A file rendered when asked: the docs worker renders its pages one at a time and hands each on
+ * as soon as it is rendered, so that writing them overlaps rendering the rest.
+ */
+export interface LazyFile {
+  readonly path: string;
+  readonly owner: "generated" | "user";
+  render(): string;
+}
+
+/** A file already written into the staging folder of a first generation (see write/stage.ts). */
+export interface StagedFile {
+  readonly path: string;
+  readonly owner: "generated" | "user";
+  /** SHA-256 of the contents, hex, as the manifest records it. */
+  readonly hash: string;
+  /** Size and mtime (ms) as written, for the stat cache. */
+  readonly stat: readonly [size: number, mtimeMs: number];
+}
+
+/** Renders lazy files now. */
+export function renderAll(files: readonly LazyFile[]): EmittedFile[] {
+  return files.map((f) => ({ path: f.path, owner: f.owner, contents: f.render() }));
+}
+
+/** Sorts files by path (the order of every emitted list). */
+export function byPath<F extends { readonly path: string }>(files: F[]): F[] {
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** A file of the package as the plan sees it: in memory, or already staged. */
+export type PackageFile = EmittedFile | StagedFile;
+
+/** True for a file already written into the staging folder. */
+export function isStaged(file: PackageFile): file is StagedFile {
+  return "hash" in file;
+}

@@ -1,13 +1,22 @@
 /** Runs an emitter in a worker thread (see worker.ts), so that two emitters use both cores. */
 import { Worker } from "node:worker_threads";
-import type { EmittedFile } from "./emitted-file.js";
-import type { WorkerJob, WorkerJobs } from "./worker.js";
+import type { WorkerFile, WorkerJob, WorkerJobs, WorkerMessage } from "./worker.js";
 
-// From dist/ the worker is worker.js; when src/ runs through tsx (tests), worker.ts, which the
-// worker loads with the parent's --import tsx (workers inherit execArgv).
-const workerFile = new URL(import.meta.url.endsWith(".ts") ? "./worker.ts" : "./worker.js", import.meta.url);
+export type { WorkerFile } from "./worker.js";
+
+// From dist/ the worker is worker.js; when src/ runs through tsx (tests, bin/dev.js), worker.ts.
+const fromSource = import.meta.url.endsWith(".ts");
+const workerFile = new URL(fromSource ? "./worker.ts" : "./worker.js", import.meta.url);
 
 const started = new Map<WorkerJob, Worker>();
+
+function newWorker(job: WorkerJob): Worker {
+  if (!fromSource) return new Worker(workerFile, { workerData: { job } });
+  // A worker inherits --import tsx but not the loader hooks it registers: it registers them itself first.
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const code = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); });`;
+  return new Worker(code, { eval: true, workerData: { job } });
+}
 
 /**
  * Starts the worker of `job` now, so that it loads its modules while the caller does other work
@@ -15,22 +24,48 @@ const started = new Map<WorkerJob, Worker>();
  */
 export function prestart(job: WorkerJob): void {
   if (started.has(job)) return;
-  const worker = new Worker(workerFile, { workerData: { job } });
+  const worker = newWorker(job);
   worker.unref();
   worker.on("error", () => undefined); // reported by the inWorker call that uses it
   started.set(job, worker);
 }
 
-/** The files `job` emits for `input`, computed in a worker thread; rejects with the worker's error. */
-export function inWorker<J extends WorkerJob>(job: J, input: WorkerJobs[J]): Promise<EmittedFile[]> {
-  const worker = started.get(job) ?? new Worker(workerFile, { workerData: { job } });
+/**
+ * Runs `job` on `input` in a worker thread, handing each batch of files it posts to `onFiles` as it
+ * arrives (whenever this thread is free). Resolves when the worker has posted every file; rejects
+ * with the worker's error, or with the first error `onFiles` throws, or when `signal` aborts (the
+ * worker is then stopped, and `onFiles` never called again).
+ */
+export function inWorker<J extends WorkerJob>(job: J, input: WorkerJobs[J], onFiles: (files: readonly WorkerFile[]) => void, signal?: AbortSignal): Promise<void> {
+  const worker = started.get(job) ?? newWorker(job);
   started.delete(job);
   worker.ref();
   return new Promise((resolve, reject) => {
-    let result: EmittedFile[] | undefined;
-    worker.once("message", (files: EmittedFile[]) => (result = files));
+    let done = false;
+    let failure: unknown;
+    const stop = (error: unknown) => {
+      failure ??= error;
+      void worker.terminate();
+    };
+    signal?.addEventListener("abort", () => stop(signal.reason), { once: true });
+    worker.on("message", (message: WorkerMessage) => {
+      if (failure !== undefined) return;
+      if ("done" in message) {
+        done = true;
+        return;
+      }
+      try {
+        onFiles(message.files);
+      } catch (error) {
+        stop(error);
+      }
+    });
     worker.once("error", reject);
-    worker.once("exit", (code) => (result ? resolve(result) : reject(new Error(`the ${job} worker exited with code ${code} before it answered`))));
+    worker.once("exit", (code) => {
+      if (failure !== undefined) reject(failure);
+      else if (done) resolve();
+      else reject(new Error(`the ${job} worker exited with code ${code} before it finished`));
+    });
     worker.postMessage(input);
   });
 }

@@ -1,6 +1,7 @@
 /** Every emitter of a service package: (model) → files. No emitter touches the output disk. */
 import type { Model } from "../model/types.js";
-import type { EmittedFile } from "./emitted-file.js";
+import type { FreshStage } from "../write/stage.js";
+import { byPath, type EmittedFile, type PackageFile, type StagedFile } from "./emitted-file.js";
 import { emitClient, emitClientPackage } from "./client.js";
 import { emitErrors } from "./errors.js";
 import { emitHandlers } from "./handlers.js";
@@ -14,37 +15,58 @@ import { emitSpec } from "./spec.js";
 import { emitTests } from "./tests.js";
 import { emitTypes, type Orphans } from "./types.js";
 
-export type { EmittedFile } from "./emitted-file.js";
+export type { EmittedFile, PackageFile, StagedFile } from "./emitted-file.js";
 export type { Orphans } from "./types.js";
 
 /**
  * The whole generated package, sorted by path. The docs (most of the work) are emitted in a worker
- * thread meanwhile (started early by prestart() when the caller knows it will emit).
+ * thread meanwhile (started early by prestart() when the caller knows it will emit). With `stage` (a
+ * first generation) every file is written into the staging folder as soon as it is at hand — the
+ * worker's pages as they arrive, this thread's files once emitted — and comes back as a StagedFile.
  */
-export async function emitService(model: Model, orphans?: Orphans): Promise<EmittedFile[]> {
-  const docs = inWorker("docs", { model }).then((files) => (mark("docs (worker)"), files));
-  docs.catch(() => undefined); // awaited below; not an unhandled rejection while the rest is emitted
-  const files = [
-    ...emitPackage(model),
-    ...emitReadme(model),
-    ...emitSpec(model),
-    ...emitErrors(model),
-    ...emitMediaTypes(model),
-    ...(await emitTypes(model, orphans)),
-    ...emitHandlers(model),
-    ...emitRuntime(),
-    ...emitTests(model),
-    ...emitClient(model),
-  ];
+export async function emitService(model: Model, orphans?: Orphans): Promise<EmittedFile[]>;
+export async function emitService(model: Model, orphans: Orphans | undefined, stage: FreshStage): Promise<StagedFile[]>;
+export async function emitService(model: Model, orphans?: Orphans, stage?: FreshStage): Promise<PackageFile[]> {
+  const docs: PackageFile[] = [];
+  const stop = new AbortController();
+  const done = inWorker(
+    "docs",
+    { model },
+    (files) => {
+      for (const f of files) {
+        const file = `docs/${f.path}`;
+        docs.push(stage ? stage.write(file, f.owner, f.data) : { path: file, owner: f.owner, contents: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength).toString("utf8") });
+      }
+    },
+    stop.signal,
+  ).then(() => mark("docs (worker)"));
+  done.catch(() => undefined); // awaited below; not an unhandled rejection while the rest is emitted
+  let files: PackageFile[];
+  try {
+    files = [
+      ...emitPackage(model),
+      ...emitReadme(model),
+      ...emitSpec(model),
+      ...emitErrors(model),
+      ...emitMediaTypes(model),
+      ...(await emitTypes(model, orphans)),
+      ...emitHandlers(model),
+      ...emitRuntime(),
+      ...emitTests(model),
+      ...emitClient(model),
+    ].map((f) => (stage ? stage.write(f.path, f.owner, f.contents) : f));
+  } catch (error) {
+    stop.abort(error); // no page of the worker's is written after this fails
+    throw error;
+  }
   mark("emitted but docs");
-  files.push(...(await docs).map((f) => ({ ...f, path: `docs/${f.path}` })));
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  await done;
+  return byPath([...files, ...docs]);
 }
 
 export { emitDocs } from "./docs/index.js";
 
 /** The standalone client package (`generate --client-only`), sorted by path. */
 export async function emitClientOnly(model: Model): Promise<EmittedFile[]> {
-  const files = await emitClientPackage(model, await emitTypes(model));
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return byPath(await emitClientPackage(model, await emitTypes(model)));
 }

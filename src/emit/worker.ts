@@ -2,12 +2,14 @@
  * A worker thread that runs one emitter: the docs (the largest emitter) are rendered on the
  * second core while the main thread emits the rest of the package. The worker loads its emitter as
  * soon as it starts, so that a worker started early (while the main thread still checks the
- * definitions) has nothing left to load when its input arrives. (The jobs are named so that another
- * emitter can move into a worker when measurements call for it.)
+ * definitions) has nothing left to load when its input arrives. It renders its files one at a time
+ * and posts them in batches, encoded (their buffers moved, not copied), so that the main thread
+ * writes them while the rest renders; a last message says it is done. (The jobs are named so that
+ * another emitter can move into a worker when measurements call for it.)
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { Model } from "../model/types.js";
-import type { EmittedFile } from "./emitted-file.js";
+import type { LazyFile } from "./emitted-file.js";
 
 /** The emitters a worker can run, by name, with the input each takes. */
 export interface WorkerJobs {
@@ -15,17 +17,50 @@ export interface WorkerJobs {
 }
 export type WorkerJob = keyof WorkerJobs;
 
-type Emitter<J extends WorkerJob> = (input: WorkerJobs[J]) => EmittedFile[] | Promise<EmittedFile[]>;
+/** A file as a worker posts it: its contents UTF-8 encoded. */
+export interface WorkerFile {
+  readonly path: string;
+  readonly owner: LazyFile["owner"];
+  readonly data: Uint8Array;
+}
+/** What a worker posts: batches of files, then `done`. */
+export type WorkerMessage = { readonly files: readonly WorkerFile[] } | { readonly done: true };
+
+/** Files are posted once a batch holds this many bytes. */
+const BATCH_BYTES = 256 * 1024;
+
+type Emitter<J extends WorkerJob> = (input: WorkerJobs[J]) => LazyFile[];
 const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
   docs: async () => {
-    const { emitDocs } = await import("./docs/index.js");
-    return ({ model }) => emitDocs(model);
+    const { docsFiles } = await import("./docs/index.js");
+    return ({ model }) => docsFiles(model);
   },
 };
+
+function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
+  parentPort!.postMessage(message, transfer);
+}
 
 const { job } = workerData as { job: WorkerJob };
 const emitter = loaders[job]() as Promise<Emitter<WorkerJob>>;
 parentPort!.once("message", async (input: WorkerJobs[WorkerJob]) => {
-  parentPort!.postMessage(await (await emitter)(input));
+  let batch: WorkerFile[] = [];
+  let transfer: ArrayBuffer[] = [];
+  let bytes = 0;
+  for (const file of (await emitter)(input)) {
+    const data = Buffer.from(file.render());
+    batch.push({ path: file.path, owner: file.owner, data });
+    // A buffer of its own is moved; a small one sharing Node's pool is copied.
+    if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) transfer.push(data.buffer as ArrayBuffer);
+    bytes += data.byteLength;
+    if (bytes >= BATCH_BYTES) {
+      post({ files: batch }, transfer);
+      batch = [];
+      transfer = [];
+      bytes = 0;
+    }
+  }
+  post({ files: batch }, transfer);
+  post({ done: true });
   parentPort!.close();
 });

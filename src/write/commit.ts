@@ -4,9 +4,12 @@
  * journal, or its staging discarded, by the next one. Unchanged files are never touched.
  */
 import fs from "node:fs";
+import { assertInternal } from "../diagnostics/internal-error.js";
+import { isStaged } from "../emit/emitted-file.js";
 import path from "node:path";
 import { hashOf, MANIFEST, STAT_CACHE, STATE_DIR, type Manifest, type ManifestEntry, type ManifestInfo, type StatCache } from "./manifest.js";
 import type { Plan } from "./plan.js";
+import { freshTemp, type FreshStage } from "./stage.js";
 
 const STAGING = `${STATE_DIR}/staging`;
 const JOURNAL = `${STATE_DIR}/journal.json`;
@@ -47,24 +50,25 @@ export function recover(out: string): "none" | "rolled-forward" | "discarded" {
   return "none";
 }
 
-/** The sibling folder a first generation is built in before it is renamed to `out`. */
-function freshTemp(out: string): string {
-  return path.join(path.dirname(out), `.${path.basename(out)}.resourcery-tmp`);
-}
-
 /**
  * Writes the planned generation into `out` and records it in the manifest. A first generation (no
  * `out` yet) is built in a sibling folder and renamed into place: one atomic step, and a killed run
- * leaves no `out` at all.
+ * leaves no `out` at all. Its files may have been written into that folder already (`stage`).
  */
-export function commitPlan(out: string, plan: Plan, info: ManifestInfo): void {
+export function commitPlan(out: string, plan: Plan, info: ManifestInfo, stage?: FreshStage): void {
+  if (stage && fs.existsSync(out)) throw new Error(`${out} was created by something else during the generation; nothing was written to it`);
   if (!fs.existsSync(out)) {
-    const temp = freshTemp(out);
-    fs.rmSync(temp, { recursive: true, force: true }); // left by a killed first generation
+    const temp = stage?.root ?? freshTemp(out);
+    if (!stage) fs.rmSync(temp, { recursive: true, force: true }); // left by a killed first generation
     const files: Record<string, ManifestEntry> = {};
     const stats: Record<string, StatCache[string]> = {};
     for (const step of plan.steps) {
       if (step.kind !== "create") continue;
+      if (isStaged(step.file)) {
+        files[step.file.path] = { hash: step.file.hash, owner: step.file.owner };
+        if (step.file.owner === "generated") stats[step.file.path] = step.file.stat;
+        continue;
+      }
       const file = path.join(temp, step.file.path);
       writeStaged(file, step.file.contents);
       files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
@@ -88,6 +92,7 @@ export function commitPlan(out: string, plan: Plan, info: ManifestInfo): void {
       if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(out, step.file.path));
     }
     if (step.kind === "create" || step.kind === "update" || step.kind === "merge") {
+      assertInternal(!isStaged(step.file), `${step.file.path} was staged for a first generation, but ${out} exists`);
       const staged = `${STAGING}/${i}`;
       // Staged files need no fsync of their own: a killed run loses nothing the page cache holds, and
       // the journal (fsynced) is written only after every staged file is complete.

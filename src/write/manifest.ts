@@ -25,7 +25,7 @@ export const STATE_DIR = ".resourcery";
 export const MANIFEST = `${STATE_DIR}/manifest.json`;
 
 /** SHA-256 of file contents, hex. */
-export function hashOf(contents: string | Buffer): string {
+export function hashOf(contents: string | Uint8Array): string {
   return createHash("sha256").update(contents).digest("hex");
 }
 

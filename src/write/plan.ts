@@ -1,12 +1,14 @@
 /** Compares emitted files with the output folder: what to create, update, keep, delete, and what conflicts. */
 import fs from "node:fs";
 import path from "node:path";
-import type { EmittedFile } from "../emit/emitted-file.js";
+import { isStaged, type EmittedFile, type PackageFile, type StagedFile } from "../emit/emitted-file.js";
 import { hashOf, readStatCache, type Manifest } from "./manifest.js";
 import { mergePackageJson } from "./merge.js";
 
 export type Step =
   | { readonly kind: "create" | "update"; readonly file: EmittedFile }
+  /** A file of a first generation, written into its staging folder already (write/stage.ts). */
+  | { readonly kind: "create"; readonly file: StagedFile }
   | { readonly kind: "unchanged"; readonly file: EmittedFile }
   /** A user-owned file that gains what the new generation needs (keys of package.json); nothing of it changes. */
   | { readonly kind: "merge"; readonly file: EmittedFile }
@@ -33,10 +35,14 @@ function readIfExists(file: string): Buffer | undefined {
 }
 
 /** The steps that turn `out` into the new generation. `force` overwrites hand edits instead of refusing. */
-export function planWrite(out: string, files: readonly EmittedFile[], previous: Manifest | undefined, force: boolean): Plan {
+export function planWrite(out: string, files: readonly PackageFile[], previous: Manifest | undefined, force: boolean): Plan {
   const steps: Step[] = [];
   const emitted = new Set(files.map((f) => f.path));
   for (const file of files) {
+    if (isStaged(file)) {
+      steps.push({ kind: "create", file }); // staged only when OUT did not exist (commitPlan checks it still does not)
+      continue;
+    }
     const disk = readIfExists(path.join(out, file.path));
     const known = previous?.files[file.path];
     if (file.owner === "user") {

@@ -9,7 +9,7 @@
  * with every piece of user text through escapeHtml, the templates' own escaping.
  */
 import type { Model } from "../../model/types.js";
-import type { EmittedFile } from "../emitted-file.js";
+import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { escapeHtml, render, trusted, type Html } from "../shared/templates.js";
 import { buildReference, hrefFrom, PAGES, type ErrorPage, type ErrorRef, type OperationDoc, type ParamDoc, type Reference, type Target, type Text } from "./reference.js";
 
@@ -24,28 +24,33 @@ export const NAV_NEIGHBOURS = 10;
 
 /** Every file of the HTML reference, paths relative to the docs root. */
 export function emitHtmlReference(model: Model): EmittedFile[] {
+  return renderAll(htmlReferenceFiles(model));
+}
+
+/** The files of the HTML reference, each rendered when asked. */
+export function htmlReferenceFiles(model: Model): LazyFile[] {
   const ref = buildReference(model);
   const site = new Site(ref);
-  const files: { path: string; contents: string }[] = [
-    { path: "index.html", contents: site.page("index.html", "Overview", indexBody(ref, "index.html")) },
-    { path: "actions.html", contents: site.page("actions.html", "Actions", actionsBody(site, "actions.html")) },
+  const file = (path: string, render: () => string): LazyFile => ({ path, owner: "generated", render });
+  return [
+    file("index.html", () => site.page("index.html", "Overview", indexBody(ref, "index.html"))),
+    file("actions.html", () => site.page("actions.html", "Actions", actionsBody(site, "actions.html"))),
     ...ref.resources.map((r, i) => {
-      const file = `${r.page}.html`;
-      return { path: file, contents: site.page(file, r.title, resourceBody(site, i, file), i) };
+      const path = `${r.page}.html`;
+      return file(path, () => site.page(path, r.title, resourceBody(site, i, path), i));
     }),
     ...ref.errors.flatMap((e) => {
-      const file = `${e.page}.html`;
+      const path = `${e.page}.html`;
       const title = `${e.code} ${e.title}`;
       return [
-        { path: file, contents: site.page(file, title, errorBody(ref, e, file)) },
-        { path: `${e.page}/index.html`, contents: render("docs/redirect.html.hbs", { title, serviceTitle: ref.title, href: hrefOf(`${e.page}/index.html`, { page: e.page, anchor: "" }) }) },
+        file(path, () => site.page(path, title, errorBody(ref, e, path))),
+        file(`${e.page}/index.html`, () => render("docs/redirect.html.hbs", { title, serviceTitle: ref.title, href: hrefOf(`${e.page}/index.html`, { page: e.page, anchor: "" }) })),
       ];
     }),
-    { path: "assets/style.css", contents: render("docs/style.css.hbs", {}) },
-    { path: "assets/search.js", contents: render("docs/search.js.hbs", {}) },
-    { path: "assets/search-index.js", contents: render("docs/search-index.js.hbs", { entries: searchEntries(ref) }) },
+    file("assets/style.css", () => render("docs/style.css.hbs", {})),
+    file("assets/search.js", () => render("docs/search.js.hbs", {})),
+    file("assets/search-index.js", () => render("docs/search-index.js.hbs", { entries: searchEntries(ref) })),
   ];
-  return files.map((f) => ({ ...f, owner: "generated" as const }));
 }
 
 /** The relative prefix from a file to the docs root: "" or "../" per folder. */

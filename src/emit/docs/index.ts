@@ -1,11 +1,16 @@
 /** The reference docs of a service: openapi.json, the HTML reference and its Markdown twin, one page per error code. */
 import type { Model } from "../../model/types.js";
-import type { EmittedFile } from "../emitted-file.js";
-import { emitHtmlReference } from "./html.js";
-import { emitMarkdownReference } from "./markdown.js";
-import { emitOpenApi } from "./openapi.js";
+import { byPath, renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
+import { htmlReferenceFiles } from "./html.js";
+import { markdownReferenceFiles } from "./markdown.js";
+import { openApiFiles } from "./openapi.js";
 
 /** Every docs file, with paths relative to the docs root (the folder hosted at errorDocsUrl). */
 export function emitDocs(model: Model): EmittedFile[] {
-  return [...emitOpenApi(model), ...emitHtmlReference(model), ...emitMarkdownReference(model)].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return byPath(renderAll(docsFiles(model)));
+}
+
+/** The docs files, each rendered when asked (openapi.json, the largest, first). */
+export function docsFiles(model: Model): LazyFile[] {
+  return [...openApiFiles(model), ...htmlReferenceFiles(model), ...markdownReferenceFiles(model)];
 }

@@ -5,20 +5,25 @@
  * (no raw HTML gets through), code spans and fences are sized to their content, and table cells escape |.
  */
 import type { Model } from "../../model/types.js";
-import type { EmittedFile } from "../emitted-file.js";
+import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { render } from "../shared/templates.js";
 import { buildReference, hrefFrom, PAGES, type ErrorPage, type OperationDoc, type Reference, type Target, type Text } from "./reference.js";
 
 /** Every file of the Markdown reference, paths relative to the docs root. */
 export function emitMarkdownReference(model: Model): EmittedFile[] {
+  return renderAll(markdownReferenceFiles(model));
+}
+
+/** The files of the Markdown reference, each rendered when asked. */
+export function markdownReferenceFiles(model: Model): LazyFile[] {
   const ref = buildReference(model);
-  const files: { path: string; contents: string }[] = [
-    { path: "index.md", contents: indexPage(ref, "index.md") },
-    { path: "actions.md", contents: actionsPage(ref, "actions.md") },
-    ...ref.resources.map((r) => ({ path: `${r.page}.md`, contents: resourcePage(ref, r.page) })),
-    ...ref.errors.map((e) => ({ path: `${e.page}.md`, contents: errorPage(ref, e, `${e.page}.md`) })),
+  const file = (path: string, render: () => string): LazyFile => ({ path, owner: "generated", render });
+  return [
+    file("index.md", () => indexPage(ref, "index.md")),
+    file("actions.md", () => actionsPage(ref, "actions.md")),
+    ...ref.resources.map((r) => file(`${r.page}.md`, () => resourcePage(ref, r.page))),
+    ...ref.errors.map((e) => file(`${e.page}.md`, () => errorPage(ref, e, `${e.page}.md`))),
   ];
-  return files.map((f) => ({ ...f, owner: "generated" as const }));
 }
 
 // ---------------------------------------------------------------------------------------------------

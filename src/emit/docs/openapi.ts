@@ -4,7 +4,7 @@
  * it negotiates, each error status with the catalog codes that can come with it, and the auth schemes.
  */
 import type { Action, AuthScheme, ErrorDef, Field, JsonSchema, Model, Resource } from "../../model/types.js";
-import type { EmittedFile } from "../emitted-file.js";
+import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { sampleOf } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
 import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
@@ -51,7 +51,12 @@ export function openApiOf(model: Model): Json {
 
 /** openapi.json (2-space JSON with a trailing newline). */
 export function emitOpenApi(model: Model): EmittedFile[] {
-  return [{ path: "openapi.json", contents: JSON.stringify(openApiOf(model), null, 2) + "\n", owner: "generated" }];
+  return renderAll(openApiFiles(model));
+}
+
+/** openapi.json, rendered when asked. */
+export function openApiFiles(model: Model): LazyFile[] {
+  return [{ path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(model), null, 2) + "\n" }];
 }
 
 /** Component names of one resource. */
