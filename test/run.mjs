@@ -8,7 +8,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const pattern = process.argv[2] ?? "\\.test\\.ts$";
 const child = spawn(
   process.execPath,
-  ["--import", "tsx", "node_modules/uvu/bin.js", "test", pattern, "--ignore", "golden|fixtures", "--no-color"],
+  ["--import", "tsx", "node_modules/uvu/bin.js", "test", pattern, "--ignore", "^(golden|fixtures)$", "--no-color"],
   { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } },
 );
 let out = "";
