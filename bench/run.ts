@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: generation speed against peers and served throughput against hand-written Fastify,
  * in one run; writes the results table into bench/README.md. `--smoke` (CI) runs N = 10 briefly and
- * writes nothing.
+ * writes nothing; `--only generation|server` runs one half and writes nothing; `--help` says so.
  */
 import { execSync } from "node:child_process";
 import fs from "node:fs";
@@ -12,7 +12,25 @@ import { runGenerationBench, type GenerationRow } from "./generation.js";
 import { runServerBench, type ServerRow } from "./server.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const USAGE = `usage: npm run bench [-- options]   (or: node --import tsx run.ts [options])
+  (none)                the full bench (about 15 minutes); writes the results into bench/README.md
+  --smoke               N = 10, one short round, peers skipped when not installed; writes nothing (CI)
+  --only generation     only the generation half; writes nothing
+  --only server         only the served-throughput half; writes nothing
+  --runs N              runs per generation measurement (default 5)
+  --duration S          seconds per autocannon measurement (default 10)
+  --rounds R            alternating rounds of the servers (default 3)`;
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const smoke = process.argv.includes("--smoke");
+const onlyAt = process.argv.indexOf("--only");
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
+if (only !== undefined && only !== "generation" && only !== "server") {
+  console.error(`--only takes generation or server (got ${only ?? "nothing"})\n${USAGE}`);
+  process.exit(2);
+}
 /** `--runs N`, `--duration S`, `--rounds R` shorten a run (the defaults are the full bench). */
 const flag = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -60,12 +78,12 @@ function serverTable(rows: readonly ServerRow[]): string {
 
 const started = Date.now();
 log(`resourcery bench${smoke ? " (smoke)" : ""}`);
-const generation = await runGenerationBench({ sizes: smoke ? [10] : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log });
-const server = await runServerBench({ durationSec: smoke ? 1 : flag("duration", 10), rounds: smoke ? 1 : flag("rounds", 3), connections: smoke ? 4 : 50, log });
+const generation = only === "server" ? [] : await runGenerationBench({ sizes: smoke ? [10] : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log });
+const server = only === "generation" ? [] : await runServerBench({ durationSec: smoke ? 1 : flag("duration", 10), rounds: smoke ? 1 : flag("rounds", 3), connections: smoke ? 4 : 50, log });
 const failed = generation.filter((r) => r.tool === "resourcery" && !r.ok);
 console.log("\n" + generationTable(generation) + "\n\n" + serverTable(server));
 
-if (!smoke) {
+if (!smoke && !only) {
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
   const machine = `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.type()} ${os.release()}`;
   const versions = ["@typespec/compiler", "@typespec/http-server-js", "@hey-api/openapi-ts", "orval", "openapi-typescript", "fastify", "better-sqlite3", "autocannon"].map((p) => `${p} ${versionOf(p)}`).join(", ");

@@ -8,9 +8,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { startBaseline, startFloor } from "./baseline.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 export interface ServerRow {
   readonly route: string;
@@ -100,15 +100,16 @@ export async function runServerBench(o: ServerOptions): Promise<ServerRow[]> {
   const origin = `http://127.0.0.1:${port}`;
   const baseUrl = `${origin}/v2`;
 
-  const startGenerated = async (): Promise<() => Promise<void>> => {
-    const child: ChildProcess = spawn(process.execPath, ["dist/src/main.js"], {
-      cwd: out,
-      env: { ...process.env, PORT: String(port), BASE_URL: baseUrl, DATABASE_FILE: db, KEYS_FILE: keysFile, LOG_LEVEL: "warn" },
-      stdio: "ignore",
-    });
-    await waitFor(`${baseUrl}/books`, headers);
-    return () => new Promise<void>((r) => (child.once("exit", () => r()), child.kill("SIGTERM")));
+  // Every server runs in a child process of its own (none shares the load generator's process).
+  const startChild = async (args: string[], cwd: string, env: Record<string, string>): Promise<() => Promise<void>> => {
+    const child: ChildProcess = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    await Promise.race([waitFor(`${baseUrl}/books`, headers), exited.then(() => Promise.reject(new Error(`${args.join(" ")} exited before it answered`)))]);
+    return () => (child.kill("SIGTERM"), exited);
   };
+  const startGenerated = () => startChild(["dist/src/main.js"], out, { PORT: String(port), BASE_URL: baseUrl, DATABASE_FILE: db, KEYS_FILE: keysFile, LOG_LEVEL: "warn" });
+  const startHandWritten = (kind: "baseline" | "floor") =>
+    startChild(["--import", "tsx", path.join(here, "serve-baseline.ts"), kind], here, { BENCH_SERVER: JSON.stringify({ db, keysFile, baseUrl, port }) });
 
   // Seed through the generated service: one author and 200 books.
   let stop = await startGenerated();
@@ -129,8 +130,8 @@ export async function runServerBench(o: ServerOptions): Promise<ServerRow[]> {
   ];
   const servers = {
     generated: startGenerated,
-    baseline: () => startBaseline({ db, keysFile, baseUrl, port }),
-    floor: () => startFloor({ db, keysFile, baseUrl, port }),
+    baseline: () => startHandWritten("baseline"),
+    floor: () => startHandWritten("floor"),
   } as const;
   const autocannon = await loadGenerator();
   const samples = new Map<string, { rps: number[]; p99: number[] }>();
