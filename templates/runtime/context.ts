@@ -66,8 +66,20 @@ export class ServiceContext {
     return authenticate(req.raw, this.spec, this.keys, this.catalog);
   }
 
+  /** The logger of a request (set by buildApp: Fastify's, or the service's own with the request id). */
+  logOf: (req: FastifyRequest) => FastifyBaseLogger = (req) => req.log;
+
   handlerContext(req: FastifyRequest, caller: Caller): HandlerContext {
-    return { caller, log: req.log, store: this.store, error: (key, property, dev) => this.error(key, property, dev) };
+    const logOf = this.logOf;
+    let log: FastifyBaseLogger | undefined;
+    return {
+      caller,
+      get log() {
+        return (log ??= logOf(req)); // made on first use: most requests log nothing
+      },
+      store: this.store,
+      error: (key, property, dev) => this.error(key, property, dev),
+    };
   }
 
   /** Negotiation results by Accept header and offers: clients send the same few headers over and over. */

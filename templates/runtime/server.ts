@@ -4,7 +4,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
+import { pino } from "pino";
 import { buildApp, type AppOptions } from "./app.js";
 import { KeyRing } from "./keys.js";
 import type { ServiceSpec } from "./spec.js";
@@ -54,6 +55,8 @@ export interface RunningService {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly url: string;
+  /** The service's logger (LOG_LEVEL): Fastify's too when the level is info or finer. */
+  readonly log: FastifyBaseLogger;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,7 @@ export async function startService(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningService> {
   const settings = settingsFrom(env, spec);
+  const log = pino({ level: settings.logLevel });
   const store = openSqliteStore(spec, settings.databaseFile);
   const keys = KeyRing.open(settings.keysFile);
   const app = await buildApp({
@@ -73,7 +77,7 @@ export async function startService(
     baseUrl: settings.baseUrl,
     ...handlers,
     https: settings.tls,
-    logger: { level: settings.logLevel },
+    logger: log,
   });
   const url = await app.listen({ port: settings.port, host: settings.host });
   let closing: Promise<void> | undefined;
@@ -84,15 +88,15 @@ export async function startService(
     })());
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {
-      app.log.info({ signal }, "shutting down");
+      log.info({ signal }, "shutting down");
       close().then(
         () => process.exit(0),
         (err: unknown) => {
-          app.log.error({ err }, "shutdown failed");
+          log.error({ err }, "shutdown failed");
           process.exit(1);
         },
       );
     });
   }
-  return { app, store, url, close };
+  return { app, store, url, log, close };
 }

@@ -9,6 +9,7 @@ import https from "node:https";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { pino } from "pino";
 import { BUILTIN_ERRORS } from "../../../src/model/builtin-errors.js";
 import { buildApp, type AppOptions } from "../../../templates/runtime/app.js";
 import { newId } from "../../../templates/runtime/routes-resource.js";
@@ -1038,6 +1039,41 @@ test("a plain Error (or SyntaxError) from a handler is 500 internal with nothing
       },
     },
   ));
+
+/** A pino logger at `level` whose lines land in `lines`. */
+function capturingLogger(level: string, lines: Json[]) {
+  return pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+}
+
+test("at warn, failures and hooks' ctx.log reach the service's logger with the request id; Fastify logs no requests", async () => {
+  const lines: Json[] = [];
+  await withApp(
+    async (h) => {
+      assertError(await call(h, "GET", "/convert?from=a&to=b&amount=1"), "internal");
+      await createAuthor(h, "Ann");
+      await call(h, "GET", "/authors");
+    },
+    {
+      logger: capturingLogger("warn", lines),
+      actions: { convert: () => { throw new Error("boom"); } },
+      hooks: { authors: { beforeCreate: (input: Json, ctx: { log: { warn(o: object, m: string): void } }) => (ctx.log.warn({ name: input.name }, "creating"), input) } },
+    },
+  );
+  const failed = lines.find((l) => l.msg === "request failed");
+  assert.ok(failed, JSON.stringify(lines));
+  assert.is(failed.err.message, "boom");
+  assert.ok(failed.reqId, "with the request id");
+  const hook = lines.find((l) => l.msg === "creating");
+  assert.ok(hook?.reqId && hook.name === "Ann", JSON.stringify(lines));
+  assert.not.ok(lines.some((l) => l.msg === "incoming request" || l.msg === "request completed"));
+});
+
+test("at info, Fastify logs every request through the service's logger", async () => {
+  const lines: Json[] = [];
+  await withApp(async (h) => void (await call(h, "GET", "/authors")), { logger: capturingLogger("info", lines) });
+  assert.ok(lines.some((l) => l.msg === "incoming request" && l.reqId), JSON.stringify(lines));
+  assert.ok(lines.some((l) => l.msg === "request completed" && l.res?.statusCode === 200));
+});
 
 test("every error answer has exactly the error body and a JSON Content-Type", () =>
   withApp(async (h) => {
