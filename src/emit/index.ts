@@ -1,4 +1,7 @@
-/** Every emitter of a service package: (model) → files. No emitter touches the output disk. */
+/**
+ * Every emitter of a service package: (model) → files. No emitter touches the output disk; only a
+ * first generation hands what they emit to its staging folder as it goes (write/stage.ts).
+ */
 import type { Model } from "../model/types.js";
 import type { FreshStage } from "../write/stage.js";
 import { byPath, type EmittedFile, type PackageFile, type StagedFile } from "./emitted-file.js";
