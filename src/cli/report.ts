@@ -6,7 +6,7 @@ import { hasErrors } from "../diagnostics/diagnostic.js";
 import { renderSummary, renderText, toJson } from "../diagnostics/render.js";
 import type { GenerateResult } from "../generate.js";
 import type { CheckResult } from "../pipeline.js";
-import { planLines } from "./plan-text.js";
+import type { Step } from "../write/plan.js";
 
 /** Exit codes of every command: 0 clean (warnings allowed), 1 errors in the definitions, 2 usage or internal. */
 export const EXIT = { ok: 0, errors: 1, usage: 2 } as const;
@@ -38,4 +38,25 @@ export function reportConflicts(result: GenerateResult): number {
       "Move the change into a hook (src/hooks/) or an action handler (src/actions/), or run again with --force to overwrite it.\n",
   );
   return EXIT.errors;
+}
+
+/** What a step did (or would do) to which path, in words. */
+export function describeStep(s: Step): { path: string; action: string } {
+  const p = "file" in s ? s.file.path : s.path;
+  const actions: Record<Step["kind"], string> = { create: "created", update: "updated", merge: "merged", unchanged: "unchanged", keep: "kept", delete: "deleted", orphan: "orphaned", conflict: "conflict" };
+  return { path: p, action: actions[s.kind] };
+}
+
+/** The plan as printed: a line per changed or kept file, and the summary line. */
+export function planLines(steps: readonly Step[], dryRun: boolean): string[] {
+  const count = (kind: Step["kind"]) => steps.filter((s) => s.kind === kind).length;
+  const lines: string[] = [];
+  for (const s of steps) {
+    if (s.kind === "unchanged") continue;
+    const d = describeStep(s);
+    lines.push(`${d.action.padEnd(9)} ${d.path}${s.kind === "orphan" ? "  (your file; its resource or action is gone: delete it when you no longer need it)" : ""}`);
+  }
+  const summary = `${count("create")} created, ${count("update") + count("merge")} updated, ${count("delete")} deleted, ${count("unchanged")} unchanged, ${count("keep") + count("orphan")} of yours kept`;
+  lines.push(dryRun ? `dry run: would be ${summary}; nothing was written` : summary);
+  return lines;
 }

@@ -43,10 +43,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { spec } = options;
   const baseUrl = (options.baseUrl ?? spec.baseUrl).replace(/\/+$/, "");
   const prefix = new URL(baseUrl + "/").pathname.replace(/\/+$/, "");
-  const svc = new ServiceContext(spec, options.store, options.keys, baseUrl);
   const logger = options.logger;
   const requestLogs = logger !== undefined && REQUEST_LOG_LEVELS.has(logger.level);
-  if (logger && !requestLogs) svc.logOf = (req) => logger.child({ reqId: req.id });
+  const svc = new ServiceContext(spec, options.store, options.keys, baseUrl, logger && !requestLogs ? (req) => logger.child({ reqId: req.id }) : undefined);
   const errorType = spec.mediaTypes.find((m) => m.kind === "error");
   const sendError = (error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
     const api = error instanceof ApiError ? error : fromFastifyError(svc, error);

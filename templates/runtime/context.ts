@@ -45,6 +45,8 @@ export class ServiceContext {
     readonly store: Store,
     readonly keys: KeyRing,
     readonly baseUrl: string,
+    /** The logger of a request: Fastify's, or (see buildApp) the service's own with the request id. */
+    readonly logOf: (req: FastifyRequest) => FastifyBaseLogger = (req) => req.log,
   ) {
     this.catalog = catalogOf(spec.errors);
     this.validators = compileValidators(spec, this.catalog);
@@ -65,9 +67,6 @@ export class ServiceContext {
   authenticate(req: FastifyRequest): Caller {
     return authenticate(req.raw, this.spec, this.keys, this.catalog);
   }
-
-  /** The logger of a request (set by buildApp: Fastify's, or the service's own with the request id). */
-  logOf: (req: FastifyRequest) => FastifyBaseLogger = (req) => req.log;
 
   handlerContext(req: FastifyRequest, caller: Caller): HandlerContext {
     const logOf = this.logOf;

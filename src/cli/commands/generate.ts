@@ -2,8 +2,7 @@ import { Args, Flags } from "@oclif/core";
 import { generate } from "../../generate.js";
 import { mark } from "../../timing.js";
 import { BaseCommand, EXIT } from "../base-command.js";
-import { describeStep } from "../plan-text.js";
-import { reportConflicts, reportGenerate } from "../report.js";
+import { describeStep, reportConflicts, reportGenerate } from "../report.js";
 
 export default class Generate extends BaseCommand {
   static override summary = "Generate the service package (server, error catalog, media types, tests).";
