@@ -16,36 +16,51 @@ export interface Caller {
   readonly roles: readonly string[];
 }
 
+/** Which credentials a service's schemes accept, worked out once per spec rather than on every request. */
+const accepted = new WeakMap<ServiceSpec, { readonly bearer: boolean; readonly basic: boolean }>();
+
+function acceptedBy(spec: ServiceSpec): { readonly bearer: boolean; readonly basic: boolean } {
+  let found = accepted.get(spec);
+  if (found === undefined) {
+    const schemes = spec.auth.schemes;
+    found = {
+      bearer: schemes.some((s) => s === "bearer" || s === "apiKey" || s === "oauth2"),
+      basic: schemes.includes("basic") || schemes.includes("apiKey"),
+    };
+    accepted.set(spec, found);
+  }
+  return found;
+}
+
+/** The 401 of a failed authentication, with a challenge per enabled scheme (built only when answered). */
+function unauthenticated(spec: ServiceSpec, catalog: Catalog, dev?: string): ApiError {
+  const headers = { "www-authenticate": challenges(spec.auth.schemes, spec.auth.realm) };
+  return new ApiError(entry(catalog, "unauthenticated"), "", dev === undefined ? { headers } : { headers, dev });
+}
+
 /** Checks credentials and returns the caller; throws a 401 ApiError with challenges otherwise. */
 export function authenticate(req: IncomingMessage, spec: ServiceSpec, keys: KeyRing, catalog: Catalog): Caller {
-  const schemes = spec.auth.schemes;
-  // The challenges are built only when a 401 is answered, not on every request.
-  const headers = () => ({ "www-authenticate": challenges(schemes, spec.auth.realm) });
-  const unauthenticated = (dev?: string) =>
-    new ApiError(entry(catalog, "unauthenticated"), "", dev === undefined ? { headers: headers() } : { headers: headers(), dev });
   const credentials = parseAuthorization(req.headers.authorization);
-  const bearerAllowed = schemes.some((s) => s === "bearer" || s === "apiKey" || s === "oauth2");
-  const basicAllowed = schemes.includes("basic") || schemes.includes("apiKey");
   switch (credentials.scheme) {
     case "none":
-      throw unauthenticated();
+      throw unauthenticated(spec, catalog);
     case "bearer": {
-      if (!bearerAllowed) throw unauthenticated("This service does not accept Bearer credentials.");
+      if (!acceptedBy(spec).bearer) throw unauthenticated(spec, catalog, "This service does not accept Bearer credentials.");
       const key = keys.verifySecret(credentials.token);
-      if (!key) throw unauthenticated("The Bearer token is not a valid key secret. Check it, or create a key with `npm run keys -- create`.");
+      if (!key) throw unauthenticated(spec, catalog, "The Bearer token is not a valid key secret. Check it, or create a key with `npm run keys -- create`.");
       return { id: key.id, roles: key.roles };
     }
     case "basic": {
-      if (!basicAllowed) throw unauthenticated("This service does not accept Basic credentials.");
+      if (!acceptedBy(spec).basic) throw unauthenticated(spec, catalog, "This service does not accept Basic credentials.");
       if (!(req.socket as TLSSocket).encrypted) {
-        throw new ApiError(entry(catalog, "basicNeedsTls"), "", { headers: headers() });
+        throw new ApiError(entry(catalog, "basicNeedsTls"), "", { headers: { "www-authenticate": challenges(spec.auth.schemes, spec.auth.realm) } });
       }
       const key = keys.verifyBasic(credentials.id, credentials.secret);
-      if (!key) throw unauthenticated("The Basic credentials are not a valid key id and secret.");
+      if (!key) throw unauthenticated(spec, catalog, "The Basic credentials are not a valid key id and secret.");
       return { id: key.id, roles: key.roles };
     }
     default:
-      throw unauthenticated("The Authorization header is malformed or uses an unsupported scheme.");
+      throw unauthenticated(spec, catalog, "The Authorization header is malformed or uses an unsupported scheme.");
   }
 }
 

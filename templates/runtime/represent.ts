@@ -43,8 +43,21 @@ export async function subCollection(ctx: RepresentContext, resource: ResourceSpe
 
 /** The full representation of one instance, with `expand` applied and then `fields`. */
 export async function representInstance(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection = EMPTY, fields?: Selection): Promise<Json> {
+  if (isEmptySelection(expand)) return representPlain(ctx, resource, record, fields);
   const full = await build(ctx, resource, record, expand);
   return fields ? pick(full, fields) : full;
+}
+
+/** The representation of one instance with nothing to expand, then `fields`: synchronous, it needs nothing from the store. */
+export function representPlain(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, fields?: Selection): Json {
+  const full = buildPlain(ctx, resource, record);
+  return fields ? pick(full, fields) : full;
+}
+
+/** True when a selection names nothing. */
+export function isEmptySelection(selection: Selection): boolean {
+  for (const _ in selection) return false;
+  return true;
 }
 
 /** A page of a collection: { meta, offset, limit, size, items }. */
@@ -57,12 +70,9 @@ export async function representPage(
   fields?: Selection,
 ): Promise<Json> {
   const items: Json[] = [];
-  if (Object.keys(expand).length === 0) {
+  if (isEmptySelection(expand)) {
     // Nothing to expand: every item is built without touching the store, so no await per item.
-    for (const record of page.items) {
-      const full = buildPlain(ctx, resource, record);
-      items.push(fields ? pick(full, fields) : full);
-    }
+    for (const record of page.items) items.push(representPlain(ctx, resource, record, fields));
   } else {
     for (const record of page.items) items.push(await representInstance(ctx, resource, record, expand, fields));
   }

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { requireOwner, requireRole, isAdmin, type Caller } from "./authenticate.js";
 import { sendJson, type ResourceHooks, type ServiceContext } from "./context.js";
 import { hrefOf, hrefOfLink, idFromHref } from "./links.js";
-import { representInstance, representPage, subCollection, subCollectionHref, type RepresentContext } from "./represent.js";
+import { isEmptySelection, representInstance, representPage, representPlain, subCollection, subCollectionHref, type RepresentContext } from "./represent.js";
 import { isJsonContentType } from "./negotiate.js";
 import { checkSelection, expansionOf, parseSelection, type Selection } from "./select.js";
 import type { ResourceSpec } from "./spec.js";
@@ -22,13 +22,14 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   ]);
   const rep = (caller: Caller): RepresentContext => ({ spec: svc.spec, resources: svc.resources, store: svc.store, baseUrl: svc.baseUrl, caller });
 
-  const load = async (req: FastifyRequest, caller: Caller): Promise<StoredRecord> => {
-    const { id } = req.params as { id: string };
-    const record = await svc.store.get(resource.collection, id);
-    if (!record) throw svc.error("notFound", "", `There is no ${resource.name} with id "${id}".`);
+  /** The instance the path names, as the store returned it: 404 when there is none, 403 when it is not the caller's to see. */
+  const found = (req: FastifyRequest, caller: Caller, record: StoredRecord | undefined): StoredRecord => {
+    if (!record) throw svc.error("notFound", "", `There is no ${resource.name} with id "${(req.params as { id: string }).id}".`);
     requireOwner(caller, resource, record, svc.catalog);
     return record;
   };
+  const load = async (req: FastifyRequest, caller: Caller): Promise<StoredRecord> =>
+    found(req, caller, await svc.store.get(resource.collection, (req.params as { id: string }).id));
 
   app.get(base, async (req, reply) => {
     const caller = svc.authenticate(req);
@@ -64,8 +65,11 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     requireRole(caller, resource, "read", svc.catalog);
     const type = svc.negotiate(req, svc.offers(resource.mediaType));
     const { expand, fields } = shaping(svc, resource, req.query as Query);
-    const record = await load(req, caller);
-    return sendJson(reply, 200, type, await representInstance(rep(caller), resource, record, expand, fields));
+    // The store read awaited here, not in load(), and no await for the representation when nothing is expanded:
+    // a small GET is the commonest request, and every promise on its way costs.
+    const record = found(req, caller, await svc.store.get(resource.collection, (req.params as { id: string }).id));
+    const body = isEmptySelection(expand) ? representPlain(rep(caller), resource, record, fields) : await representInstance(rep(caller), resource, record, expand, fields);
+    return sendJson(reply, 200, type, body);
   });
 
   const update = (mode: "merge" | "replace") => async (req: FastifyRequest, reply: import("fastify").FastifyReply) => {
@@ -168,21 +172,46 @@ export function paging(svc: ServiceContext, query: Query): { offset: number; lim
   };
 }
 
-/** The expand and fields selections of the query, checked against the resource. */
-function shaping(svc: ServiceContext, resource: ResourceSpec, query: Query): { expand: Selection; fields: Selection | undefined } {
-  const parse = (name: "fields" | "expand"): Selection | undefined => {
-    const raw = query[name];
-    const text = Array.isArray(raw) ? raw.join(",") : raw;
-    if (text === undefined || text === "") return undefined;
-    const parsed = parseSelection(text);
-    if (!parsed.ok) throw svc.error(name === "fields" ? "unknownField" : "unknownExpand", name, parsed.error);
-    const checked = checkSelection(parsed.tree, resource, svc.resources, name);
-    if (!checked.ok) throw svc.error(name === "fields" ? "unknownField" : "unknownExpand", name, `"${checked.name}" cannot be used in ${name} here.`);
-    return parsed.tree;
-  };
-  const fields = parse("fields");
-  const expand = parse("expand");
-  return { expand: expansionOf(fields, expand, resource, svc.resources), fields };
+type Shaping = { readonly expand: Selection; readonly fields: Selection | undefined };
+
+/** Neither fields nor expand: most requests. */
+const PLAIN: Shaping = Object.freeze({ expand: Object.freeze(Object.create(null)) as Selection, fields: undefined });
+
+/** Most shapings remembered per resource: clients send the same few fields/expand values over and over. */
+const SHAPING_CACHE_LIMIT = 500;
+const shapings = new WeakMap<ResourceSpec, Map<string, Shaping>>();
+
+/** The expand and fields selections of the query, checked against the resource (parsed once per distinct value). */
+function shaping(svc: ServiceContext, resource: ResourceSpec, query: Query): Shaping {
+  const fieldsText = selectionText(query.fields);
+  const expandText = selectionText(query.expand);
+  if (fieldsText === undefined && expandText === undefined) return PLAIN;
+  let cache = shapings.get(resource);
+  if (cache === undefined) shapings.set(resource, (cache = new Map()));
+  const key = `${fieldsText?.length ?? 0}:${fieldsText ?? ""}${expandText ?? ""}`; // the length tells where one value ends
+  let shaped = cache.get(key);
+  if (shaped === undefined) {
+    const parse = (name: "fields" | "expand", text: string | undefined): Selection | undefined => {
+      if (text === undefined) return undefined;
+      const parsed = parseSelection(text);
+      if (!parsed.ok) throw svc.error(name === "fields" ? "unknownField" : "unknownExpand", name, parsed.error);
+      const checked = checkSelection(parsed.tree, resource, svc.resources, name);
+      if (!checked.ok) throw svc.error(name === "fields" ? "unknownField" : "unknownExpand", name, `"${checked.name}" cannot be used in ${name} here.`);
+      return parsed.tree;
+    };
+    const fields = parse("fields", fieldsText);
+    const expand = parse("expand", expandText);
+    shaped = { expand: expansionOf(fields, expand, resource, svc.resources), fields };
+    if (cache.size >= SHAPING_CACHE_LIMIT) cache.clear(); // bounded: a client varying the values cannot grow it
+    cache.set(key, shaped);
+  }
+  return shaped;
+}
+
+/** A fields or expand query value as one text (a repeated parameter joins with ","); undefined when absent or empty. */
+function selectionText(raw: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(raw) ? raw.join(",") : raw;
+  return text === undefined || text === "" ? undefined : text;
 }
 
 /** A write needs a JSON body; a request without one (and without a Content-Type) is a 415. */

@@ -595,6 +595,29 @@ test("unknown names in fields or expand: 400 with property fields / expand", () 
     assertError(await call(h, "GET", `/authors/${a.id}/books?expand=books`), "unknownExpand", "expand");
   }));
 
+test("fields and expand parsed once per value: the same text answers per resource and per parameter, every time", () =>
+  withApp(async (h) => {
+    const a = await createAuthor(h, "Ann", { born: 1950 });
+    const b = await createBook(h, "One", a.id, { pages: 99 });
+    for (let i = 0; i < 2; i++) {
+      // "name" is a field of authors, not of books: a value accepted on one resource is not on another.
+      assert.equal(json(await call(h, "GET", `/authors/${a.id}?fields=name`)), { meta: a.meta, name: "Ann" });
+      assertError(await call(h, "GET", `/books/${b.id}?fields=name`), "unknownField", "fields");
+      // The same letters split differently between fields and expand are different requests.
+      assert.equal(json(await call(h, "GET", `/books/${b.id}?fields=author&expand=`)), { meta: b.meta, author: { meta: a.meta } });
+      assert.equal(json(await call(h, "GET", `/books/${b.id}?fields=title&expand=author`)), { meta: b.meta, title: "One" });
+      assert.is(json(await call(h, "GET", `/books/${b.id}?fields=titleauthor`)).status, 400);
+      assert.equal(json(await call(h, "GET", `/books/${b.id}?expand=author`)).author.name, "Ann");
+      // A repeated parameter joins with ",".
+      assert.equal(json(await call(h, "GET", `/books/${b.id}?fields=title&fields=pages`)), { meta: b.meta, title: "One", pages: 99 });
+    }
+    // A cached shaping is never changed by a representation built with it.
+    const first = json(await call(h, "GET", `/authors/${a.id}?fields=name,books(title)`));
+    const again = json(await call(h, "GET", `/authors/${a.id}?fields=name,books(title)`));
+    assert.equal(again, first);
+    assert.equal(first.books.items, [{ meta: b.meta, title: "One" }]);
+  }));
+
 // ---------------------------------------------------------------------------------------------------
 // Bodies
 // ---------------------------------------------------------------------------------------------------
