@@ -46,6 +46,13 @@ function accepts(accept: string | undefined, type: string): boolean {
 
 /** Starts the baseline; resolves with a function that stops it. */
 export async function startBaseline(o: BaselineOptions): Promise<() => Promise<void>> {
+  const { app, close } = baselineApp(o);
+  await app.listen({ port: o.port, host: "127.0.0.1" });
+  return close;
+}
+
+/** The baseline's Fastify app, not listening yet (profiles inject requests into it), and how to close it with its database. */
+export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastify>; close: () => Promise<void> } {
   const db = new Database(o.db);
   db.pragma("journal_mode = WAL");
   const getBook = db.prepare<[string], Row>('SELECT id, created_at, modified_at, data FROM "books" WHERE id = ?');
@@ -126,11 +133,11 @@ export async function startBaseline(o: BaselineOptions): Promise<() => Promise<v
     reply.code(201).header("location", href("books", id));
     return book({ id, created_at: now, modified_at: now, data: JSON.stringify(data) }, false);
   });
-  await app.listen({ port: o.port, host: "127.0.0.1" });
-  return async () => {
+  const close = async () => {
     await app.close();
     db.close();
   };
+  return { app, close };
 }
 
 /** The floor: raw node:http answering GET /v2/books/:id from the same file, with the key check and meta. */

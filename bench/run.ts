@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runGenerationBench, type GenerationRow } from "./generation.js";
-import { runServerBench, type ServerRow } from "./server.js";
+import { runServerBench, type RouteRatio, type ServerRow } from "./server.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `usage: npm run bench [-- options]   (or: node --import tsx run.ts [options])
@@ -18,8 +18,9 @@ const USAGE = `usage: npm run bench [-- options]   (or: node --import tsx run.ts
   --only generation     only the generation half; writes nothing
   --only server         only the served-throughput half; writes nothing
   --runs N              runs per generation measurement (default 5)
-  --duration S          seconds per autocannon measurement (default 10)
-  --rounds R            alternating rounds of the servers (default 3)`;
+  --duration S          seconds per autocannon measurement (default 5)
+  --rounds R            back-to-back rounds of the servers per route (default 5)
+  --route NAME          only the routes whose names contain NAME (repeatable); writes nothing`;
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
   console.log(USAGE);
   process.exit(0);
@@ -31,6 +32,8 @@ if (only !== undefined && only !== "generation" && only !== "server") {
   console.error(`--only takes generation or server (got ${only ?? "nothing"})\n${USAGE}`);
   process.exit(2);
 }
+/** Every value given to a repeatable option. */
+const valuesOf = (option: string) => process.argv.flatMap((a, i) => (process.argv[i - 1] === option ? [a] : []));
 /** `--runs N`, `--duration S`, `--rounds R` shorten a run (the defaults are the full bench). */
 const flag = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -61,7 +64,7 @@ function generationTable(rows: readonly GenerationRow[]): string {
   return lines.join("\n");
 }
 
-function serverTable(rows: readonly ServerRow[]): string {
+function serverTable({ rows, ratios }: { rows: readonly ServerRow[]; ratios: readonly RouteRatio[] }): string {
   const routes = [...new Set(rows.map((r) => r.route))];
   const lines = ["| route | generated req/s | baseline req/s | floor req/s | generated/baseline | p99 generated | p99 baseline | p99 ratio |", "|---|---|---|---|---|---|---|---|"];
   for (const route of routes) {
@@ -69,8 +72,9 @@ function serverTable(rows: readonly ServerRow[]): string {
     const g = get("generated");
     const b = get("baseline");
     const f = get("floor");
-    const ratio = g && b ? (g.reqPerSec / b.reqPerSec).toFixed(2) : "";
-    const p99 = g && b && b.p99Ms > 0 ? (g.p99Ms / b.p99Ms).toFixed(2) : "";
+    const paired = ratios.find((r) => r.route === route);
+    const ratio = paired ? paired.reqPerSec.toFixed(2) : "";
+    const p99 = paired ? paired.p99.toFixed(2) : "";
     lines.push(`| ${route} | ${g?.reqPerSec ?? ""} | ${b?.reqPerSec ?? ""} | ${f?.reqPerSec ?? "—"} | ${ratio} | ${g ? `${g.p99Ms} ms` : ""} | ${b ? `${b.p99Ms} ms` : ""} | ${p99} |`);
   }
   return lines.join("\n");
@@ -79,11 +83,11 @@ function serverTable(rows: readonly ServerRow[]): string {
 const started = Date.now();
 log(`resourcery bench${smoke ? " (smoke)" : ""}`);
 const generation = only === "server" ? [] : await runGenerationBench({ sizes: smoke ? [10] : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log });
-const server = only === "generation" ? [] : await runServerBench({ durationSec: smoke ? 1 : flag("duration", 10), rounds: smoke ? 1 : flag("rounds", 3), connections: smoke ? 4 : 50, log });
+const server = only === "generation" ? { rows: [], ratios: [] } : await runServerBench({ durationSec: smoke ? 1 : flag("duration", 5), rounds: smoke ? 1 : flag("rounds", 5), connections: smoke ? 4 : 50, routes: valuesOf("--route"), log });
 const failed = generation.filter((r) => r.tool === "resourcery" && !r.ok);
 console.log("\n" + generationTable(generation) + "\n\n" + serverTable(server));
 
-if (!smoke && !only) {
+if (!smoke && !only && valuesOf("--route").length === 0) {
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
   const machine = `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.type()} ${os.release()}`;
   const versions = ["@typespec/compiler", "@typespec/http-server-js", "@hey-api/openapi-ts", "orval", "openapi-typescript", "fastify", "better-sqlite3", "autocannon"].map((p) => `${p} ${versionOf(p)}`).join(", ");
@@ -104,7 +108,7 @@ if (!smoke && !only) {
     "",
     generationTable(generation),
     "",
-    "### Served throughput (autocannon, medians of alternating rounds)",
+    "### Served throughput (autocannon, medians of alternating rounds; ratios: medians of back-to-back pairs)",
     "",
     serverTable(server),
     "<!-- results:end -->",

@@ -1,7 +1,7 @@
 /**
  * Served throughput: the generated library service, the hand-written Fastify baseline and a raw
  * node:http floor, on the same SQLite file, under autocannon with the same settings, in alternating
- * rounds. Reports req/s and p99 per route and the ratio generated/baseline.
+ * rounds route by route. Reports req/s and p99 per route and the ratio generated/baseline of back-to-back runs.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -19,10 +19,19 @@ export interface ServerRow {
   readonly p99Ms: number;
 }
 
+/** generated/baseline per route: the median of the ratios of runs made one right after the other. */
+export interface RouteRatio {
+  readonly route: string;
+  readonly reqPerSec: number;
+  readonly p99: number;
+}
+
 export interface ServerOptions {
   readonly durationSec: number;
   readonly rounds: number;
   readonly connections: number;
+  /** Only the routes whose names contain one of these (case-insensitive); all when absent. */
+  readonly routes?: readonly string[] | undefined;
   readonly log: (line: string) => void;
 }
 
@@ -80,8 +89,8 @@ async function waitFor(url: string, headers: Record<string, string>): Promise<vo
   throw new Error(`nothing answers at ${url}`);
 }
 
-/** Runs the throughput benchmark; returns one row per route and server (medians over rounds). */
-export async function runServerBench(o: ServerOptions): Promise<ServerRow[]> {
+/** Runs the throughput benchmark: one row per route and server (medians over rounds), and the paired ratios per route. */
+export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRow[]; ratios: RouteRatio[] }> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-bench-"));
   const out = path.join(work, "library-service");
   const run = (cmd: string, args: string[], cwd: string) => {
@@ -97,29 +106,28 @@ export async function runServerBench(o: ServerOptions): Promise<ServerRow[]> {
   const secret = KeyRing.open(keysFile).create(["librarian"]).secret;
   const headers = { authorization: `Bearer ${secret}`, accept: "application/vnd.library.v2.book+json", "content-type": "application/json" };
   const port = 3900 + Math.floor(Math.random() * 50);
-  const origin = `http://127.0.0.1:${port}`;
-  const baseUrl = `${origin}/v2`;
+  const baseUrl = `http://127.0.0.1:${port}/v2`;
 
   // Every server runs in a child process of its own (none shares the load generator's process).
-  const startChild = async (args: string[], cwd: string, env: Record<string, string>): Promise<() => Promise<void>> => {
+  // Every server answers with hrefs under the same base URL (the generated service's), so bodies are alike.
+  const startChild = async (args: string[], cwd: string, env: Record<string, string>, on: number): Promise<() => Promise<void>> => {
     const child: ChildProcess = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
     const exited = new Promise<void>((r) => child.once("exit", () => r()));
-    await Promise.race([waitFor(`${baseUrl}/books`, headers), exited.then(() => Promise.reject(new Error(`${args.join(" ")} exited before it answered`)))]);
+    await Promise.race([waitFor(`http://127.0.0.1:${on}/v2/books`, headers), exited.then(() => Promise.reject(new Error(`${args.join(" ")} exited before it answered`)))]);
     return () => (child.kill("SIGTERM"), exited);
   };
-  const startGenerated = () => startChild(["dist/src/main.js"], out, { PORT: String(port), BASE_URL: baseUrl, DATABASE_FILE: db, KEYS_FILE: keysFile, LOG_LEVEL: "warn" });
-  const startHandWritten = (kind: "baseline" | "floor") =>
-    startChild(["--import", "tsx", path.join(here, "serve-baseline.ts"), kind], here, { BENCH_SERVER: JSON.stringify({ db, keysFile, baseUrl, port }) });
+  const startGenerated = () => startChild(["dist/src/main.js"], out, { PORT: String(port), BASE_URL: baseUrl, DATABASE_FILE: db, KEYS_FILE: keysFile, LOG_LEVEL: "warn" }, port);
+  const startHandWritten = (kind: "baseline" | "floor", on: number) =>
+    startChild(["--import", "tsx", path.join(here, "serve-baseline.ts"), kind], here, { BENCH_SERVER: JSON.stringify({ db, keysFile, baseUrl, port: on }) }, on);
 
   // Seed through the generated service: one author and 200 books.
-  let stop = await startGenerated();
+  const stopGenerated = await startGenerated();
   const author = await (await fetch(`${baseUrl}/authors`, { method: "POST", headers: { ...headers, accept: "application/json" }, body: JSON.stringify({ name: "Ursula K. Le Guin", born: 1929 }) })).json();
   let bookId = "";
   for (let i = 0; i < 200; i++) {
     const b = await (await fetch(`${baseUrl}/books`, { method: "POST", headers: { ...headers, accept: "application/json" }, body: JSON.stringify({ title: `Book ${i}`, pages: 100 + i, author: { meta: { href: author.meta.href } } }) })).json();
     bookId ||= b.id;
   }
-  await stop();
 
   const routes: { name: string; method: "GET" | "POST"; path: string; body?: string; floor?: boolean; accept?: string }[] = [
     { name: "GET instance", method: "GET", path: `/v2/books/${bookId}`, floor: true },
@@ -128,37 +136,58 @@ export async function runServerBench(o: ServerOptions): Promise<ServerRow[]> {
     { name: "GET collection page", method: "GET", path: "/v2/books?limit=25", accept: "application/vnd.library.v2.books+json" },
     { name: "POST", method: "POST", path: "/v2/books", body: JSON.stringify({ title: "Bench", pages: 10, author: { meta: { href: author.meta.href } } }) },
   ];
-  const servers = {
-    generated: startGenerated,
-    baseline: () => startHandWritten("baseline"),
-    floor: () => startHandWritten("floor"),
-  } as const;
+  // All three servers stay up, each on its own port and in its own process (an idle one costs nothing),
+  // so each route is measured in pairs close in time: on a shared machine the speed drifts by ±30%
+  // within a minute, and a ratio taken from runs minutes apart measures the drift as much as the servers.
+  const ports = { generated: port, baseline: port + 1, floor: port + 2 } as const;
+  const stops = [
+    stopGenerated,
+    await startHandWritten("baseline", ports.baseline),
+    await startHandWritten("floor", ports.floor),
+  ];
   const autocannon = await loadGenerator();
   const samples = new Map<string, { rps: number[]; p99: number[] }>();
-  for (let round = 0; round < o.rounds; round++) {
-    const order = round % 2 === 0 ? (["generated", "baseline", "floor"] as const) : (["baseline", "generated", "floor"] as const);
-    for (const server of order) {
-      stop = await servers[server]();
-      for (const route of routes) {
-        if (server === "floor" && !route.floor) continue;
-        const options = { url: origin + route.path, method: route.method, headers: { ...headers, ...(route.accept ? { accept: route.accept } : {}) }, body: route.body, connections: o.connections };
-        await autocannon({ ...options, duration: Math.max(1, Math.round(o.durationSec / 3)) }); // warm-up
-        const result = await autocannon({ ...options, duration: o.durationSec });
+  const ratios: RouteRatio[] = [];
+  try {
+    const chosen = routes.filter((r) => !o.routes?.length || o.routes.some((want) => r.name.toLowerCase().includes(want.toLowerCase())));
+    for (const route of chosen) {
+      const servers = (["generated", "baseline", "floor"] as const).filter((s) => s !== "floor" || route.floor);
+      const measure = async (server: (typeof servers)[number], duration: number) => {
+        const url = `http://127.0.0.1:${ports[server]}${route.path}`;
+        const result = await autocannon({ url, method: route.method, headers: { ...headers, ...(route.accept ? { accept: route.accept } : {}) }, body: route.body, connections: o.connections, duration });
         const bad = result.non2xx + result.errors;
         if (bad > 0) o.log(`  warning: ${server} ${route.name}: ${bad} non-2xx or failed requests`);
-        const key = `${route.name}|${server}`;
-        const s = samples.get(key) ?? { rps: [], p99: [] };
-        s.rps.push(result.requests.average);
-        s.p99.push(result.latency.p99);
-        samples.set(key, s);
-        o.log(`  round ${round + 1} ${server.padEnd(9)} ${route.name.padEnd(20)} ${Math.round(result.requests.average)} req/s  p99 ${result.latency.p99} ms`);
+        return result;
+      };
+      for (const server of servers) await measure(server, Math.max(1, Math.round(o.durationSec / 2))); // warm-up
+      const pairs: { rps: number; p99: number }[] = [];
+      for (let round = 0; round < o.rounds; round++) {
+        // Alternate which server goes first, so that neither always follows the other's load.
+        const order = round % 2 === 0 ? servers : [...servers].reverse();
+        const got = new Map<string, { rps: number; p99: number }>();
+        for (const server of order) {
+          const result = await measure(server, o.durationSec);
+          const key = `${route.name}|${server}`;
+          const s = samples.get(key) ?? { rps: [], p99: [] };
+          s.rps.push(result.requests.average);
+          s.p99.push(result.latency.p99);
+          samples.set(key, s);
+          got.set(server, { rps: result.requests.average, p99: result.latency.p99 });
+          o.log(`  ${route.name.padEnd(20)} round ${round + 1} ${server.padEnd(9)} ${Math.round(result.requests.average)} req/s  p99 ${result.latency.p99} ms`);
+        }
+        const g = got.get("generated")!;
+        const b = got.get("baseline")!;
+        pairs.push({ rps: g.rps / b.rps, p99: b.p99 > 0 ? g.p99 / b.p99 : 1 });
       }
-      await stop();
+      ratios.push({ route: route.name, reqPerSec: median(pairs.map((p) => p.rps)), p99: median(pairs.map((p) => p.p99)) });
     }
+  } finally {
+    for (const stop of stops) await stop();
   }
   fs.rmSync(work, { recursive: true, force: true });
-  return [...samples].map(([key, s]) => {
+  const rows = [...samples].map(([key, s]) => {
     const [route, server] = key.split("|") as [string, ServerRow["server"]];
     return { route, server, reqPerSec: Math.round(median(s.rps)), p99Ms: median(s.p99) };
   });
+  return { rows, ratios };
 }

@@ -14,12 +14,15 @@ test("generation bench: resourcery generate, no-op regenerate and docs run and a
 
 test("server bench: the generated service, the baseline and the floor answer every route", async () => {
   const warnings: string[] = [];
-  const rows = await runServerBench({ durationSec: 1, rounds: 1, connections: 2, log: (l) => l.includes("warning") && warnings.push(l) });
+  const { rows, ratios } = await runServerBench({ durationSec: 1, rounds: 1, connections: 2, log: (l) => l.includes("warning") && warnings.push(l) });
   assert.equal(warnings, []);
   for (const server of ["generated", "baseline"]) {
     assert.is(rows.filter((r) => r.server === server).length, 5, `${server} measured on 5 routes`);
   }
   assert.ok(rows.every((r) => r.reqPerSec > 0));
+  assert.is(rows.filter((r) => r.server === "floor").length, 1, "the floor serves GET instance only");
+  assert.equal(ratios.map((r) => r.route), [...new Set(rows.map((r) => r.route))], "a paired ratio per route");
+  assert.ok(ratios.every((r) => r.reqPerSec > 0 && r.p99 > 0));
 });
 
 test.run();
