@@ -128,7 +128,7 @@ async function build(ctx: RepresentContext, resource: ResourceSpec, record: Stor
 async function expandInstance(ctx: RepresentContext, target: ResourceSpec, id: string, nested: Selection): Promise<Json> {
   const found = canRead(ctx.caller, target) ? await ctx.store.get(target.collection, id) : undefined;
   if (!found || !canSee(ctx.caller, target, found)) return instanceLink(ctx, target, id);
-  return build(ctx, target, found, nested);
+  return isEmptySelection(nested) ? buildPlain(ctx, target, found) : build(ctx, target, found, nested);
 }
 
 function canRead(caller: Caller, resource: ResourceSpec): boolean {

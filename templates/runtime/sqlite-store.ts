@@ -141,6 +141,8 @@ class Collection {
   readonly update: Statement;
   readonly delete: Statement;
   readonly existing: Statement;
+  /** existing() of one id, the usual case (a link in a request body): a primary-key probe rather than a json_each join. */
+  readonly exists: Statement;
   readonly fields: ReadonlySet<string>;
   private readonly lists = new Map<string, { page: Statement; count: Statement }>();
   private readonly table: string;
@@ -156,6 +158,7 @@ class Collection {
     this.update = db.prepare(`UPDATE ${t} SET modified_at = ?, data = ? WHERE id = ?`);
     this.delete = db.prepare(`DELETE FROM ${t} WHERE id = ?`);
     this.existing = db.prepare(`SELECT id FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`).pluck();
+    this.exists = db.prepare(`SELECT id FROM ${t} WHERE id = ?`).pluck();
   }
 
   /** The page and count statements for one shape of query; parameters bind as named values. */
@@ -250,6 +253,7 @@ class SqliteStore implements Store {
   async existing(collection: string, ids: readonly string[]): Promise<Set<string>> {
     const c = this.col(collection);
     if (ids.length === 0) return new Set();
+    if (ids.length === 1) return new Set(c.exists.all(ids[0]) as string[]);
     return new Set(c.existing.all(JSON.stringify(ids)) as string[]);
   }
 

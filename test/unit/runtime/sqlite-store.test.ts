@@ -179,6 +179,10 @@ test("existing answers which ids exist, in one query, ignoring other collections
   await store.insert("accounts", rec("a1", {}));
   assert.equal(await store.existing("books", ["b3", "x", "b1", "a1", "b1"]), new Set(["b3", "b1"]));
   assert.equal(await store.existing("books", []), new Set());
+  // One id (the usual case: a link in a body) takes a primary-key probe: same answers.
+  assert.equal(await store.existing("books", ["b2"]), new Set(["b2"]));
+  assert.equal(await store.existing("books", ["a1"]), new Set(), "an id of another collection");
+  assert.equal(await store.existing("books", ["x"]), new Set());
   const many = Array.from({ length: 5000 }, (_, i) => `id${i}`).concat("b2");
   assert.equal(await store.existing("books", many), new Set(["b2"]), "no limit on the number of ids");
   await store.close();
