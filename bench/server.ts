@@ -120,35 +120,34 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
   const startHandWritten = (kind: "baseline" | "floor", on: number) =>
     startChild(["--import", "tsx", path.join(here, "serve-baseline.ts"), kind], here, { BENCH_SERVER: JSON.stringify({ db, keysFile, baseUrl, port: on }) }, on);
 
-  // Seed through the generated service: one author and 200 books.
-  const stopGenerated = await startGenerated();
-  const author = await (await fetch(`${baseUrl}/authors`, { method: "POST", headers: { ...headers, accept: "application/json" }, body: JSON.stringify({ name: "Ursula K. Le Guin", born: 1929 }) })).json();
-  let bookId = "";
-  for (let i = 0; i < 200; i++) {
-    const b = await (await fetch(`${baseUrl}/books`, { method: "POST", headers: { ...headers, accept: "application/json" }, body: JSON.stringify({ title: `Book ${i}`, pages: 100 + i, author: { meta: { href: author.meta.href } } }) })).json();
-    bookId ||= b.id;
-  }
-
-  const routes: { name: string; method: "GET" | "POST"; path: string; body?: string; floor?: boolean; accept?: string }[] = [
-    { name: "GET instance", method: "GET", path: `/v2/books/${bookId}`, floor: true },
-    { name: "GET with fields", method: "GET", path: `/v2/books/${bookId}?fields=title,pages` },
-    { name: "GET with expand", method: "GET", path: `/v2/books/${bookId}?expand=author` },
-    { name: "GET collection page", method: "GET", path: "/v2/books?limit=25", accept: "application/vnd.library.v2.books+json" },
-    { name: "POST", method: "POST", path: "/v2/books", body: JSON.stringify({ title: "Bench", pages: 10, author: { meta: { href: author.meta.href } } }) },
-  ];
-  // All three servers stay up, each on its own port and in its own process (an idle one costs nothing),
-  // so each route is measured in pairs close in time: on a shared machine the speed drifts by ±30%
-  // within a minute, and a ratio taken from runs minutes apart measures the drift as much as the servers.
-  const ports = { generated: port, baseline: port + 1, floor: port + 2 } as const;
-  const stops = [
-    stopGenerated,
-    await startHandWritten("baseline", ports.baseline),
-    await startHandWritten("floor", ports.floor),
-  ];
-  const autocannon = await loadGenerator();
+  // Every server started is stopped, whatever fails: seeding, a server that does not come up, a measurement.
+  const stops: (() => Promise<void>)[] = [];
   const samples = new Map<string, { rps: number[]; p99: number[] }>();
   const ratios: RouteRatio[] = [];
   try {
+    // Seed through the generated service: one author and 200 books.
+    stops.push(await startGenerated());
+    const author = await (await fetch(`${baseUrl}/authors`, { method: "POST", headers: { ...headers, accept: "application/json" }, body: JSON.stringify({ name: "Ursula K. Le Guin", born: 1929 }) })).json();
+    let bookId = "";
+    for (let i = 0; i < 200; i++) {
+      const b = await (await fetch(`${baseUrl}/books`, { method: "POST", headers: { ...headers, accept: "application/json" }, body: JSON.stringify({ title: `Book ${i}`, pages: 100 + i, author: { meta: { href: author.meta.href } } }) })).json();
+      bookId ||= b.id;
+    }
+
+    const routes: { name: string; method: "GET" | "POST"; path: string; body?: string; floor?: boolean; accept?: string }[] = [
+      { name: "GET instance", method: "GET", path: `/v2/books/${bookId}`, floor: true },
+      { name: "GET with fields", method: "GET", path: `/v2/books/${bookId}?fields=title,pages` },
+      { name: "GET with expand", method: "GET", path: `/v2/books/${bookId}?expand=author` },
+      { name: "GET collection page", method: "GET", path: "/v2/books?limit=25", accept: "application/vnd.library.v2.books+json" },
+      { name: "POST", method: "POST", path: "/v2/books", body: JSON.stringify({ title: "Bench", pages: 10, author: { meta: { href: author.meta.href } } }) },
+    ];
+    // All three servers stay up, each on its own port and in its own process (an idle one costs nothing),
+    // so each route is measured in pairs close in time: on a shared machine the speed drifts by ±30%
+    // within a minute, and a ratio taken from runs minutes apart measures the drift as much as the servers.
+    const ports = { generated: port, baseline: port + 1, floor: port + 2 } as const;
+    stops.push(await startHandWritten("baseline", ports.baseline));
+    stops.push(await startHandWritten("floor", ports.floor));
+    const autocannon = await loadGenerator();
     const chosen = routes.filter((r) => !o.routes?.length || o.routes.some((want) => r.name.toLowerCase().includes(want.toLowerCase())));
     for (const route of chosen) {
       const servers = (["generated", "baseline", "floor"] as const).filter((s) => s !== "floor" || route.floor);

@@ -32,9 +32,14 @@ function acceptedBy(spec: ServiceSpec): { readonly bearer: boolean; readonly bas
   return found;
 }
 
-/** The 401 of a failed authentication, with a challenge per enabled scheme (built only when answered). */
+/** A challenge per enabled scheme, built only when a 401 is answered. */
+function challengeHeaders(spec: ServiceSpec): Record<string, string[]> {
+  return { "www-authenticate": challenges(spec.auth.schemes, spec.auth.realm) };
+}
+
+/** The 401 of a failed authentication. */
 function unauthenticated(spec: ServiceSpec, catalog: Catalog, dev?: string): ApiError {
-  const headers = { "www-authenticate": challenges(spec.auth.schemes, spec.auth.realm) };
+  const headers = challengeHeaders(spec);
   return new ApiError(entry(catalog, "unauthenticated"), "", dev === undefined ? { headers } : { headers, dev });
 }
 
@@ -53,7 +58,7 @@ export function authenticate(req: IncomingMessage, spec: ServiceSpec, keys: KeyR
     case "basic": {
       if (!acceptedBy(spec).basic) throw unauthenticated(spec, catalog, "This service does not accept Basic credentials.");
       if (!(req.socket as TLSSocket).encrypted) {
-        throw new ApiError(entry(catalog, "basicNeedsTls"), "", { headers: { "www-authenticate": challenges(spec.auth.schemes, spec.auth.realm) } });
+        throw new ApiError(entry(catalog, "basicNeedsTls"), "", { headers: challengeHeaders(spec) });
       }
       const key = keys.verifyBasic(credentials.id, credentials.secret);
       if (!key) throw unauthenticated(spec, catalog, "The Basic credentials are not a valid key id and secret.");
