@@ -2,9 +2,10 @@
  * Generation speed: resourcery (generate, no-op regenerate, docs) against peers on the same synthetic
  * API (TypeSpec with openapi3 + http-server-js, @hey-api/openapi-ts, orval, openapi-typescript).
  * Every measurement is a whole process: spawned, timed by the wall clock, its peak memory read from
- * `/usr/bin/time -f %M` (or, without GNU time, by polling /proc/PID/status), repeated `runs` times.
+ * `/usr/bin/time -f %M` (or, without GNU time, by polling /proc/PID/status), repeated `runs` times,
+ * round by round: every tool once per round, so that ratios pair runs made close in time.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -204,53 +205,75 @@ function requireFiles(files: string[]): string | undefined {
   return missing.length ? `no output: ${missing.map((f) => path.basename(f)).join(", ")} missing or empty` : undefined;
 }
 
-/** Times one invocation `runs` times; stops at the first failing run and reports it. */
-async function measure(tool: string, task: string, n: number, runs: number, inv: Invocation, memory: MemoryProbe, log: (l: string) => void): Promise<GenerationRow> {
-  const times: number[] = [];
-  let rss = 0;
-  const notes: string[] = [];
-  let failure: string | undefined;
-  for (let i = 0; i < runs; i++) {
+/**
+ * One invocation timed once per round (see runGenerationBench); stops at its first failing run and
+ * reports it. `times[i]` is round i's, so two timings' rounds can be paired.
+ */
+class Timing {
+  readonly times: number[] = [];
+  private rss = 0;
+  private readonly notes: string[] = [];
+  private failure: string | undefined;
+
+  constructor(
+    readonly tool: string,
+    readonly task: string,
+    readonly n: number,
+    private readonly inv: Invocation,
+    private readonly memory: MemoryProbe,
+  ) {}
+
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  async runOnce(): Promise<void> {
+    if (this.failed) return;
     try {
-      inv.before?.();
+      this.inv.before?.();
     } catch (e) {
-      failure = `setup failed: ${(e as Error).message}`;
-      break;
+      this.failure = `setup failed: ${(e as Error).message}`;
+      return;
     }
-    const r = await runProcess(inv.args, inv.cwd, memory);
+    const r = await runProcess(this.inv.args, this.inv.cwd, this.memory);
+    let failure: string | undefined;
     if (r.timedOut) failure = `timed out after ${TIMEOUT_MS / 1000} s`;
     else if (r.code !== 0) failure = firstLine(r.stderr) ?? errorLine(r.stdout) ?? lastLine(r.stdout) ?? `exit code ${r.code}`;
-    else failure = inv.check(r);
+    else failure = this.inv.check(r);
+    this.times.push(r.ms);
     if (failure) {
-      if (r.code !== 0 && !r.timedOut) failure = `exit ${r.code}: ${failure}`;
-      times.push(r.ms);
-      break;
+      this.failure = r.code !== 0 && !r.timedOut ? `exit ${r.code}: ${failure}` : failure;
+      return;
     }
-    times.push(r.ms);
-    if (r.rssKb !== undefined) rss = Math.max(rss, r.rssKb);
-    const remark = inv.remark?.(r);
-    if (remark && !notes.includes(remark)) notes.push(remark);
+    if (r.rssKb !== undefined) this.rss = Math.max(this.rss, r.rssKb);
+    const remark = this.inv.remark?.(r);
+    if (remark && !this.notes.includes(remark)) this.notes.push(remark);
   }
-  if (memory === "none") notes.push("memory not measured");
-  else if (memory === "proc") notes.push("memory polled from /proc");
-  if (failure) notes.unshift(failure);
-  const row: GenerationRow = {
-    tool,
-    task,
-    n,
-    medianMs: times.length ? round(median(times)) : 0,
-    minMs: times.length ? round(Math.min(...times)) : 0,
-    maxMs: times.length ? round(Math.max(...times)) : 0,
-    peakRssMb: round(rss / 1024),
-    ok: failure === undefined,
-    ...(notes.length ? { note: notes.join("; ") } : {}),
-  };
-  log(
-    `  ${tool.padEnd(18)} ${task.padEnd(26)} n=${String(n).padEnd(4)} ` +
-      (row.ok ? `median ${row.medianMs} ms (${row.minMs}–${row.maxMs}), ${row.peakRssMb} MB` : `FAILED`) +
-      (row.note ? `  [${row.note}]` : ""),
-  );
-  return row;
+
+  row(log: (l: string) => void): GenerationRow {
+    const notes = [...this.notes];
+    if (this.memory === "none") notes.push("memory not measured");
+    else if (this.memory === "proc") notes.push("memory polled from /proc");
+    if (this.failure) notes.unshift(this.failure);
+    const times = this.times;
+    const row: GenerationRow = {
+      tool: this.tool,
+      task: this.task,
+      n: this.n,
+      medianMs: times.length ? round(median(times)) : 0,
+      minMs: times.length ? round(Math.min(...times)) : 0,
+      maxMs: times.length ? round(Math.max(...times)) : 0,
+      peakRssMb: round(this.rss / 1024),
+      ok: this.failure === undefined,
+      ...(notes.length ? { note: notes.join("; ") } : {}),
+    };
+    log(
+      `  ${this.tool.padEnd(18)} ${this.task.padEnd(26)} n=${String(this.n).padEnd(4)} ` +
+        (row.ok ? `median ${row.medianMs} ms (${row.minMs}–${row.maxMs}), ${row.peakRssMb} MB` : `FAILED`) +
+        (row.note ? `  [${row.note}]` : ""),
+    );
+    return row;
+  }
 }
 
 function skipped(tool: string, task: string, n: number, note: string, log: (l: string) => void): GenerationRow {
@@ -341,6 +364,25 @@ function peers(): Peer[] {
   ];
 }
 
+/** a/b as the median of the rounds' own ratios (both timed in each round), the way the table reports it. */
+function pairedRatioRow(task: string, n: number, a: Timing, aRow: GenerationRow, b: Timing, bRow: GenerationRow): GenerationRow {
+  const rounds = Math.min(a.times.length, b.times.length);
+  const ok = aRow.ok && bRow.ok && rounds > 0;
+  const ratio = ok ? median(Array.from({ length: rounds }, (_, i) => a.times[i]! / b.times[i]!)) : 0;
+  return {
+    tool: "ratio",
+    task,
+    n,
+    medianMs: 0,
+    minMs: 0,
+    maxMs: 0,
+    peakRssMb: 0,
+    ok,
+    ...(ok ? { ratio: `${ratio.toFixed(2)}×` } : {}),
+    note: ok ? `median of ${rounds} rounds' ratios (medians: ${aRow.medianMs} ms / ${bRow.medianMs} ms)` : "a side failed or was skipped",
+  };
+}
+
 function ratioRow(task: string, n: number, a: GenerationRow | undefined, b: GenerationRow | undefined): GenerationRow | undefined {
   if (!a || !b) return undefined;
   const ok = a.ok && b.ok && b.medianMs > 0;
@@ -372,83 +414,79 @@ export async function runGenerationBench(options: GenerationOptions): Promise<Ge
   for (const n of sizes) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `resourcery-bench-gen-${n}-`));
     const sizeRows: GenerationRow[] = [];
+    const pairedRows: GenerationRow[] = [];
     try {
       writeProjects(n, dir);
       const defs = path.join(dir, "defs");
 
-      // resourcery: full generate, each run into a fresh folder; then a no-op regenerate (same
-      // definitions into the folder the last run wrote) and docs.
-      const resourceryLane = async (): Promise<GenerationRow[]> => {
-        const out: GenerationRow[] = [];
-        let fresh = 0;
-        const freshOut = () => path.join(dir, `gen-${fresh}`);
-        const full = await measure("resourcery", "generate", n, runs, {
-          get args() {
-            return [cli, "generate", defs, "--out", freshOut()];
-          },
-          cwd: dir,
-          before: () => {
-            fresh++;
-            fs.rmSync(freshOut(), { recursive: true, force: true });
-          },
-          check: () => requireFiles([path.join(freshOut(), "src", "generated", "server.ts")]),
-        }, memory, log);
-        out.push(full);
-        if (!full.ok) {
-          out.push(skipped("resourcery", "regenerate (no-op)", n, "full generate failed", log));
-        } else {
-          const noopOut = freshOut();
-          out.push(
-            await measure("resourcery", "regenerate (no-op)", n, runs, {
-              args: [cli, "generate", defs, "--out", noopOut],
-              cwd: dir,
-              check: () => requireFiles([path.join(noopOut, "src", "generated", "server.ts")]),
-              remark: (r) => {
-                const m = GENERATED_COUNTS.exec(r.stdout);
-                if (!m) return "could not read the change counts";
-                return m[1] === "0" && m[2] === "0" && m[3] === "0" ? undefined : `not a no-op: ${m[0]}`;
-              },
-            }, memory, log),
-          );
-        }
-        out.push(
-          await measure("resourcery", "docs", n, runs, {
-            args: [cli, "docs", defs, "--out", path.join(dir, "docs-out")],
-            cwd: dir,
-            before: () => fs.rmSync(path.join(dir, "docs-out"), { recursive: true, force: true }),
-            check: () => requireFiles([path.join(dir, "docs-out", "openapi.json"), path.join(dir, "docs-out", "index.html")]),
-          }, memory, log),
-        );
-        return out;
-      };
-
+      // resourcery: full generate, each run into a fresh folder; a no-op regenerate (the same
+      // definitions into a folder generated once beforehand, untimed); docs.
+      let fresh = 0;
+      const freshOut = () => path.join(dir, `gen-${fresh}`);
+      const generate = new Timing("resourcery", "generate", n, {
+        get args() {
+          return [cli, "generate", defs, "--out", freshOut()];
+        },
+        cwd: dir,
+        before: () => {
+          fs.rmSync(freshOut(), { recursive: true, force: true }); // the previous round's output
+          fresh++;
+          fs.rmSync(freshOut(), { recursive: true, force: true });
+        },
+        check: () => requireFiles([path.join(freshOut(), "src", "generated", "server.ts")]),
+      }, memory);
+      const noopOut = path.join(dir, "noop-out");
+      const noop = new Timing("resourcery", "regenerate (no-op)", n, {
+        args: [cli, "generate", defs, "--out", noopOut],
+        cwd: dir,
+        check: () => requireFiles([path.join(noopOut, "src", "generated", "server.ts")]),
+        remark: (r) => {
+          const m = GENERATED_COUNTS.exec(r.stdout);
+          if (!m) return "could not read the change counts";
+          return m[1] === "0" && m[2] === "0" && m[3] === "0" ? undefined : `not a no-op: ${m[0]}`;
+        },
+      }, memory);
+      const docs = new Timing("resourcery", "docs", n, {
+        args: [cli, "docs", defs, "--out", path.join(dir, "docs-out")],
+        cwd: dir,
+        before: () => fs.rmSync(path.join(dir, "docs-out"), { recursive: true, force: true }),
+        check: () => requireFiles([path.join(dir, "docs-out", "openapi.json"), path.join(dir, "docs-out", "index.html")]),
+      }, memory);
       // Peers on the same API (those not installed are skipped with a note).
-      const peerLane = async (): Promise<GenerationRow[]> => {
-        const out: GenerationRow[] = [];
-        for (const peer of allPeers) {
-          if (!peer.script) out.push(skipped(peer.tool, peer.task, n, `${peer.bin} not installed (npm install in bench/)`, log));
-          else out.push(await measure(peer.tool, peer.task, n, runs, peer.invocation(peer.script, dir, n), memory, log));
-        }
-        return out;
-      };
+      const peerTimings = allPeers.filter((peer) => peer.script).map((peer) => new Timing(peer.tool, peer.task, n, peer.invocation(peer.script!, dir, n), memory));
 
-      sizeRows.push(...(await resourceryLane()));
-      sizeRows.push(...(await peerLane()));
+      // The no-op regenerate needs a generated folder: made once, untimed (a failure shows in its rows).
+      spawnSync(process.execPath, [cli, "generate", defs, "--out", noopOut], { cwd: dir, stdio: "ignore" });
+
+      // Round by round, every tool once per round, in an order that rotates: this machine's speed
+      // drifts within minutes, so tools timed minutes apart would be compared at different speeds.
+      const timings = [generate, noop, docs, ...peerTimings];
+      for (let round = 0; round < runs; round++) {
+        const order = [...timings.slice(round % timings.length), ...timings.slice(0, round % timings.length)];
+        for (const t of order) await t.runOnce();
+      }
+      const made = new Map(timings.map((t) => [t, t.row(log)]));
+      sizeRows.push(...timings.slice(0, 3).map((t) => made.get(t)!));
+      for (const peer of allPeers) {
+        const t = peerTimings.find((x) => x.tool === peer.tool && x.task === peer.task);
+        sizeRows.push(t ? made.get(t)! : skipped(peer.tool, peer.task, n, `${peer.bin} not installed (npm install in bench/)`, log));
+      }
+      const paired = (name: string, a: Timing, b: Timing | undefined) => (b ? pairedRatioRow(name, n, a, made.get(a)!, b, made.get(b)!) : undefined);
+      const byTool = (tool: string) => peerTimings.find((t) => t.tool === tool);
+      pairedRows.push(
+        ...[
+          paired("generate / openapi-typescript", generate, byTool("openapi-typescript")),
+          paired("generate / typespec", generate, byTool("typespec")),
+          paired("no-op regenerate / generate", noop, generate),
+        ].filter((r): r is GenerationRow => r !== undefined),
+      );
     } catch (e) {
       sizeRows.push(skipped("bench", "setup", n, `failed: ${(e as Error).message}`, log));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
 
-    const find = (tool: string, task: string) => sizeRows.find((r) => r.tool === tool && r.task === task);
-    const full = find("resourcery", "generate");
-    const ratios = [
-      ratioRow("generate / openapi-typescript", n, full, find("openapi-typescript", "types")),
-      ratioRow("generate / typespec", n, full, find("typespec", "compile openapi3+http-server-js")),
-      ratioRow("no-op regenerate / generate", n, find("resourcery", "regenerate (no-op)"), full),
-    ];
-    for (const r of ratios) if (r) sizeRows.push(r);
-    rows.push(...sizeRows);
+    rows.push(...sizeRows, ...pairedRows);
   }
 
   // Scaling: resourcery at each size against the next smaller size (e.g. 500 / 100).
