@@ -383,21 +383,58 @@ function pairedRatioRow(task: string, n: number, a: Timing, aRow: GenerationRow,
   };
 }
 
-function ratioRow(task: string, n: number, a: GenerationRow | undefined, b: GenerationRow | undefined): GenerationRow | undefined {
-  if (!a || !b) return undefined;
-  const ok = a.ok && b.ok && b.medianMs > 0;
-  return {
-    tool: "ratio",
-    task,
-    n,
-    medianMs: 0,
-    minMs: 0,
-    maxMs: 0,
-    peakRssMb: 0,
-    ok,
-    ...(ok ? { ratio: `${(a.medianMs / b.medianMs).toFixed(2)}×` } : {}),
-    note: ok ? `${a.medianMs} ms / ${b.medianMs} ms (medians)` : "a side failed or was skipped",
-  };
+/** Everything timed at one size: resourcery's three tasks and the installed peers. */
+interface Lane {
+  readonly n: number;
+  readonly dir: string;
+  readonly generate: Timing;
+  readonly noop: Timing;
+  readonly docs: Timing;
+  readonly peers: ReadonlyMap<Peer, Timing>;
+}
+
+function laneFor(n: number, cli: string, allPeers: readonly Peer[], memory: MemoryProbe): Lane {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `resourcery-bench-gen-${n}-`));
+  writeProjects(n, dir);
+  const defs = path.join(dir, "defs");
+  // resourcery: full generate, each run into a fresh folder; a no-op regenerate (the same definitions
+  // into a folder generated once beforehand, untimed); docs.
+  let fresh = 0;
+  const freshOut = () => path.join(dir, `gen-${fresh}`);
+  const generate = new Timing("resourcery", "generate", n, {
+    get args() {
+      return [cli, "generate", defs, "--out", freshOut()];
+    },
+    cwd: dir,
+    before: () => {
+      fs.rmSync(freshOut(), { recursive: true, force: true }); // the previous round's output
+      fresh++;
+      fs.rmSync(freshOut(), { recursive: true, force: true });
+    },
+    check: () => requireFiles([path.join(freshOut(), "src", "generated", "server.ts")]),
+  }, memory);
+  const noopOut = path.join(dir, "noop-out");
+  const noop = new Timing("resourcery", "regenerate (no-op)", n, {
+    args: [cli, "generate", defs, "--out", noopOut],
+    cwd: dir,
+    check: () => requireFiles([path.join(noopOut, "src", "generated", "server.ts")]),
+    remark: (r) => {
+      const m = GENERATED_COUNTS.exec(r.stdout);
+      if (!m) return "could not read the change counts";
+      return m[1] === "0" && m[2] === "0" && m[3] === "0" ? undefined : `not a no-op: ${m[0]}`;
+    },
+  }, memory);
+  // The no-op regenerate needs a generated folder: made once, untimed (a failure shows in its rows).
+  spawnSync(process.execPath, [cli, "generate", defs, "--out", noopOut], { cwd: dir, stdio: "ignore" });
+  const docs = new Timing("resourcery", "docs", n, {
+    args: [cli, "docs", defs, "--out", path.join(dir, "docs-out")],
+    cwd: dir,
+    before: () => fs.rmSync(path.join(dir, "docs-out"), { recursive: true, force: true }),
+    check: () => requireFiles([path.join(dir, "docs-out", "openapi.json"), path.join(dir, "docs-out", "index.html")]),
+  }, memory);
+  // Peers on the same API (those not installed are reported as skipped).
+  const peerTimings = new Map(allPeers.filter((peer) => peer.script).map((peer) => [peer, new Timing(peer.tool, peer.task, n, peer.invocation(peer.script!, dir, n), memory)] as const));
+  return { n, dir, generate, noop, docs, peers: peerTimings };
 }
 
 export async function runGenerationBench(options: GenerationOptions): Promise<GenerationRow[]> {
@@ -407,96 +444,59 @@ export async function runGenerationBench(options: GenerationOptions): Promise<Ge
   const memory = await probeMemory();
   const cli = path.join(root, "bin", "run.js");
   const rows: GenerationRow[] = [];
-  log(`generation: sizes ${sizes.join(", ")}, ${runs} run(s) each, whole processes, memory via ${memory}`);
+  log(`generation: sizes ${sizes.join(", ")}, ${runs} round(s), whole processes, memory via ${memory}`);
   if (!fs.existsSync(path.join(root, "dist", "cli"))) log("  warning: dist/cli is missing — run `npm run build` in the repository first");
 
   const allPeers = peers();
-  for (const n of sizes) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `resourcery-bench-gen-${n}-`));
-    const sizeRows: GenerationRow[] = [];
-    const pairedRows: GenerationRow[] = [];
-    try {
-      writeProjects(n, dir);
-      const defs = path.join(dir, "defs");
-
-      // resourcery: full generate, each run into a fresh folder; a no-op regenerate (the same
-      // definitions into a folder generated once beforehand, untimed); docs.
-      let fresh = 0;
-      const freshOut = () => path.join(dir, `gen-${fresh}`);
-      const generate = new Timing("resourcery", "generate", n, {
-        get args() {
-          return [cli, "generate", defs, "--out", freshOut()];
-        },
-        cwd: dir,
-        before: () => {
-          fs.rmSync(freshOut(), { recursive: true, force: true }); // the previous round's output
-          fresh++;
-          fs.rmSync(freshOut(), { recursive: true, force: true });
-        },
-        check: () => requireFiles([path.join(freshOut(), "src", "generated", "server.ts")]),
-      }, memory);
-      const noopOut = path.join(dir, "noop-out");
-      const noop = new Timing("resourcery", "regenerate (no-op)", n, {
-        args: [cli, "generate", defs, "--out", noopOut],
-        cwd: dir,
-        check: () => requireFiles([path.join(noopOut, "src", "generated", "server.ts")]),
-        remark: (r) => {
-          const m = GENERATED_COUNTS.exec(r.stdout);
-          if (!m) return "could not read the change counts";
-          return m[1] === "0" && m[2] === "0" && m[3] === "0" ? undefined : `not a no-op: ${m[0]}`;
-        },
-      }, memory);
-      const docs = new Timing("resourcery", "docs", n, {
-        args: [cli, "docs", defs, "--out", path.join(dir, "docs-out")],
-        cwd: dir,
-        before: () => fs.rmSync(path.join(dir, "docs-out"), { recursive: true, force: true }),
-        check: () => requireFiles([path.join(dir, "docs-out", "openapi.json"), path.join(dir, "docs-out", "index.html")]),
-      }, memory);
-      // Peers on the same API (those not installed are skipped with a note).
-      const peerTimings = allPeers.filter((peer) => peer.script).map((peer) => new Timing(peer.tool, peer.task, n, peer.invocation(peer.script!, dir, n), memory));
-
-      // The no-op regenerate needs a generated folder: made once, untimed (a failure shows in its rows).
-      spawnSync(process.execPath, [cli, "generate", defs, "--out", noopOut], { cwd: dir, stdio: "ignore" });
-
-      // Round by round, every tool once per round, in an order that rotates: this machine's speed
-      // drifts within minutes, so tools timed minutes apart would be compared at different speeds.
-      const timings = [generate, noop, docs, ...peerTimings];
-      for (let round = 0; round < runs; round++) {
-        const order = [...timings.slice(round % timings.length), ...timings.slice(0, round % timings.length)];
-        for (const t of order) await t.runOnce();
+  const lanes: Lane[] = [];
+  try {
+    for (const n of sizes) {
+      try {
+        lanes.push(laneFor(n, cli, allPeers, memory));
+      } catch (e) {
+        rows.push(skipped("bench", "setup", n, `failed: ${(e as Error).message}`, log));
       }
-      const made = new Map(timings.map((t) => [t, t.row(log)]));
-      sizeRows.push(...timings.slice(0, 3).map((t) => made.get(t)!));
+    }
+    // Round by round: each task (resourcery's three, then each peer) at every size, one after the
+    // other, the tasks in an order that rotates from round to round. This machine's speed drifts within
+    // minutes, so what is compared — a tool against a peer at one size, a size against the next — is
+    // timed within the same round and compared round by round.
+    const kinds: ((lane: Lane) => Timing | undefined)[] = [(l) => l.generate, (l) => l.noop, (l) => l.docs, ...allPeers.map((peer) => (l: Lane) => l.peers.get(peer))];
+    for (let round = 0; round < runs; round++) {
+      const order = [...kinds.slice(round % kinds.length), ...kinds.slice(0, round % kinds.length)];
+      for (const kind of order) for (const lane of lanes) await kind(lane)?.runOnce();
+      log(`  round ${round + 1} of ${runs} done`);
+    }
+
+    for (const lane of lanes) {
+      const made = new Map<Timing, GenerationRow>();
+      const rowOf = (t: Timing) => made.get(t) ?? made.set(t, t.row(log)).get(t)!;
+      rows.push(rowOf(lane.generate), rowOf(lane.noop), rowOf(lane.docs));
       for (const peer of allPeers) {
-        const t = peerTimings.find((x) => x.tool === peer.tool && x.task === peer.task);
-        sizeRows.push(t ? made.get(t)! : skipped(peer.tool, peer.task, n, `${peer.bin} not installed (npm install in bench/)`, log));
+        const t = lane.peers.get(peer);
+        rows.push(t ? rowOf(t) : skipped(peer.tool, peer.task, lane.n, `${peer.bin} not installed (npm install in bench/)`, log));
       }
-      const paired = (name: string, a: Timing, b: Timing | undefined) => (b ? pairedRatioRow(name, n, a, made.get(a)!, b, made.get(b)!) : undefined);
-      const byTool = (tool: string) => peerTimings.find((t) => t.tool === tool);
-      pairedRows.push(
-        ...[
-          paired("generate / openapi-typescript", generate, byTool("openapi-typescript")),
-          paired("generate / typespec", generate, byTool("typespec")),
-          paired("no-op regenerate / generate", noop, generate),
-        ].filter((r): r is GenerationRow => r !== undefined),
+      const peerTiming = (tool: string) => [...lane.peers].find(([peer]) => peer.tool === tool)?.[1];
+      const paired = (name: string, a: Timing, b: Timing | undefined) => (b ? [pairedRatioRow(name, lane.n, a, rowOf(a), b, rowOf(b))] : []);
+      rows.push(
+        ...paired("generate / openapi-typescript", lane.generate, peerTiming("openapi-typescript")),
+        ...paired("generate / typespec", lane.generate, peerTiming("typespec")),
+        ...paired("no-op regenerate / generate", lane.noop, lane.generate),
       );
-    } catch (e) {
-      sizeRows.push(skipped("bench", "setup", n, `failed: ${(e as Error).message}`, log));
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
     }
 
-    rows.push(...sizeRows, ...pairedRows);
-  }
-
-  // Scaling: resourcery at each size against the next smaller size (e.g. 500 / 100).
-  const sorted = [...sizes].sort((a, b) => a - b);
-  for (let i = 1; i < sorted.length; i++) {
-    const [small, big] = [sorted[i - 1]!, sorted[i]!];
-    for (const task of ["generate", "regenerate (no-op)", "docs"]) {
-      const r = ratioRow(`${task} n=${big} / n=${small}`, big, rows.find((x) => x.tool === "resourcery" && x.task === task && x.n === big), rows.find((x) => x.tool === "resourcery" && x.task === task && x.n === small));
-      if (r) rows.push(r);
+    // Scaling: resourcery at each size against the next smaller size (e.g. 500 / 100), round by round.
+    const sorted = [...lanes].sort((a, b) => a.n - b.n);
+    for (let i = 1; i < sorted.length; i++) {
+      const [small, big] = [sorted[i - 1]!, sorted[i]!];
+      for (const task of ["generate", "regenerate (no-op)", "docs"] as const) {
+        const pick = (l: Lane) => (task === "generate" ? l.generate : task === "docs" ? l.docs : l.noop);
+        const rowOf = (l: Lane) => rows.find((x) => x.tool === "resourcery" && x.task === task && x.n === l.n)!;
+        rows.push(pairedRatioRow(`${task} n=${big.n} / n=${small.n}`, big.n, pick(big), rowOf(big), pick(small), rowOf(small)));
+      }
     }
+  } finally {
+    for (const lane of lanes) fs.rmSync(lane.dir, { recursive: true, force: true });
   }
   for (const r of rows.filter((x) => x.tool === "ratio")) log(`  ratio ${r.task.padEnd(40)} n=${String(r.n).padEnd(4)} ${r.ratio ?? "—"}  [${r.note}]`);
   return rows;
