@@ -1,4 +1,4 @@
-// autocannon ships no types; the bench reads only these fields of its result.
+// autocannon ships no types; the bench reads only these fields of its result, and its "response" events.
 declare module "autocannon" {
   interface Options {
     url: string;
@@ -14,5 +14,9 @@ declare module "autocannon" {
     non2xx: number;
     errors: number;
   }
-  export default function autocannon(options: Options): Promise<Result>;
+  /** The running load: a promise of the result that also emits "response" per response (time in ms, not rounded). */
+  interface Run extends PromiseLike<Result> {
+    on(event: "response", listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): Run;
+  }
+  export default function autocannon(options: Options): Run;
 }

@@ -75,7 +75,7 @@ function serverTable({ rows, ratios }: { rows: readonly ServerRow[]; ratios: rea
     const paired = ratios.find((r) => r.route === route);
     const ratio = paired ? paired.reqPerSec.toFixed(2) : "";
     const p99 = paired ? paired.p99.toFixed(2) : "";
-    lines.push(`| ${route} | ${g?.reqPerSec ?? ""} | ${b?.reqPerSec ?? ""} | ${f?.reqPerSec ?? "—"} | ${ratio} | ${g ? `${g.p99Ms} ms` : ""} | ${b ? `${b.p99Ms} ms` : ""} | ${p99} |`);
+    lines.push(`| ${route} | ${g?.reqPerSec ?? ""} | ${b?.reqPerSec ?? ""} | ${f?.reqPerSec ?? "—"} | ${ratio} | ${g ? `${g.p99Ms.toFixed(2)} ms` : ""} | ${b ? `${b.p99Ms.toFixed(2)} ms` : ""} | ${p99} |`);
   }
   return lines.join("\n");
 }
