@@ -395,7 +395,12 @@ interface Lane {
 
 function laneFor(n: number, cli: string, allPeers: readonly Peer[], memory: MemoryProbe): Lane {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `resourcery-bench-gen-${n}-`));
-  writeProjects(n, dir);
+  try {
+    writeProjects(n, dir);
+  } catch (e) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
   const defs = path.join(dir, "defs");
   // resourcery: full generate, each run into a fresh folder; a no-op regenerate (the same definitions
   // into a folder generated once beforehand, untimed); docs.
