@@ -4,7 +4,7 @@
  */
 import { canSee, isAdmin, type Caller } from "./authenticate.js";
 import { hrefOf } from "./links.js";
-import type { Selection } from "./select.js";
+import { EMPTY_SELECTION, isEmptySelection, type Selection } from "./select.js";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
 import type { ListQuery, Page, Store, StoredRecord } from "./store.js";
 
@@ -19,7 +19,6 @@ export interface RepresentContext {
   readonly caller: Caller;
 }
 
-const EMPTY: Selection = Object.freeze(Object.create(null)) as Selection;
 
 /** The link object of an instance. @example { meta: { href: ".../books/1", mediaType: "application/vnd.acme.v1.book+json" } } */
 export function instanceLink(ctx: RepresentContext, resource: ResourceSpec, id: string): Json {
@@ -42,7 +41,7 @@ export async function subCollection(ctx: RepresentContext, resource: ResourceSpe
 }
 
 /** The full representation of one instance, with `expand` applied and then `fields`. */
-export async function representInstance(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection = EMPTY, fields?: Selection): Promise<Json> {
+export async function representInstance(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection = EMPTY_SELECTION, fields?: Selection): Promise<Json> {
   if (isEmptySelection(expand)) return representPlain(ctx, resource, record, fields);
   const full = await build(ctx, resource, record, expand);
   return fields ? pick(full, fields) : full;
@@ -54,19 +53,13 @@ export function representPlain(ctx: RepresentContext, resource: ResourceSpec, re
   return fields ? pick(full, fields) : full;
 }
 
-/** True when a selection names nothing. */
-export function isEmptySelection(selection: Selection): boolean {
-  for (const _ in selection) return false;
-  return true;
-}
-
 /** A page of a collection: { meta, offset, limit, size, items }. */
 export async function representPage(
   ctx: RepresentContext,
   resource: ResourceSpec,
   page: Page,
   at: { href: string; offset: number; limit: number },
-  expand: Selection = EMPTY,
+  expand: Selection = EMPTY_SELECTION,
   fields?: Selection,
 ): Promise<Json> {
   const items: Json[] = [];

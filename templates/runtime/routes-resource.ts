@@ -4,9 +4,9 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { requireOwner, requireRole, isAdmin, type Caller } from "./authenticate.js";
 import { sendJson, type ResourceHooks, type ServiceContext } from "./context.js";
 import { hrefOf, hrefOfLink, idFromHref } from "./links.js";
-import { isEmptySelection, representInstance, representPage, representPlain, subCollection, subCollectionHref, type RepresentContext } from "./represent.js";
+import { representInstance, representPage, representPlain, subCollection, subCollectionHref, type RepresentContext } from "./represent.js";
 import { isJsonContentType } from "./negotiate.js";
-import { checkSelection, expansionOf, parseSelection, type Selection } from "./select.js";
+import { checkSelection, EMPTY_SELECTION, expansionOf, isEmptySelection, parseSelection, type Selection } from "./select.js";
 import type { ResourceSpec } from "./spec.js";
 import { UniqueViolation, type StoredRecord } from "./store.js";
 
@@ -190,7 +190,7 @@ export function paging(svc: ServiceContext, query: Query): { offset: number; lim
 type Shaping = { readonly expand: Selection; readonly fields: Selection | undefined };
 
 /** Neither fields nor expand: most requests. */
-const PLAIN: Shaping = Object.freeze({ expand: Object.freeze(Object.create(null)) as Selection, fields: undefined });
+const PLAIN: Shaping = Object.freeze({ expand: EMPTY_SELECTION, fields: undefined });
 
 /** Most shapings remembered per resource: clients send the same few fields/expand values over and over. */
 const SHAPING_CACHE_LIMIT = 500;

@@ -10,6 +10,15 @@ export type Selection = { readonly [name: string]: Selection };
 export type ParseSelectionResult = { readonly ok: true; readonly tree: Selection } | { readonly ok: false; readonly error: string };
 export type CheckSelectionResult = { readonly ok: true } | { readonly ok: false; readonly name: string };
 
+/** The selection that names nothing (no fields asked for, nothing to expand). */
+export const EMPTY_SELECTION: Selection = Object.freeze(Object.create(null)) as Selection;
+
+/** True when a selection names nothing. */
+export function isEmptySelection(selection: Selection): boolean {
+  for (const _ in selection) return false;
+  return true;
+}
+
 /** Most levels of names in a selection, the top level included. */
 export const MAX_SELECTION_DEPTH = 8;
 /** Most names in a selection, repeats included. */
