@@ -6,7 +6,7 @@ import { canSee, isAdmin, type Caller } from "./authenticate.js";
 import { hrefOf } from "./links.js";
 import { EMPTY_SELECTION, isEmptySelection, type Selection } from "./select.js";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
-import type { ListQuery, Page, Store, StoredRecord } from "./store.js";
+import { andThen, readRecord, type ListQuery, type Page, type Store, type StoredRecord } from "./store.js";
 
 type Json = Record<string, unknown>;
 
@@ -42,9 +42,16 @@ export async function subCollection(ctx: RepresentContext, resource: ResourceSpe
 
 /** The full representation of one instance, with `expand` applied and then `fields`. */
 export async function representInstance(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection = EMPTY_SELECTION, fields?: Selection): Promise<Json> {
+  return representNow(ctx, resource, record, expand, fields);
+}
+
+/**
+ * representInstance, at once when it can be: nothing to expand, or a store that reads without
+ * waiting (ImmediateReads) and no expanded collection link; else a promise.
+ */
+export function representNow(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection = EMPTY_SELECTION, fields?: Selection): Json | Promise<Json> {
   if (isEmptySelection(expand)) return representPlain(ctx, resource, record, fields);
-  const full = await build(ctx, resource, record, expand);
-  return fields ? pick(full, fields) : full;
+  return andThen(build(ctx, resource, record, expand), (full) => (fields ? pick(full, fields) : full));
 }
 
 /** The representation of one instance with nothing to expand, then `fields`: synchronous, it needs nothing from the store. */
@@ -95,33 +102,49 @@ function buildPlain(ctx: RepresentContext, resource: ResourceSpec, record: Store
   return out;
 }
 
-/** The representation with the links named in `expand` inlined (the rest as buildPlain writes them). */
-async function build(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection): Promise<Json> {
+/**
+ * The representation with the links named in `expand` inlined (the rest as buildPlain writes them):
+ * at once when every expansion is (see representNow), else a promise of it.
+ */
+function build(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection): Json | Promise<Json> {
   const out = buildPlain(ctx, resource, record);
+  const pending: Promise<void>[] = [];
   for (const field of resource.fields) {
     const nested = expand[field.name];
     if (!nested || !field.link) continue;
     const target = ctx.resources.get(field.link.target)!;
+    let value: Json | Promise<Json> | undefined;
     if (field.kind === "link") {
       const id = record.data[field.name];
-      if (typeof id === "string") out[field.name] = await expandInstance(ctx, target, id, nested);
+      if (typeof id === "string") value = expandInstance(ctx, target, id, nested);
     } else if (field.kind === "links" && canRead(ctx.caller, target)) {
-      const limit = ctx.spec.paging.defaultLimit;
-      const page = await subCollection(ctx, resource, record, field, 0, limit);
-      const items = [];
-      for (const r of page.items) items.push(await build(ctx, target, r, nested));
-      const href = subCollectionHref(ctx, resource, record.id, field.name);
-      out[field.name] = { meta: { href, mediaType: target.collectionMediaType }, offset: 0, limit, size: page.size, items };
+      value = expandPage(ctx, resource, record, field, nested);
     }
+    // buildPlain wrote every link already: replacing its value keeps the order of the keys.
+    if (value instanceof Promise) pending.push(value.then((v) => void (out[field.name] = v)));
+    else if (value !== undefined) out[field.name] = value;
   }
-  return out;
+  return pending.length === 0 ? out : Promise.all(pending).then(() => out);
 }
 
 /** The expanded target of an instance link; a plain link when it is gone or the caller may not see it. */
-async function expandInstance(ctx: RepresentContext, target: ResourceSpec, id: string, nested: Selection): Promise<Json> {
-  const found = canRead(ctx.caller, target) ? await ctx.store.get(target.collection, id) : undefined;
-  if (!found || !canSee(ctx.caller, target, found)) return instanceLink(ctx, target, id);
-  return isEmptySelection(nested) ? buildPlain(ctx, target, found) : build(ctx, target, found, nested);
+function expandInstance(ctx: RepresentContext, target: ResourceSpec, id: string, nested: Selection): Json | Promise<Json> {
+  if (!canRead(ctx.caller, target)) return instanceLink(ctx, target, id);
+  return andThen(readRecord(ctx.store, target.collection, id), (found) => {
+    if (!found || !canSee(ctx.caller, target, found)) return instanceLink(ctx, target, id);
+    return isEmptySelection(nested) ? buildPlain(ctx, target, found) : build(ctx, target, found, nested);
+  });
+}
+
+/** An expanded collection link: its first page, each item built with `nested`. */
+async function expandPage(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, field: FieldSpec, nested: Selection): Promise<Json> {
+  const target = ctx.resources.get(field.link!.target)!;
+  const limit = ctx.spec.paging.defaultLimit;
+  const page = await subCollection(ctx, resource, record, field, 0, limit);
+  const items = [];
+  for (const r of page.items) items.push(await build(ctx, target, r, nested));
+  const href = subCollectionHref(ctx, resource, record.id, field.name);
+  return { meta: { href, mediaType: target.collectionMediaType }, offset: 0, limit, size: page.size, items };
 }
 
 function canRead(caller: Caller, resource: ResourceSpec): boolean {

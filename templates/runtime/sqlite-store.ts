@@ -10,7 +10,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type { ResourceSpec, ServiceSpec } from "./spec.js";
 import { UniqueViolation } from "./store.js";
-import type { ListQuery, Page, Store, StoredRecord } from "./store.js";
+import type { ImmediateReads, ListQuery, Page, Store, StoredRecord } from "./store.js";
 
 type Db = Database.Database;
 type Statement = Database.Statement;
@@ -245,9 +245,15 @@ class SqliteStore implements Store {
     }
   }
 
+  readonly immediate: ImmediateReads = {
+    get: (collection, id) => {
+      const row = this.col(collection).get.get(id) as Row | undefined;
+      return row && toRecord(row);
+    },
+  };
+
   async get(collection: string, id: string): Promise<StoredRecord | undefined> {
-    const row = this.col(collection).get.get(id) as Row | undefined;
-    return row && toRecord(row);
+    return this.immediate.get(collection, id);
   }
 
   async existing(collection: string, ids: readonly string[]): Promise<Set<string>> {
@@ -328,7 +334,7 @@ class SqliteStore implements Store {
 }
 
 /** Opens (creating and migrating as needed) the SQLite store of a service; `file` may be ":memory:". */
-export function openSqliteStore(spec: ServiceSpec, file: string): Store {
+export function openSqliteStore(spec: ServiceSpec, file: string): Store & { readonly immediate: ImmediateReads } {
   if (file !== ":memory:" && !file.startsWith("file:")) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
   try {

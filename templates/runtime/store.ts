@@ -30,6 +30,15 @@ export interface Page {
   readonly size: number;
 }
 
+/**
+ * Reads a store answers at once, with no I/O to wait for (the embedded SQLite store). The routes use
+ * them when a store has them, so that a GET costs no promise; a networked store leaves them out, and
+ * its async methods serve every request.
+ */
+export interface ImmediateReads {
+  get(collection: string, id: string): StoredRecord | undefined;
+}
+
 export interface Store {
   /** Adds a record; throws UniqueViolation when an x-unique value is taken. */
   insert(collection: string, record: StoredRecord): Promise<void>;
@@ -42,6 +51,21 @@ export interface Store {
   /** False when there was nothing to delete. */
   delete(collection: string, id: string): Promise<boolean>;
   close(): Promise<void>;
+  /** Present when the store reads without waiting (see ImmediateReads). */
+  readonly immediate?: ImmediateReads | undefined;
+}
+
+/** One record: at once when the store reads without waiting (ImmediateReads), else a promise. */
+export function readRecord(store: Store, collection: string, id: string): StoredRecord | undefined | Promise<StoredRecord | undefined> {
+  return store.immediate ? store.immediate.get(collection, id) : Promise.resolve(store.get(collection, id));
+}
+
+/**
+ * `f(value)` at once when `value` is at hand, else once it resolves: how the read paths stay one code
+ * for both kinds of store while a store that reads at once costs no promise.
+ */
+export function andThen<T, R>(value: T | Promise<T>, f: (value: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(f) : f(value);
 }
 
 /** Thrown by insert/update when an x-unique property repeats a value already in the collection. */

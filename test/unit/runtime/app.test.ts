@@ -618,6 +618,74 @@ test("fields and expand parsed once per value: the same text answers per resourc
     assert.equal(first.books.items, [{ meta: b.meta, title: "One" }]);
   }));
 
+/** `store` with its async reads counted, and with or without its immediate reads (a networked store has none). */
+function counted(store: Store, immediate: boolean): { store: Store; asyncReads: () => number } {
+  let reads = 0;
+  const wrapped: Store = {
+    insert: (c, r) => store.insert(c, r),
+    get: (c, id) => (reads++, store.get(c, id)),
+    existing: (c, ids) => store.existing(c, ids),
+    list: (c, q) => (reads++, store.list(c, q)),
+    update: (c, r) => store.update(c, r),
+    delete: (c, id) => store.delete(c, id),
+    close: async () => undefined,
+    ...(immediate ? { immediate: store.immediate } : {}),
+  };
+  return { store: wrapped, asyncReads: () => reads };
+}
+
+test("GET of an instance: a store that reads at once answers without its async reads, one without them the same", () =>
+  withApp(async (h) => {
+    const a = await createAuthor(h, "Ann", { born: 1950 });
+    const b = await createBook(h, "One", a.id, { pages: 99 });
+    await createBook(h, "Two", a.id);
+    const note = json(await call(h, "POST", "/notes", { body: { text: "mine" } }));
+    const requests: [string, NewKey][] = [
+      [`/books/${b.id}`, h.reader],
+      [`/books/${b.id}?fields=title,author`, h.reader],
+      [`/books/${b.id}?expand=author`, h.reader],
+      [`/books/${b.id}?expand=author&fields=author(name)`, h.reader],
+      [`/books/${b.id}?expand=author(books)`, h.reader],
+      [`/authors/${a.id}?expand=books(author)`, h.reader],
+      [`/books/01890a5d-ac96-774b-bcce-b302099a8057`, h.reader],
+      [`/books/${b.id}?expand=nope`, h.reader],
+      [`/notes/${note.id}`, h.other],
+      [`/notes/${note.id}`, h.reader],
+    ];
+    const answers = async (app: FastifyInstance) => {
+      const out: [number, string | undefined, Json][] = [];
+      for (const [path, key] of requests) {
+        const res = await app.inject({ method: "GET", url: P + path, headers: { authorization: `Bearer ${key.secret}` } });
+        out.push([res.statusCode, res.headers["content-type"] as string | undefined, json(res)]);
+      }
+      return out;
+    };
+    const expected = await answers(h.app);
+    assert.equal(
+      expected.map(([status]) => status),
+      [200, 200, 200, 200, 200, 200, 404, 400, 403, 200],
+    );
+    assert.is(expected[2]![2].author.name, "Ann");
+    assert.is(expected[5]![2].books.items[1].author.name, "Ann");
+
+    for (const immediate of [true, false]) {
+      const { store, asyncReads } = counted(h.store, immediate);
+      const app = await buildApp({ spec, store, keys: h.keys });
+      try {
+        assert.equal(await answers(app), expected, `immediate reads: ${immediate}`);
+        // With immediate reads only the expanded collection links (books) go through the async list.
+        if (immediate) assert.is(asyncReads(), 2);
+        else assert.ok(asyncReads() > requests.length, `async reads: ${asyncReads()}`);
+        // A GET without expand, or expanding an instance link, reads at once: no async read at all.
+        const before = asyncReads();
+        assert.is((await app.inject({ method: "GET", url: `${P}/books/${b.id}?expand=author`, headers: { authorization: `Bearer ${h.reader.secret}` } })).statusCode, 200);
+        assert.is(asyncReads() - before, immediate ? 0 : 2);
+      } finally {
+        await app.close();
+      }
+    }
+  }));
+
 // ---------------------------------------------------------------------------------------------------
 // Bodies
 // ---------------------------------------------------------------------------------------------------

@@ -110,6 +110,11 @@ test("insert then get returns the same record; owner is kept, or absent when the
   assert.not.ok(book && "owner" in book);
   assert.is(await store.get("accounts", "nope"), undefined);
   assert.is(await store.get("books", "a1"), undefined, "collections are separate tables");
+  // Its immediate reads (what a GET uses) answer the same, without a promise.
+  assert.equal(store.immediate.get("accounts", "a1"), { ...a, owner: "key-1" });
+  assert.equal(store.immediate.get("books", "b1"), b);
+  assert.is(store.immediate.get("accounts", "nope"), undefined);
+  assert.is(store.immediate.get("books", "a1"), undefined);
   await store.close();
 });
 
@@ -310,10 +315,12 @@ test("a remembered size follows writes by another connection to the same file", 
 test("unknown collections and a closed store are errors, not silent", async () => {
   const store = openSqliteStore(makeSpec(), ":memory:");
   await rejectsWith(store.get("nope", "x"), (e) => assert.match(String(e), /unknown collection "nope"/));
+  assert.throws(() => store.immediate.get("nope", "x"), /unknown collection "nope"/);
   await rejectsWith(store.insert("sqlite_master", rec("x", {})), (e) => assert.match(String(e), /unknown collection/));
   await store.close();
   await store.close();
   await rejectsWith(store.get("books", "x"), (e) => assert.match(String(e), /closed/));
+  assert.throws(() => store.immediate.get("books", "x"), /closed/);
 });
 
 test("odd collection names are quoted; a property name a JSON path cannot hold is refused at start-up", async () => {
