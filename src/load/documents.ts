@@ -36,6 +36,7 @@ export class DocumentStore {
 
   /** Sources for the renderer, by absolute path. */
   sources(): Map<string, SourceText> {
-    return new Map(this.all().map((d) => [d.file, { text: d.text, tree: d.tree }]));
+    // The documents themselves: a tree is built only for a file a diagnostic is located in.
+    return new Map(this.all().map((d) => [d.file, d]));
   }
 }

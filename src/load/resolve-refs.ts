@@ -1,8 +1,7 @@
 /** Resolves $ref between definition files, offline; files referenced but not listed are read on demand. */
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { childPointer } from "../diagnostics/diagnostic.js";
-import { walkPointer } from "../diagnostics/locate.js";
+import { childPointer, tokensOf } from "../diagnostics/diagnostic.js";
 import type { DocumentStore } from "./documents.js";
 import type { JsonDocument } from "./parse-json.js";
 
@@ -93,11 +92,10 @@ export class RefResolver {
     }
     if (!doc) return { failure: { kind: url.protocol === "file:" ? "no-file" : "no-id" } };
     // The file's own json-syntax error says what is wrong with it.
-    if (doc.value === undefined || !doc.tree) return { failure: { kind: "unparsed" } };
+    if (doc.value === undefined) return { failure: { kind: "unparsed" } };
     const missing: RefFailure = { kind: "no-target", file: doc.file, fragment };
     if (fragment === "" || fragment.startsWith("/")) {
-      const { complete } = walkPointer(doc.tree, fragment);
-      if (!complete) return { failure: missing };
+      if (!pointsIn(doc.value, fragment)) return { failure: missing };
       return { file: doc.file, pointer: fragment, value: valueAt(doc.value, fragment) };
     }
     const anchored = findAnchor(doc.value, fragment, "");
@@ -115,6 +113,22 @@ export class RefResolver {
     const last = url.pathname.split("/").pop();
     return last ? this.store.get(path.resolve(path.dirname(fromFile), last)) : null;
   }
+}
+
+/** Whether a JSON pointer names a value of a parsed document (own keys only; array indexes in range). */
+function pointsIn(value: unknown, pointer: string): boolean {
+  let v = value;
+  for (const token of tokensOf(pointer)) {
+    if (Array.isArray(v)) {
+      if (!/^\d+$/.test(token) || Number(token) >= v.length) return false;
+      v = v[Number(token)];
+    } else if (v !== null && typeof v === "object" && Object.prototype.hasOwnProperty.call(v, token)) {
+      v = (v as Record<string, unknown>)[token];
+    } else {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** The value at a JSON pointer of a plain value. */

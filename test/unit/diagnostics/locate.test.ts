@@ -44,4 +44,28 @@ test("parseJson keeps __proto__ as data and reports syntax errors with offsets",
   assert.is(errors[0]!.offset, 7, "a trailing comma is reported at the comma");
 });
 
+test("parseJson: a key repeated in any object is found, whatever colons and quotes the strings hold", () => {
+  const tricky = '{"a": "x: \\"y\\": z", "b": [{"c": ":"}, {"d": 1, "e": {"f": "\\\\"}}], "g": {}}';
+  const [ok, none] = parseJson("ok.json", tricky);
+  assert.equal(none, []);
+  assert.equal(ok.value, JSON.parse(tricky));
+  for (const [name, dup, key] of [
+    ["top.json", '{"a": 1, "b": ":", "a": 2}', "a"],
+    ["nested.json", '{"a": [{"x": "\\"", "y": 1, "x": 2}]}', "x"],
+    ["string-colons.json", '{"k": "a:b:c", "m": {"n": 1, "n": "::"}}', "n"],
+  ] as const) {
+    const [doc, errors] = parseJson(name, dup);
+    assert.is(doc.value, undefined, name);
+    assert.is(errors.length, 1, name);
+    assert.match(errors[0]!.message, `duplicate key "${key}"`);
+  }
+});
+
+test("parseJson: the position tree of a document read natively is there when a diagnostic asks", () => {
+  const [fresh] = parseJson("f.json", text);
+  assert.equal(fresh.value, { a: { "b/c": [10, 20] }, name: "x" });
+  assert.equal(locate(fresh, { file: "f.json", pointer: "/a/b~1c/1" }), { line: 2, column: 22 });
+  assert.is(fresh.tree, fresh.tree, "built once");
+});
+
 test.run();
