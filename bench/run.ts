@@ -18,8 +18,8 @@ const USAGE = `usage: npm run bench [-- options]   (or: node --import tsx run.ts
   --only generation     only the generation half; writes nothing
   --only server         only the served-throughput half; writes nothing
   --runs N              runs per generation measurement (default 5)
-  --duration S          seconds per autocannon measurement (default 3)
-  --rounds R            back-to-back rounds of the servers per route (default 7)
+  --duration S          seconds per autocannon measurement (default 1)
+  --rounds R            back-to-back rounds of the servers per route (default 21)
   --route NAME          only the routes whose names contain NAME (repeatable); writes nothing`;
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
   console.log(USAGE);
@@ -83,7 +83,7 @@ function serverTable({ rows, ratios }: { rows: readonly ServerRow[]; ratios: rea
 const started = Date.now();
 log(`resourcery bench${smoke ? " (smoke)" : ""}`);
 const generation = only === "server" ? [] : await runGenerationBench({ sizes: smoke ? [10] : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log });
-const server = only === "generation" ? { rows: [], ratios: [] } : await runServerBench({ durationSec: smoke ? 1 : flag("duration", 3), rounds: smoke ? 1 : flag("rounds", 7), connections: smoke ? 4 : 50, routes: valuesOf("--route"), log });
+const server = only === "generation" ? { rows: [], ratios: [] } : await runServerBench({ durationSec: smoke ? 1 : flag("duration", 1), rounds: smoke ? 1 : flag("rounds", 21), connections: smoke ? 4 : 50, routes: valuesOf("--route"), log });
 const failed = generation.filter((r) => r.tool === "resourcery" && !r.ok);
 console.log("\n" + generationTable(generation) + "\n\n" + serverTable(server));
 
