@@ -28,8 +28,7 @@ export function idFromHref(href: unknown, baseUrl: string, collection: string): 
   } catch {
     return undefined;
   }
-  const basePath = new URL(baseUrl + "/").pathname.replace(/\/+$/, "");
-  const prefix = `${basePath}/${collection}/`;
+  const prefix = `${basePathOf(baseUrl)}/${collection}/`;
   if (!path.startsWith(prefix)) return undefined;
   const rest = path.slice(prefix.length).replace(/\/+$/, "");
   if (rest === "" || rest.includes("/")) return undefined;
@@ -39,6 +38,18 @@ export function idFromHref(href: unknown, baseUrl: string, collection: string): 
     return undefined;
   }
 }
+
+/** The path of a base URL without its trailing slash, parsed once per base URL (a service has one or two). */
+function basePathOf(baseUrl: string): string {
+  let path = basePaths.get(baseUrl);
+  if (path === undefined) {
+    path = new URL(baseUrl + "/").pathname.replace(/\/+$/, "");
+    if (basePaths.size >= 16) basePaths.clear();
+    basePaths.set(baseUrl, path);
+  }
+  return path;
+}
+const basePaths = new Map<string, string>();
 
 /** The href inside a written link, if the value has the link shape. */
 export function hrefOfLink(value: unknown): unknown {
