@@ -634,6 +634,19 @@ function counted(store: Store, immediate: boolean): { store: Store; asyncReads: 
   return { store: wrapped, asyncReads: () => reads };
 }
 
+test("HEAD of an instance or a collection: GET's status and headers, no body", () =>
+  withApp(async (h) => {
+    const a = await createAuthor(h, "Ann");
+    for (const path of [`/authors/${a.id}`, `/authors/${a.id}?expand=books`, "/authors", `/authors/01890a5d-ac96-774b-bcce-b302099a8057`]) {
+      const get = await call(h, "GET", path);
+      const head = await call(h, "HEAD", path);
+      assert.is(head.statusCode, get.statusCode, path);
+      assert.is(head.headers["content-type"], get.headers["content-type"], path);
+      assert.is(head.headers["content-length"], get.headers["content-length"], path);
+      assert.is(head.body, "", path);
+    }
+  }));
+
 test("GET of an instance: a store that reads at once answers without its async reads, one without them the same", () =>
   withApp(async (h) => {
     const a = await createAuthor(h, "Ann", { born: 1950 });
