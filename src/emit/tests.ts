@@ -31,7 +31,7 @@ export function exampleBody(resource: Resource): unknown {
   if (all) return all.bodies[0];
   let found = exampleCache.get(resource);
   if (!found) {
-    const schema = sampleSchemaOf(resource);
+    const schema = sampleSchemaOf(resource, bodySchemaOf(resource) as BodySchema);
     let body: unknown;
     for (let seed = 0; seed < SEEDS && body === undefined; seed++) body = sampleOf(schema, seed);
     exampleCache.set(resource, (found = { body }));
@@ -41,17 +41,18 @@ export function exampleBody(resource: Resource): unknown {
 
 const exampleCache = new WeakMap<Resource, { body: unknown }>();
 
-/** The body schema the samples satisfy: links left out (the tests create link targets). */
-function sampleSchemaOf(resource: Resource): { properties: Record<string, unknown>; required: string[] } {
-  const schema = bodySchemaOf(resource) as { properties: Record<string, unknown>; required?: string[] };
+type BodySchema = { properties: Record<string, unknown>; required?: string[] };
+
+/** The body schema the samples satisfy (`schema`, the resource's body schema): links left out (the tests create link targets). */
+function sampleSchemaOf(resource: Resource, schema: BodySchema): { properties: Record<string, unknown>; required: string[] } {
   const links = new Set(resource.fields.filter((f) => f.link).map((f) => f.name));
   const properties = Object.fromEntries(Object.entries(schema.properties).filter(([k]) => !links.has(k)));
   return { ...schema, properties, required: (schema.required ?? []).filter((r) => !links.has(r)) };
 }
 
 function computeSamples(resource: Resource): ResourceSamples {
-  const schema = bodySchemaOf(resource) as { properties: Record<string, unknown>; required?: string[] };
-  const withoutLinks = sampleSchemaOf(resource);
+  const schema = bodySchemaOf(resource) as BodySchema;
+  const withoutLinks = sampleSchemaOf(resource, schema);
   const bodies: unknown[] = [];
   const seen = new Set<string>();
   for (let seed = 0; seed < SEEDS; seed++) {
