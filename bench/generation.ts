@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "./stats.js";
 import { openApiOf, typeSpecOf, writeResourcery } from "./synth.js";
 
 export interface GenerationRow {
@@ -85,12 +86,6 @@ function lastLine(text: string): string | undefined {
 /** The first line that reports an error, for tools that print their diagnostics on stdout. */
 function errorLine(text: string): string | undefined {
   return text.replace(ANSI, "").split("\n").map((l) => l.trim()).find((l) => /\berror\b/i.test(l));
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 function round(x: number, digits = 1): number {

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { median, percentile } from "./stats.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -81,17 +82,6 @@ async function loadGenerator(): Promise<Load> {
   }
 }
 
-/** The q-quantile of `xs` (nearest rank), in the units of xs; 0 for none. */
-function percentile(xs: number[], q: number): number {
-  if (xs.length === 0) return 0;
-  const sorted = Float64Array.from(xs).sort();
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 async function waitFor(url: string, headers: Record<string, string>): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -198,8 +188,8 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
     }
   } finally {
     for (const stop of stops) await stop();
+    fs.rmSync(work, { recursive: true, force: true });
   }
-  fs.rmSync(work, { recursive: true, force: true });
   const rows = [...samples].map(([key, s]) => {
     const [route, server] = key.split("|") as [string, ServerRow["server"]];
     return { route, server, reqPerSec: Math.round(median(s.rps)), p99Ms: Math.round(median(s.p99) * 100) / 100 };

@@ -95,8 +95,8 @@ export class RefResolver {
     if (doc.value === undefined) return { failure: { kind: "unparsed" } };
     const missing: RefFailure = { kind: "no-target", file: doc.file, fragment };
     if (fragment === "" || fragment.startsWith("/")) {
-      if (!pointsIn(doc.value, fragment)) return { failure: missing };
-      return { file: doc.file, pointer: fragment, value: valueAt(doc.value, fragment) };
+      const target = valueAt(doc.value, fragment);
+      return target ? { file: doc.file, pointer: fragment, value: target.value } : { failure: missing };
     }
     const anchored = findAnchor(doc.value, fragment, "");
     return anchored ? { file: doc.file, pointer: anchored.pointer, value: anchored.value } : { failure: missing };
@@ -115,30 +115,20 @@ export class RefResolver {
   }
 }
 
-/** Whether a JSON pointer names a value of a parsed document (own keys only; array indexes in range). */
-function pointsIn(value: unknown, pointer: string): boolean {
+/** The value a JSON pointer names in a parsed document (own keys only; array indexes in range), if any. */
+function valueAt(value: unknown, pointer: string): { value: unknown } | undefined {
   let v = value;
   for (const token of tokensOf(pointer)) {
     if (Array.isArray(v)) {
-      if (!/^\d+$/.test(token) || Number(token) >= v.length) return false;
+      if (!/^\d+$/.test(token) || Number(token) >= v.length) return undefined;
       v = v[Number(token)];
     } else if (v !== null && typeof v === "object" && Object.prototype.hasOwnProperty.call(v, token)) {
       v = (v as Record<string, unknown>)[token];
     } else {
-      return false;
+      return undefined;
     }
   }
-  return true;
-}
-
-/** The value at a JSON pointer of a plain value. */
-function valueAt(value: unknown, pointer: string): unknown {
-  let v = value;
-  for (const token of pointer.split("/").slice(1)) {
-    const key = token.replace(/~1/g, "/").replace(/~0/g, "~");
-    v = v !== null && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined;
-  }
-  return v;
+  return { value: v };
 }
 
 function findAnchor(value: unknown, anchor: string, pointer: string): { pointer: string; value: unknown } | undefined {

@@ -19,7 +19,6 @@ export interface RepresentContext {
   readonly caller: Caller;
 }
 
-
 /** The link object of an instance. @example { meta: { href: ".../books/1", mediaType: "application/vnd.acme.v1.book+json" } } */
 export function instanceLink(ctx: RepresentContext, resource: ResourceSpec, id: string): Json {
   return { meta: { href: hrefOf(ctx.baseUrl, resource.collection, id), mediaType: resource.mediaType } };

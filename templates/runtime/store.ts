@@ -55,7 +55,10 @@ export interface Store {
   readonly immediate?: ImmediateReads | undefined;
 }
 
-/** One record: at once when the store reads without waiting (ImmediateReads), else a promise. */
+/**
+ * One record: at once when the store reads without waiting (ImmediateReads), else a promise — a native
+ * one even from a store that returns another thenable, since andThen tells the two apart by `instanceof`.
+ */
 export function readRecord(store: Store, collection: string, id: string): StoredRecord | undefined | Promise<StoredRecord | undefined> {
   return store.immediate ? store.immediate.get(collection, id) : Promise.resolve(store.get(collection, id));
 }
