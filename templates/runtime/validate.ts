@@ -2,10 +2,14 @@
  * Request validation with ajv, compiled once at start-up: bodies strictly (no coercion, no silent
  * removal of unknown properties), action query strings with scalar coercion. Failures become catalog errors.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
 import formatsPlugin from "ajv-formats";
+import { RE2JS } from "re2js";
 import { ApiError, entry, type Catalog } from "./errors.js";
 import type { ServiceSpec } from "./spec.js";
+
+type RegExpEngine = NonNullable<CodeOptions["regExp"]>;
+type RegExpLike = ReturnType<RegExpEngine>;
 
 /** Properties the server owns; sent in a body they are a readOnlyProperty error, not an unknown one. */
 export const SERVER_OWNED: ReadonlySet<string> = new Set(["id", "meta", "createdAt", "modifiedAt"]);
@@ -18,6 +22,22 @@ export interface Validators {
   query(action: string, value: Record<string, unknown>): Record<string, unknown>;
 }
 
+/**
+ * `pattern` (and patternProperties) tested by RE2, whose time is linear in the input: with JavaScript's
+ * backtracking RegExp, 41 characters against `^(a+)+$` block the event loop for minutes. `check` refuses
+ * the patterns RE2 cannot compile (backreferences, lookaround).
+ * @example linearRegExp("^(a+)+$", "u").test("a".repeat(41) + "!") === false, at once
+ */
+export const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string, flags: string): RegExpLike => {
+    const re = RE2JS.compile(pattern, flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0);
+    // ajv keeps one compiled pattern per toString(): each must tell its pattern and flags apart.
+    const like = { test: (s: string) => re.test(s), toString: () => `/${pattern}/${flags}` };
+    return like;
+  },
+  { code: 'require("re2js").RE2JS.compile' },
+);
+
 function newAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: false,
@@ -27,6 +47,10 @@ function newAjv(coerce: boolean): Ajv {
     strict: false,
     allowUnionTypes: true,
     validateFormats: true,
+    // Properties are looked up on the value itself: an optional property named toString or valueOf is
+    // otherwise read from Object.prototype (a function), and every body that omits it fails its schema.
+    ownProperties: true,
+    code: { regExp: linearRegExp },
   });
   type Plugin = (a: Ajv) => unknown;
   const addFormats = ((formatsPlugin as unknown as { default?: Plugin }).default ?? formatsPlugin) as unknown as Plugin;
