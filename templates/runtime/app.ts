@@ -4,12 +4,12 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import { registerDocs } from "./docs.js";
-import { ApiError } from "./errors.js";
+import { ApiError, entry } from "./errors.js";
 import type { KeyRing } from "./keys.js";
 import { negotiate } from "./negotiate.js";
 import { registerResource } from "./routes-resource.js";
 import type { ServiceSpec } from "./spec.js";
-import type { Store } from "./store.js";
+import type { Store, StoreBusy } from "./store.js";
 import { ServiceContext, sendJson, type ActionHandler, type ResourceHooks } from "./context.js";
 
 export interface AppOptions {
@@ -133,8 +133,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 }
 
 /**
- * Fastify's own failures (body parsing, limits, media types, path parameters) as catalog errors, told
- * apart by their FST_ERR codes; anything else, whatever its class or statusCode, is a 500.
+ * Fastify's own failures (body parsing, limits, media types, path parameters) and the store's StoreBusy
+ * as catalog errors, told apart by their codes; anything else, whatever its class or statusCode, is a 500.
  */
 function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiError {
   switch (error.code) {
@@ -148,6 +148,10 @@ function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiError {
       return svc.error("malformedJson", "", "The body is not valid JSON, or it has a __proto__ or constructor.prototype key, which is never accepted.");
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return svc.error("malformedJson", "", "The Content-Length header does not match the body.");
+    case "RSC_STORE_BUSY": {
+      const seconds = (error as unknown as StoreBusy).retryAfterSeconds;
+      return new ApiError(entry(svc.catalog, "storeBusy"), "", { headers: { "retry-after": String(seconds) }, dev: `The database stayed locked by another writer; nothing was written. Retry in ${seconds} s.` });
+    }
     case "FST_ERR_BAD_URL":
     case "FST_ERR_MAX_PARAM_LENGTH":
       return svc.error("notFound", "", "The id in the path is not one this service gives out (it is too long or not validly percent-encoded).");

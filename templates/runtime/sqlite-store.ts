@@ -4,12 +4,17 @@
  * x-unique property, an index per instance-link field (inverse-collection queries) and one on owner.
  * Every index this module manages is named `rsc_…`; indexes of ours that the spec no longer asks for are
  * dropped, so regenerating the service with a changed x-unique migrates the file on the next start.
+ *
+ * Property names are the definition's text, so they may hold any character: they reach SQL only as
+ * escaped JSON-path labels inside string literals and as escaped index names inside quoted identifiers.
+ * A write lock held by another connection is waited for a few milliseconds synchronously (better-sqlite3
+ * blocks the event loop while it waits), then asynchronously with backoff, and then given up as StoreBusy.
  */
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { ResourceSpec, ServiceSpec } from "./spec.js";
-import { UniqueViolation } from "./store.js";
+import { StoreBusy, UniqueViolation } from "./store.js";
 import type { ImmediateReads, ListQuery, Page, Store, StoredRecord } from "./store.js";
 
 type Db = Database.Database;
@@ -21,8 +26,22 @@ type Statement = Database.Statement;
  */
 type Row = readonly [id: string, createdAt: string, modifiedAt: string, owner: string | null, data: string];
 
-/** How long a connection waits for another one's write lock before failing with SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5000;
+/** Options of openSqliteStore. */
+export interface SqliteStoreOptions {
+  /**
+   * How long a write waits in all for another connection's lock before it fails with StoreBusy (the
+   * service answers 503): retried asynchronously, so the event loop keeps serving. Default 5000.
+   */
+  readonly busyTimeoutMs?: number | undefined;
+}
+
+/** The default of SqliteStoreOptions.busyTimeoutMs. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/** How long one attempt waits for a lock synchronously (SQLite's busy_timeout): the event loop stands still meanwhile. */
+const SYNC_BUSY_MS = 5;
+/** Longest pause between two attempts of a write that found the database locked. */
+const MAX_RETRY_PAUSE_MS = 100;
 
 /** Most collection sizes remembered at once (one per collection and narrowing: owner, field value). */
 const SIZE_CACHE_LIMIT = 1000;
@@ -32,9 +51,19 @@ const UNIQUE_PREFIX = "rsc_unique:";
 const LINK_PREFIX = "rsc_link:";
 const OWNED_PREFIX = "rsc_";
 
-/** A double-quoted SQL identifier. */
+/** A double-quoted SQL identifier (the name may not hold U+0000, which ends SQL text: see indexLabel). */
 function ident(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * A property name as it appears in an index name: printable ASCII as is (so the indexes of ordinary
+ * names keep their names across versions), anything else, and "%", as %uXXXX. No U+0000, no lone
+ * surrogate (which SQLite would store as U+FFFD) can reach the schema.
+ * @example indexLabel("isbn") === "isbn"; indexLabel("a\u0000b") === "a%u0000b"
+ */
+function indexLabel(property: string): string {
+  return property.replace(/[^\x20-\x24\x26-\x7e]/g, (c) => `%u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** A single-quoted SQL string literal. */
@@ -42,13 +71,36 @@ function literal(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
-/** The expression that reads one top-level property of the stored JSON; the same text in indexes and queries. */
+/**
+ * The expression that reads one top-level property of the stored JSON; the same text in indexes and
+ * queries. The label is quoted, with `"`, `\`, control characters and lone surrogates as JSON \uXXXX
+ * escapes, which SQLite (3.45 and later) decodes when it compares labels; other names read as before.
+ * @example fieldExpr('a"b') === `json_extract(data, '$."a\\u0022b"')`
+ */
 function fieldExpr(property: string, column = "data"): string {
-  // SQLite JSON paths have no escape inside a quoted label, so such a name cannot be addressed at all.
-  if (property.length === 0 || /["\\\u0000-\u001f]/.test(property)) {
-    throw new Error(`sqlite store: property name ${JSON.stringify(property)} cannot be used in a JSON path`);
+  const label = property.replace(/["\\\u0000-\u001f\u007f]|[\ud800-\udfff]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return `json_extract(${column}, ${literal(`$."${label}"`)})`;
+}
+
+/**
+ * SQLite compares JSON labels up to their first U+0000, so "a" and "a\u0000b" would read one another's
+ * value: such a pair of names in one resource is refused at start-up rather than indexed wrongly.
+ */
+function checkLabels(resource: ResourceSpec): void {
+  const seen = new Map<string, string>();
+  for (const { name } of resource.fields) {
+    const head = name.split("\u0000")[0]!;
+    const other = seen.get(head);
+    if (other !== undefined && other !== name) {
+      throw new Error(`sqlite store: properties ${JSON.stringify(other)} and ${JSON.stringify(name)} of ${resource.collection} differ only after a U+0000 character; rename one`);
+    }
+    seen.set(head, name);
   }
-  return `json_extract(${column}, ${literal(`$."${property}"`)})`;
+}
+
+/** The name of the unique index of one x-unique property. */
+function uniqueIndexName(collection: string, property: string): string {
+  return `${UNIQUE_PREFIX}${collection}:${indexLabel(property)}`;
 }
 
 /** What the schema of one collection should be: index name → CREATE INDEX statement. */
@@ -57,12 +109,11 @@ function wantedIndexes(resource: ResourceSpec): Map<string, string> {
   const table = ident(c);
   const wanted = new Map<string, string>();
   for (const property of new Set(resource.unique)) {
-    const name = `${UNIQUE_PREFIX}${c}:${property}`;
-    wanted.set(name, `CREATE UNIQUE INDEX ${ident(name)} ON ${table} (${fieldExpr(property)})`);
+    wanted.set(uniqueIndexName(c, property), `CREATE UNIQUE INDEX ${ident(uniqueIndexName(c, property))} ON ${table} (${fieldExpr(property)})`);
   }
   for (const field of resource.fields) {
     if (field.link?.kind !== "instance") continue;
-    const name = `${LINK_PREFIX}${c}:${field.name}`;
+    const name = `${LINK_PREFIX}${c}:${indexLabel(field.name)}`;
     // Leading with the link value it serves `where`; created_at, id make the ordered page an index walk.
     wanted.set(name, `CREATE INDEX ${ident(name)} ON ${table} (${fieldExpr(field.name)}, created_at, id)`);
   }
@@ -77,6 +128,7 @@ const COLUMNS = ["id", "created_at", "modified_at", "owner", "data"] as const;
 
 /** Creates the collection's table if missing and brings its indexes in line with the spec. */
 function migrateCollection(db: Db, resource: ResourceSpec): void {
+  checkLabels(resource);
   const c = resource.collection;
   const table = ident(c);
   db.exec(
@@ -105,8 +157,8 @@ function migrateCollection(db: Db, resource: ResourceSpec): void {
     try {
       db.exec(sql);
     } catch (error) {
-      if (name.startsWith(UNIQUE_PREFIX) && isUniqueError(error)) {
-        const property = name.slice(`${UNIQUE_PREFIX}${c}:`.length);
+      const property = resource.unique.find((p) => uniqueIndexName(c, p) === name);
+      if (property !== undefined && isUniqueError(error)) {
         const dup = db
           .prepare(
             `SELECT ${fieldExpr(property)} AS value, count(*) AS n FROM ${table} WHERE ${fieldExpr(property)} IS NOT NULL ` +
@@ -126,6 +178,12 @@ function migrateCollection(db: Db, resource: ResourceSpec): void {
 
 function isUniqueError(error: unknown): error is Error & { code: string } {
   return error instanceof Error && (error as { code?: unknown }).code === "SQLITE_CONSTRAINT_UNIQUE";
+}
+
+/** SQLITE_BUSY (and its extended codes): another connection holds the lock this statement needs. */
+function isBusyError(error: unknown): boolean {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" && (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_"));
 }
 
 /** Reads the index name out of "UNIQUE constraint failed: index 'name'" (SQLite doubles quotes in it). */
@@ -184,6 +242,11 @@ class Collection {
   }
 }
 
+function readOne(c: Collection, id: string): StoredRecord | undefined {
+  const row = c.get.get(id) as Row | undefined;
+  return row && toRecord(row);
+}
+
 function toRecord(row: Row): StoredRecord {
   const record: { -readonly [K in keyof StoredRecord]: StoredRecord[K] } = {
     id: row[0],
@@ -214,6 +277,7 @@ class SqliteStore implements Store {
   constructor(
     private readonly db: Db,
     spec: ServiceSpec,
+    private readonly busyTimeoutMs: number,
   ) {
     for (const resource of spec.resources) this.collections.set(resource.collection, new Collection(db, resource));
     this.dataVersion = db.prepare("PRAGMA data_version").pluck();
@@ -230,41 +294,68 @@ class SqliteStore implements Store {
   private translate(c: Collection, error: unknown): unknown {
     if (!isUniqueError(error)) return error;
     const index = violatedIndex(error.message);
-    const prefix = `${UNIQUE_PREFIX}${c.resource.collection}:`;
-    if (index?.startsWith(prefix)) return new UniqueViolation(c.resource.collection, index.slice(prefix.length));
-    return error;
+    const property = c.resource.unique.find((p) => uniqueIndexName(c.resource.collection, p) === index);
+    return property === undefined ? error : new UniqueViolation(c.resource.collection, property);
+  }
+
+  /**
+   * Runs one statement, again and again while another connection holds the lock it needs: each attempt
+   * waits SYNC_BUSY_MS at most (synchronously), the pauses between them are timers, so other requests
+   * are served meanwhile. Past busyTimeoutMs it gives up with StoreBusy; a statement that failed busy
+   * changed nothing, so running it again is safe.
+   */
+  private async retry<T>(c: Collection, run: () => T): Promise<T> {
+    const deadline = performance.now() + this.busyTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return run();
+      } catch (error) {
+        if (!isBusyError(error)) throw this.translate(c, error);
+        const pause = Math.min(MAX_RETRY_PAUSE_MS, 2 ** attempt) * (0.5 + Math.random() / 2);
+        if (this.closed || performance.now() + pause > deadline) throw new StoreBusy(c.resource.collection, 1);
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        if (this.closed) throw new StoreBusy(c.resource.collection, 1);
+      }
+    }
   }
 
   async insert(collection: string, record: StoredRecord): Promise<void> {
     const c = this.col(collection);
     this.writes++;
-    try {
-      c.insert.run(record.id, record.createdAt, record.modifiedAt, record.owner ?? null, JSON.stringify(record.data));
-    } catch (error) {
-      throw this.translate(c, error);
-    }
+    await this.retry(c, () => c.insert.run(record.id, record.createdAt, record.modifiedAt, record.owner ?? null, JSON.stringify(record.data)));
   }
 
+  /** Reads in WAL mode wait for no writer; should one find the file locked all the same, it is StoreBusy at once (no retry: it answers now). */
   readonly immediate: ImmediateReads = {
     get: (collection, id) => {
-      const row = this.col(collection).get.get(id) as Row | undefined;
-      return row && toRecord(row);
+      const c = this.col(collection);
+      try {
+        return readOne(c, id);
+      } catch (error) {
+        throw isBusyError(error) ? new StoreBusy(collection, 1) : error;
+      }
     },
   };
 
   async get(collection: string, id: string): Promise<StoredRecord | undefined> {
-    return this.immediate.get(collection, id);
+    const c = this.col(collection);
+    return this.retry(c, () => readOne(c, id));
   }
 
   async existing(collection: string, ids: readonly string[]): Promise<Set<string>> {
     const c = this.col(collection);
     if (ids.length === 0) return new Set();
-    if (ids.length === 1) return new Set(c.exists.all(ids[0]) as string[]);
-    return new Set(c.existing.all(JSON.stringify(ids)) as string[]);
+    if (ids.length === 1) return this.retry(c, () => new Set(c.exists.all(ids[0]) as string[]));
+    return this.retry(c, () => new Set(c.existing.all(JSON.stringify(ids)) as string[]));
   }
 
   async list(collection: string, query: ListQuery): Promise<Page> {
     const c = this.col(collection);
+    return this.retry(c, () => this.listNow(c, query));
+  }
+
+  private listNow(c: Collection, query: ListQuery): Page {
+    const collection = c.resource.collection;
     const where = query.where;
     if (where !== undefined && !c.fields.has(where.field)) {
       throw new Error(`sqlite store: ${collection} has no field ${JSON.stringify(where.field)} to filter on`);
@@ -313,17 +404,13 @@ class SqliteStore implements Store {
   async update(collection: string, record: StoredRecord): Promise<boolean> {
     const c = this.col(collection);
     this.writes++;
-    try {
-      return c.update.run(record.modifiedAt, JSON.stringify(record.data), record.id).changes > 0;
-    } catch (error) {
-      throw this.translate(c, error);
-    }
+    return this.retry(c, () => c.update.run(record.modifiedAt, JSON.stringify(record.data), record.id).changes > 0);
   }
 
   async delete(collection: string, id: string): Promise<boolean> {
     const c = this.col(collection);
     this.writes++;
-    return c.delete.run(id).changes > 0;
+    return this.retry(c, () => c.delete.run(id).changes > 0);
   }
 
   async close(): Promise<void> {
@@ -333,12 +420,18 @@ class SqliteStore implements Store {
   }
 }
 
-/** Opens (creating and migrating as needed) the SQLite store of a service; `file` may be ":memory:". */
-export function openSqliteStore(spec: ServiceSpec, file: string): Store & { readonly immediate: ImmediateReads } {
+/**
+ * Opens (creating and migrating as needed) the SQLite store of a service; `file` may be ":memory:".
+ * @example openSqliteStore(spec, "data/library.db", { busyTimeoutMs: 2000 })
+ */
+export function openSqliteStore(spec: ServiceSpec, file: string, options: SqliteStoreOptions = {}): Store & { readonly immediate: ImmediateReads } {
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) throw new Error(`sqlite store: busyTimeoutMs must be a number of milliseconds >= 0, not ${busyTimeoutMs}`);
   if (file !== ":memory:" && !file.startsWith("file:")) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
   try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Start-up may wait the whole budget synchronously: no request is being served yet.
+    db.pragma(`busy_timeout = ${Math.max(SYNC_BUSY_MS, Math.round(busyTimeoutMs))}`);
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     const seen = new Set<string>();
@@ -350,7 +443,8 @@ export function openSqliteStore(spec: ServiceSpec, file: string): Store & { read
     db.transaction(() => {
       for (const resource of spec.resources) migrateCollection(db, resource);
     }).immediate();
-    return new SqliteStore(db, spec);
+    db.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
+    return new SqliteStore(db, spec, busyTimeoutMs);
   } catch (error) {
     db.close();
     throw error;

@@ -40,7 +40,7 @@ export interface ImmediateReads {
 }
 
 export interface Store {
-  /** Adds a record; throws UniqueViolation when an x-unique value is taken. */
+  /** Adds a record; throws UniqueViolation when an x-unique value is taken. Any method may throw StoreBusy. */
   insert(collection: string, record: StoredRecord): Promise<void>;
   get(collection: string, id: string): Promise<StoredRecord | undefined>;
   /** Which of `ids` exist in the collection. */
@@ -69,6 +69,24 @@ export function readRecord(store: Store, collection: string, id: string): Stored
  */
 export function andThen<T, R>(value: T | Promise<T>, f: (value: T) => R | Promise<R>): R | Promise<R> {
   return value instanceof Promise ? value.then(f) : f(value);
+}
+
+/**
+ * Thrown by any method when the database cannot serve now, e.g. another process held its write lock for
+ * longer than the store waits: the service answers 503 with Retry-After, and nothing was written.
+ */
+export class StoreBusy extends Error {
+  /** Tells the error handler to answer 503 storeBusy (a name that survives module copies, unlike instanceof). */
+  readonly code = "RSC_STORE_BUSY";
+
+  constructor(
+    readonly collection: string,
+    /** Seconds after which a retry may succeed (the Retry-After header). */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`${collection}: the database is locked by another writer; retry in ${retryAfterSeconds} s`);
+    this.name = "StoreBusy";
+  }
 }
 
 /** Thrown by insert/update when an x-unique property repeats a value already in the collection. */

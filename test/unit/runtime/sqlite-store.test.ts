@@ -13,7 +13,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
 import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
-import { UniqueViolation, type StoredRecord } from "../../../templates/runtime/store.js";
+import { StoreBusy, UniqueViolation, type StoredRecord } from "../../../templates/runtime/store.js";
 
 const storeModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../templates/runtime/sqlite-store.ts");
 
@@ -323,7 +323,7 @@ test("unknown collections and a closed store are errors, not silent", async () =
   assert.throws(() => store.immediate.get("books", "x"), /closed/);
 });
 
-test("odd collection names are quoted; a property name a JSON path cannot hold is refused at start-up", async () => {
+test("odd collection names are quoted", async () => {
   const odd = resource('we"ird; DROP TABLE x', [{ name: "v", kind: "string" }, { name: "p", kind: "link", link: { kind: "instance", target: "books" } }], ["v"]);
   const store = openSqliteStore(makeSpec({ extra: [odd] }), ":memory:");
   await store.insert(odd.collection, rec("o1", { v: "x", p: "b" }));
@@ -334,8 +334,61 @@ test("odd collection names are quoted; a property name a JSON path cannot hold i
   });
   assert.is((await store.list(odd.collection, { offset: 0, limit: 5, where: { field: "p", equals: "b" } })).size, 1);
   await store.close();
-  const bad = resource("bads", [{ name: 'a"b', kind: "string" }], ['a"b']);
-  assert.throws(() => openSqliteStore(makeSpec({ extra: [bad] }), ":memory:"), /cannot be used in a JSON path/);
+});
+
+/** Property names a definition may hold that SQL, JSON paths or index names could trip over. */
+const HOSTILE_NAMES = [
+  'a"b', '"', "a'b", "'", "a\\b", "\\", "a.b", "a[0]", "[0]", "$", "$.x", "a]b", "a b", " ", "%", "%u0022",
+  "x'); DROP TABLE books; --", 'x"); DROP TABLE books; --', "a\nb", "\t", "\u0001", "\u007f", "a\u0000b",
+  "é", "名前", "😀", "\u2028", "\ud800", "a\udc00b", "\\u0022", "rsc_unique:x", "",
+];
+
+test("hostile property names: x-unique and instance links on every one of them work, and reopening keeps their indexes", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    const fields: FieldSpec[] = HOSTILE_NAMES.map((name) => ({ name, kind: "string" }));
+    const linkName = 'ow"ner\'s \u0000 link';
+    fields.push({ name: linkName, kind: "link", link: { kind: "instance", target: "books" } });
+    const hostile = resource("hostiles", fields, HOSTILE_NAMES);
+    const spec = makeSpec({ extra: [hostile] });
+    const store = openSqliteStore(spec, file);
+    const data = (n: number): Record<string, unknown> => Object.fromEntries([...HOSTILE_NAMES.map((name, i) => [name, `${i}-${n}`]), [linkName, `book-${n % 2}`]]);
+    await store.insert("hostiles", rec("h1", data(1)));
+    await store.insert("hostiles", rec("h2", data(2)));
+    assert.equal((await store.get("hostiles", "h1"))?.data, data(1));
+    for (const [i, name] of HOSTILE_NAMES.entries()) {
+      // The same value again under one name is refused, and the violation names that property exactly.
+      const clash = { ...data(3), [name]: `${i}-1` };
+      await rejectsWith(store.insert("hostiles", rec(`c${i}`, clash)), (e) => {
+        assert.instance(e, UniqueViolation, `${JSON.stringify(name)}: ${e}`);
+        assert.is((e as UniqueViolation).property, name);
+      });
+    }
+    await store.insert("hostiles", rec("h3", data(3)));
+    const linked = await store.list("hostiles", { offset: 0, limit: 10, where: { field: linkName, equals: "book-1" } });
+    assert.equal(linked.items.map((r) => r.id), ["h1", "h3"]);
+    await store.close();
+    const before = indexNames(file, "hostiles");
+    assert.is(before.length, HOSTILE_NAMES.length + 3, before.join("\n"));
+    const db = new Database(file, { readonly: true });
+    const sql = (db.prepare(`SELECT name, sql FROM sqlite_master WHERE tbl_name = 'hostiles' ORDER BY name`).all() as { name: string; sql: string }[]);
+    db.close();
+    assert.ok(sql.every((r) => !/[\u0000-\u001f\ufffd]/.test(r.name + r.sql)), "no control character or replacement character in the schema");
+    const again = openSqliteStore(spec, file);
+    await rejectsWith(again.insert("hostiles", rec("h4", { ...data(4), [HOSTILE_NAMES[0]!]: "0-2" })), (e) => assert.instance(e, UniqueViolation));
+    await again.close();
+    const db2 = new Database(file, { readonly: true });
+    assert.equal(db2.prepare(`SELECT name, sql FROM sqlite_master WHERE tbl_name = 'hostiles' ORDER BY name`).all(), sql, "reopening recreates nothing");
+    db2.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("two names SQLite's JSON paths cannot tell apart (equal up to a U+0000) are a clear start-up error", () => {
+  const clash = resource("clashes", [{ name: "a", kind: "string" }, { name: "a\u0000b", kind: "string" }], ["a"]);
+  assert.throws(() => openSqliteStore(makeSpec({ extra: [clash] }), ":memory:"), /"a" and "a\\u0000b" of clashes differ only after a U\+0000/);
 });
 
 test("20 concurrent inserts of one unique value: exactly one succeeds, 19 are UniqueViolation", async () => {
@@ -413,6 +466,58 @@ test("worker threads writing one file in parallel: busy_timeout serialises them,
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a write lock held by another process: the event loop keeps turning, the write is StoreBusy after busyTimeoutMs, or succeeds once the lock goes", async () => {
+  const dir = tempDir();
+  let gap = 0;
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last);
+    last = now;
+  }, 5);
+  try {
+    const file = path.join(dir, "db.sqlite");
+    const store = openSqliteStore(makeSpec(), file, { busyTimeoutMs: 400 });
+    await store.insert("accounts", rec("a0", { email: "a0@x.org" }));
+    const other = new Database(file);
+    other.exec("BEGIN IMMEDIATE");
+    other.prepare(`INSERT INTO accounts (id, created_at, modified_at, owner, data) VALUES ('x', 'c', 'm', NULL, '{}')`).run();
+    last = performance.now();
+    gap = 0;
+    const started = performance.now();
+    const write = store.insert("accounts", rec("a1", { email: "a1@x.org" }));
+    // Reads answer meanwhile (WAL: a reader waits for no writer).
+    assert.is(store.immediate.get("accounts", "a0")?.id, "a0");
+    assert.is((await store.list("accounts", { offset: 0, limit: 5 })).size, 1);
+    await rejectsWith(write, (e) => {
+      assert.instance(e, StoreBusy);
+      assert.is((e as StoreBusy).code, "RSC_STORE_BUSY");
+      assert.is((e as StoreBusy).retryAfterSeconds, 1);
+    });
+    const took = performance.now() - started;
+    assert.ok(took >= 300 && took < 1500, `gave up after ${Math.round(took)} ms`);
+    await rejectsWith(store.update("accounts", rec("a0", { email: "changed" })), (e) => assert.instance(e, StoreBusy));
+    await rejectsWith(store.delete("accounts", "a0"), (e) => assert.instance(e, StoreBusy));
+    // A lock released within the budget: the write waits for it and succeeds.
+    const later = store.insert("accounts", rec("a2", { email: "a2@x.org" }));
+    setTimeout(() => other.exec("COMMIT"), 150);
+    await later;
+    assert.ok(gap < 150, `the event loop stood still for ${Math.round(gap)} ms`);
+    assert.equal((await store.list("accounts", { offset: 0, limit: 5 })).items.map((r) => r.id).sort(), ["a0", "a2", "x"]);
+    assert.is(store.immediate.get("accounts", "a0")?.data.email, "a0@x.org", "the busy update changed nothing");
+    other.close();
+    await store.close();
+  } finally {
+    clearInterval(ticker);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("busyTimeoutMs must be a number of milliseconds", () => {
+  assert.throws(() => openSqliteStore(makeSpec(), ":memory:", { busyTimeoutMs: -1 }), /busyTimeoutMs must be a number of milliseconds >= 0/);
+  assert.throws(() => openSqliteStore(makeSpec(), ":memory:", { busyTimeoutMs: Number.NaN }), /busyTimeoutMs/);
 });
 
 test("a file store creates its folder, uses WAL, and keeps its data across close and reopen", async () => {
