@@ -32,14 +32,14 @@ function acceptedBy(spec: ServiceSpec): { readonly bearer: boolean; readonly bas
   return found;
 }
 
-/** A challenge per enabled scheme, built only when a 401 is answered. */
-function challengeHeaders(spec: ServiceSpec): Record<string, string[]> {
-  return { "www-authenticate": challenges(spec.auth.schemes, spec.auth.realm) };
+/** A challenge per enabled scheme, built only when a 401 is answered; the Bearer one says why a token was refused. */
+function challengeHeaders(spec: ServiceSpec, bearerError?: "invalid_token"): Record<string, string[]> {
+  return { "www-authenticate": challenges(spec.auth.schemes, spec.auth.realm, bearerError) };
 }
 
 /** The 401 of a failed authentication. */
-function unauthenticated(spec: ServiceSpec, catalog: Catalog, dev?: string): ApiError {
-  const headers = challengeHeaders(spec);
+function unauthenticated(spec: ServiceSpec, catalog: Catalog, dev?: string, bearerError?: "invalid_token"): ApiError {
+  const headers = challengeHeaders(spec, bearerError);
   return new ApiError(entry(catalog, "unauthenticated"), "", dev === undefined ? { headers } : { headers, dev });
 }
 
@@ -52,7 +52,7 @@ export function authenticate(req: IncomingMessage, spec: ServiceSpec, keys: KeyR
     case "bearer": {
       if (!acceptedBy(spec).bearer) throw unauthenticated(spec, catalog, "This service does not accept Bearer credentials.");
       const key = keys.verifySecret(credentials.token);
-      if (!key) throw unauthenticated(spec, catalog, "The Bearer token is not a valid key secret. Check it, or create a key with `npm run keys -- create`.");
+      if (!key) throw unauthenticated(spec, catalog, "The Bearer token is not a valid key secret. Check it, or create a key with `npm run keys -- create`.", "invalid_token");
       return { id: key.id, roles: key.roles };
     }
     case "basic": {
@@ -65,7 +65,13 @@ export function authenticate(req: IncomingMessage, spec: ServiceSpec, keys: KeyR
       return { id: key.id, roles: key.roles };
     }
     default:
-      throw unauthenticated(spec, catalog, "The Authorization header is malformed or uses an unsupported scheme.");
+      throw unauthenticated(
+        spec,
+        catalog,
+        /,\s*[!#$%&'*+.^_`|~0-9a-z-]+\s/i.test(String(req.headers.authorization))
+          ? "The request has more than one Authorization header; send exactly one."
+          : "The Authorization header is malformed or uses an unsupported scheme.",
+      );
   }
 }
 
@@ -73,6 +79,16 @@ export function authenticate(req: IncomingMessage, spec: ServiceSpec, keys: KeyR
 export function isAdmin(caller: Caller, resource: ResourceSpec): boolean {
   const admin = resource.access.admin ?? [];
   return caller.roles.some((r) => admin.includes(r));
+}
+
+/**
+ * The roles a route of `resource` needs for `action`, as its `config.access`: the x-access list and the admin
+ * roles; undefined when x-access leaves the action to every key.
+ * @example rolesFor({ access: { create: ["librarian"], admin: ["admin"] } }, "create") → ["librarian", "admin"]
+ */
+export function rolesFor(resource: Pick<ResourceSpec, "access">, action: AccessAction): readonly string[] | undefined {
+  const allowed = resource.access[action];
+  return allowed === undefined ? undefined : [...allowed, ...(resource.access.admin ?? [])];
 }
 
 /** Throws 403 unless the caller may perform `action` on the collection (x-access; admin roles pass). */

@@ -53,13 +53,15 @@ export function registerDocs(app: FastifyInstance, root: string, notFound: () =>
     if (!file) throw notFound();
     return sendFile(reply, file);
   };
+  // Public: the docs need no credentials.
+  const open = { config: { access: "public" as const } };
   // "/docs" and "/docs/" reach the same route (trailing slashes are ignored); the pages' relative links need the slash.
-  app.get("/docs", async (req, reply) => (req.url.split("?")[0] === "/docs" ? reply.redirect("/docs/", 301) : serve("", reply)));
-  app.get("/docs/*", async (req, reply) => serve((req.params as { "*": string })["*"], reply));
+  app.get("/docs", open, async (req, reply) => (req.url.split("?")[0] === "/docs" ? reply.redirect("/docs/", 301) : serve("", reply)));
+  app.get("/docs/*", open, async (req, reply) => serve((req.params as { "*": string })["*"], reply));
   if (errorPath && errorPath !== "/docs") {
     // Redirected to the page's place under /docs/: served here, its relative links (stylesheet,
     // navigation) would resolve under errorPath instead.
-    app.get(`${errorPath}/:code`, async (req, reply) => {
+    app.get(`${errorPath}/:code`, open, async (req, reply) => {
       const file = await resolveDocPath(dir, (req.params as { code: string }).code);
       if (!file) throw notFound();
       return reply.redirect(`/docs/${path.relative(dir, file).split(path.sep).map(encodeURIComponent).join("/")}`, 302);

@@ -421,9 +421,15 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 const SCHEME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Parses an Authorization header (scheme case-insensitive; Basic is base64 of `id:secret`, the secret may hold colons). */
+/**
+ * Parses an Authorization header (scheme case-insensitive; Basic is base64 of `id:secret`, the secret may hold
+ * colons). Two Authorization headers reach it joined by ", " (the server joins duplicate headers), which is
+ * malformed: neither of them counts.
+ * @example parseAuthorization("Bearer a, Bearer b") → { scheme: "malformed" }
+ */
 export function parseAuthorization(header: string | undefined): Credentials {
   if (header === undefined) return { scheme: "none" };
+  if (typeof header !== "string") return { scheme: "malformed" }; // an array, from a caller other than Node's parser
   // The usual header, "Bearer <token68>" exactly, without the general parse below (same answer, less work).
   if (header.startsWith("Bearer ")) {
     const token = header.slice(7);
@@ -455,14 +461,18 @@ export function parseAuthorization(header: string | undefined): Credentials {
   }
 }
 
-/** One WWW-Authenticate value per distinct challenge of the enabled schemes (Basic; Bearer for bearer, apiKey, oauth2). */
-export function challenges(schemes: readonly AuthScheme[], realm: string): string[] {
+/**
+ * One WWW-Authenticate value per distinct challenge of the enabled schemes (Basic; Bearer for bearer, apiKey,
+ * oauth2). `bearerError` adds RFC 6750's error code to the Bearer challenge, for a token that was sent and refused.
+ * @example challenges(["bearer"], "Library", "invalid_token") → ['Bearer realm="Library", error="invalid_token"']
+ */
+export function challenges(schemes: readonly AuthScheme[], realm: string, bearerError?: "invalid_token"): string[] {
   // Control characters cannot appear in a header; quotes and backslashes are escaped (RFC 9110 quoted-string).
   const quoted = realm.replace(/[\u0000-\u001f\u007f]/g, " ").replace(/[\\"]/g, "\\$&");
   const out: string[] = [];
   for (const scheme of schemes) {
     const name = scheme === "basic" ? "Basic" : "Bearer";
-    const value = `${name} realm="${quoted}"`;
+    const value = `${name} realm="${quoted}"${name === "Bearer" && bearerError ? `, error="${bearerError}"` : ""}`;
     if (!out.includes(value)) out.push(value);
   }
   return out;

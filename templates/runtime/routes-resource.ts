@@ -1,7 +1,7 @@
 /** The routes of one collection: list, create, get, update (POST/PATCH merge patch, PUT replace), delete, sub-collections. */
 import { randomFillSync } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { requireOwner, requireRole, isAdmin, type Caller } from "./authenticate.js";
+import { requireOwner, requireRole, isAdmin, rolesFor, type Caller } from "./authenticate.js";
 import { sendJson, type ResourceHooks, type ServiceContext } from "./context.js";
 import { hrefOf, hrefOfLink, idFromHref } from "./links.js";
 import { representInstance, representNow, representPage, subCollection, subCollectionHref, type RepresentContext } from "./represent.js";
@@ -13,13 +13,9 @@ import { andThen, readRecord, UniqueViolation, type StoredRecord } from "./store
 type Json = Record<string, unknown>;
 type Query = Record<string, string | string[] | undefined>;
 
-/** Registers every route of `resource` under `prefix` and returns their paths with the methods each answers. */
-export function registerResource(app: FastifyInstance, svc: ServiceContext, resource: ResourceSpec, prefix: string, hooks: ResourceHooks = {}): Map<string, string[]> {
+/** Registers every route of `resource` under `prefix` (other methods on their paths answer 405: methods.ts). */
+export function registerResource(app: FastifyInstance, svc: ServiceContext, resource: ResourceSpec, prefix: string, hooks: ResourceHooks = {}): void {
   const base = `${prefix}/${resource.collection}`;
-  const routes = new Map<string, string[]>([
-    [base, ["GET", "POST"]],
-    [`${base}/:id`, ["GET", "POST", "PUT", "PATCH", "DELETE"]],
-  ]);
   const rep = (caller: Caller): RepresentContext => ({ spec: svc.spec, resources: svc.resources, store: svc.store, baseUrl: svc.baseUrl, caller });
 
   /** The instance the path names, as the store returned it: 404 when there is none, 403 when it is not the caller's to see. */
@@ -31,9 +27,10 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   const load = async (req: FastifyRequest, caller: Caller): Promise<StoredRecord> =>
     found(req, caller, await svc.store.get(resource.collection, (req.params as { id: string }).id));
 
-  app.get(base, async (req, reply) => {
-    const caller = svc.authenticate(req);
-    requireRole(caller, resource, "read", svc.catalog);
+  // The caller is authenticated, and its roles checked against config.access, by the onRequest hook (access.ts).
+  const read = { config: { access: rolesFor(resource, "read") } };
+  app.get(base, read, async (req, reply) => {
+    const caller = req.caller!;
     const type = svc.negotiate(req, svc.offers(resource.collectionMediaType));
     const { offset, limit } = paging(svc, req.query as Query);
     const { expand, fields } = shaping(svc, resource, req.query as Query);
@@ -43,9 +40,8 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     return sendJson(reply, 200, type, body);
   });
 
-  app.post(base, async (req, reply) => {
-    const caller = svc.authenticate(req);
-    requireRole(caller, resource, "create", svc.catalog);
+  app.post(base, { config: { access: rolesFor(resource, "create") } }, async (req, reply) => {
+    const caller = req.caller!;
     const type = svc.negotiate(req, svc.offers(resource.mediaType));
     requireBody(svc, req, resource);
     svc.validators.body(resource.collection, req.body, svc.readOnly.get(resource.collection)!);
@@ -60,9 +56,8 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     return sendJson(reply, 201, type, body);
   });
 
-  app.get(`${base}/:id`, (req, reply) => {
-    const caller = svc.authenticate(req);
-    requireRole(caller, resource, "read", svc.catalog);
+  app.get(`${base}/:id`, read, (req, reply) => {
+    const caller = req.caller!;
     const type = svc.negotiate(req, svc.offers(resource.mediaType));
     const { expand, fields } = shaping(svc, resource, req.query as Query);
     // A GET is the commonest request: with a store that reads at once (ImmediateReads) it is answered
@@ -73,8 +68,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   });
 
   const update = (mode: "merge" | "replace") => async (req: FastifyRequest, reply: import("fastify").FastifyReply) => {
-    const caller = svc.authenticate(req);
-    requireRole(caller, resource, "update", svc.catalog);
+    const caller = req.caller!;
     const type = svc.negotiate(req, svc.offers(resource.mediaType));
     requireBody(svc, req, resource);
     const current = await load(req, caller);
@@ -95,13 +89,13 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     await hooks.afterUpdate?.(body, ctx);
     return sendJson(reply, 200, type, body);
   };
-  app.post(`${base}/:id`, update("merge"));
-  app.patch(`${base}/:id`, update("merge"));
-  app.put(`${base}/:id`, update("replace"));
+  const write = { config: { access: rolesFor(resource, "update") } };
+  app.post(`${base}/:id`, write, update("merge"));
+  app.patch(`${base}/:id`, write, update("merge"));
+  app.put(`${base}/:id`, write, update("replace"));
 
-  app.delete(`${base}/:id`, async (req, reply) => {
-    const caller = svc.authenticate(req);
-    requireRole(caller, resource, "delete", svc.catalog);
+  app.delete(`${base}/:id`, { config: { access: rolesFor(resource, "delete") } }, async (req, reply) => {
+    const caller = req.caller!;
     const current = await load(req, caller);
     const ctx = svc.handlerContext(req, caller);
     const before = await representInstance(rep(caller), resource, current);
@@ -113,11 +107,9 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
 
   for (const field of resource.fields.filter((f) => f.kind === "links")) {
     const path = `${base}/:id/${field.name}`;
-    routes.set(path, ["GET"]);
     const target = svc.resources.get(field.link!.target)!;
-    app.get(path, async (req, reply) => {
-      const caller = svc.authenticate(req);
-      requireRole(caller, resource, "read", svc.catalog);
+    app.get(path, read, async (req, reply) => {
+      const caller = req.caller!;
       requireRole(caller, target, "read", svc.catalog);
       const type = svc.negotiate(req, svc.offers(target.collectionMediaType));
       const { offset, limit } = paging(svc, req.query as Query);
@@ -128,7 +120,6 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       return sendJson(reply, 200, type, await representPage(rep(caller), target, page, { href, offset, limit }, expand, fields));
     });
   }
-  return routes;
 }
 
 let lastMs = 0;

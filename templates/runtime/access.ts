@@ -1,0 +1,54 @@
+/**
+ * Who may call a route, decided before its body is read: an `onRequest` hook authenticates the request,
+ * sets `request.caller` and checks the roles the route's `config.access` names. Every route gets it,
+ * generated or added later by the user: `config: { access: "public" }` needs no credentials, a list of
+ * roles needs one of them, and no `access` needs valid credentials only.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from "fastify";
+import type { Caller } from "./authenticate.js";
+import type { ServiceContext } from "./context.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** "public": no credentials needed; a list of roles: credentials holding one of them; absent: any valid credentials. */
+    access?: "public" | readonly string[] | undefined;
+  }
+  interface FastifyRequest {
+    /** The caller whose credentials the request carried; undefined on a public route. */
+    caller: Caller | undefined;
+  }
+}
+
+/**
+ * Decorates requests with `caller` and gives every route registered from now on (the HEAD twin of a GET
+ * too) the onRequest hook its `config.access` calls for. One hook per distinct role list, made here at
+ * registration: a request runs one function and makes no closure.
+ * @example installAccess(app, svc); app.get("/v1/report", { config: { access: ["auditor"] } }, handler)
+ */
+export function installAccess(app: FastifyInstance, svc: ServiceContext): void {
+  app.decorateRequest("caller", undefined);
+  const guards = new Map<string, onRequestHookHandler>();
+  app.addHook("onRoute", (route) => {
+    const access = route.config?.access;
+    if (access === "public") return;
+    const key = access === undefined ? "" : `roles:${access.join(",")}`;
+    let guard = guards.get(key);
+    if (guard === undefined) guards.set(key, (guard = guardOf(svc, access)));
+    const own = route.onRequest;
+    route.onRequest = own === undefined ? [guard] : [guard, ...(Array.isArray(own) ? own : [own])];
+  });
+}
+
+/** The onRequest hook of one access rule: 401 without valid credentials, 403 without one of `roles`. */
+function guardOf(svc: ServiceContext, roles: readonly string[] | undefined): onRequestHookHandler {
+  const dev = roles === undefined ? "" : roles.length === 0 ? "This route is closed to every key." : `This route needs one of the roles: ${roles.join(", ")}.`;
+  return function guard(req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    // What an authenticated request answers depends on its credentials: no cache may keep it or hand it
+    // to another caller (set before authenticating, so that the 401 and 403 carry them too).
+    reply.header("cache-control", "no-store").header("vary", "Authorization");
+    const caller = svc.authenticate(req);
+    if (roles !== undefined && !caller.roles.some((r) => roles.includes(r))) throw svc.error("forbidden", "", dev);
+    req.caller = caller;
+    done();
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Requests Node's HTTP layer refuses before Fastify sees them (a byte not allowed in a header, headers over
+ * the size limit, a request that took too long, a method Node does not know, CONNECT) are answered with the
+ * error body of the catalog like every other error, written on the raw socket, which is then closed.
+ */
+import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import type { ConnectionError, FastifyInstance } from "fastify";
+import { allowedMethods } from "./methods.js";
+import type { ServiceContext } from "./context.js";
+
+
+/** A whole HTTP/1.1 response with the error body of `key`, closing the connection. */
+function rawAnswer(svc: ServiceContext, key: string, extra?: { allow?: string; dev?: string }): string {
+  const error = svc.error(key, "", extra?.dev);
+  const body = JSON.stringify(error.body);
+  const allow = extra?.allow === undefined ? "" : `Allow: ${extra.allow}\r\n`;
+  return (
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ""}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${allow}Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/** 405 with Allow when `target` is a routed path, else 404: for a method no route can have. */
+function methodAnswer(svc: ServiceContext, app: FastifyInstance, method: string, target: string): string {
+  const path = target.split("?")[0]!;
+  const allowed = path.startsWith("/") ? allowedMethods(app, path) : [];
+  if (allowed.length === 0) return rawAnswer(svc, "routeNotFound", { dev: `No route matches ${method} ${path}.` });
+  const allow = allowed.join(", ");
+  return rawAnswer(svc, "methodNotAllowed", { allow, dev: `This route answers ${allow}.` });
+}
+
+/** The method and target of a request line, from the first bytes Node received; undefined when it has none. */
+function requestLine(packet: Buffer | undefined): { method: string; target: string } | undefined {
+  if (packet === undefined) return undefined;
+  const m = /^([^\s]{1,64}) +([^\s]{1,8192}) /.exec(packet.toString("latin1", 0, Math.min(packet.length, 8400)));
+  return m ? { method: m[1]!, target: m[2]! } : undefined;
+}
+
+/**
+ * Fastify's `clientErrorHandler` (called with the app as `this`): 408 for a timeout, 431 for headers
+ * over the limit, 405 or 404 for a method Node does not know, 400 for any other unreadable request.
+ * Nothing is written once a response has begun on the socket; the socket is closed either way.
+ */
+export function clientErrorHandler(svc: ServiceContext): (this: FastifyInstance, error: ConnectionError, socket: Socket) => void {
+  const timeout = rawAnswer(svc, "requestTimeout");
+  const tooLarge = rawAnswer(svc, "headersTooLarge");
+  const malformed = rawAnswer(svc, "malformedRequest");
+  return function onClientError(this: FastifyInstance, error: ConnectionError, socket: Socket) {
+    if (error.code === "ECONNRESET" || error.code === "EPIPE" || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && inFlight?.headersSent !== true) {
+      let answer = malformed;
+      if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") answer = timeout;
+      else if (error.code === "HPE_HEADER_OVERFLOW") answer = tooLarge;
+      else if (error.code === "HPE_INVALID_METHOD") {
+        const line = requestLine(error.rawPacket as unknown as Buffer | undefined); // Node's type; Fastify's says JSON
+        if (line !== undefined) answer = methodAnswer(svc, this, line.method, line.target);
+      }
+      socket.write(answer);
+    }
+    this.log.debug({ err: error }, "client error");
+    socket.destroy();
+  };
+}
+
+/**
+ * Answers what Node hands the server outside its request event: CONNECT (405 or 404, as for any method no
+ * route has) and an Expect other than 100-continue, which is ignored (RFC 9110 allows it) rather than
+ * answered with Node's bodiless 417.
+ */
+export function answerOutsideRequests(server: Server, svc: ServiceContext, app: FastifyInstance): void {
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => socket.destroy());
+    if (socket.writable) socket.write(methodAnswer(svc, app, req.method ?? "CONNECT", req.url ?? ""));
+    socket.destroy();
+  });
+  server.on("checkExpectation", (req, res) => server.emit("request", req, res));
+}

@@ -1,0 +1,71 @@
+/**
+ * The error body for every failure that reaches Fastify: the service's ApiErrors as they are, Fastify's
+ * own failures (body parsing, limits, media types, paths) as catalog errors, anything else a 500 that
+ * shows nothing of its cause. A client's mistake is never a 500, and no answer has Fastify's own body.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { ApiError } from "./errors.js";
+import { negotiate } from "./negotiate.js";
+import { sendJson, type ServiceContext } from "./context.js";
+
+/** Errors of a request stream the client broke off (or that a timeout cut): nobody is left to answer. */
+const ABORTED = new Set(["ECONNRESET", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE"]);
+
+/**
+ * Fastify's error handler (and `frameworkErrors`) for the service: negotiates JSON or the vendor error
+ * type, sets the error's headers, logs 5xx with the request id. Should building the answer itself fail,
+ * it answers a fixed 500 body rather than let Fastify answer with its own.
+ */
+export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  const errorType = svc.spec.mediaTypes.find((m) => m.kind === "error");
+  const offers = errorType ? ["application/json", errorType.name, errorType.alias] : ["application/json"];
+  const internal = JSON.stringify(svc.error("internal").body);
+  return function sendError(error, req, reply) {
+    try {
+      const api = error instanceof ApiError ? error : fromFastifyError(svc, error);
+      if (api.status >= 500) svc.logOf(req).error({ err: error }, "request failed");
+      const chosen = negotiate(req.headers.accept, offers, svc.spec);
+      for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
+      // Answered before its body was read (401, 403, 404, 405 come from onRequest): end the connection
+      // rather than let Node read and discard the rest of the body to keep it alive.
+      if (req.raw.complete === false && hasBody(req)) reply.header("connection", "close");
+      return sendJson(reply, api.status, chosen.ok ? chosen.type : "application/json", api.body);
+    } catch (failure) {
+      svc.logOf(req).error({ err: failure, cause: error }, "error answer failed");
+      return reply.code(500).header("content-type", "application/json; charset=utf-8").send(internal);
+    }
+  };
+}
+
+function hasBody(req: FastifyRequest): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+/**
+ * Fastify's own failures as catalog errors, told apart by their FST_ERR codes: a 4xx of Fastify is a client's
+ * mistake (400 when none of the specific ones fits); anything else, whatever its class or statusCode, is a 500.
+ */
+export function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiError {
+  switch (error.code) {
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+    case "FST_ERR_ROUTE_MISSING_CONTENT_TYPE":
+      return svc.error("unsupportedMediaType", "", "Send the body as JSON: Content-Type: application/json, application/merge-patch+json or the resource's vendor type.");
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return svc.error("payloadTooLarge", "", `The body exceeds the limit of ${svc.spec.bodyLimit} bytes.`);
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return svc.error("malformedJson", "", "The body is empty; send a JSON object.");
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return svc.error("malformedJson", "", "The body is not valid JSON, or it has a __proto__ or constructor.prototype key, which is never accepted.");
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return svc.error("malformedRequest", "", "The Content-Length header does not match the body.");
+    case "FST_ERR_BAD_URL":
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return svc.error("notFound", "", "The id in the path is not one this service gives out (it is too long or not validly percent-encoded).");
+  }
+  if (error.code !== undefined && ABORTED.has(error.code)) return svc.error("malformedRequest", "", "The request was broken off before its body arrived.");
+  if (error.code?.startsWith("FST_ERR_") && typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500) {
+    return svc.error("malformedRequest", "", "The request could not be read.");
+  }
+  return svc.error("internal");
+}
