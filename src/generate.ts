@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { hasErrors } from "./diagnostics/diagnostic.js";
+import type { CheckOptions } from "./load/limits.js";
 import type { CheckResult } from "./pipeline.js";
 import type { Orphans } from "./emit/types.js";
 import { pascalCase, singularize } from "./model/names.js";
@@ -11,7 +12,8 @@ import type { Plan } from "./write/plan.js";
 
 export { generatorId } from "./write/inputs.js";
 
-export interface GenerateOptions {
+/** `allowPaths` and `limits`: what the check may read (see checkProject). */
+export interface GenerateOptions extends CheckOptions {
   readonly out: string;
   readonly force?: boolean;
   readonly dryRun?: boolean;
@@ -46,9 +48,9 @@ function orphanTypes(plan: Plan): Orphans {
 }
 
 /** Writes the reference docs of the definitions in `dir` into `out` (all or nothing; stale pages removed). */
-export async function generateDocs(dir: string, options: Pick<GenerateOptions, "out" | "dryRun">): Promise<GenerateResult> {
+export async function generateDocs(dir: string, options: Pick<GenerateOptions, "out" | "dryRun" | "allowPaths" | "limits">): Promise<GenerateResult> {
   const { checkProject } = await import("./pipeline.js");
-  const check = checkProject(dir);
+  const check = checkProject(dir, options);
   if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
   const [{ emitDocs }, { planWrite }, { commitPlan, recover }, { readManifest }] = await Promise.all([
     import("./emit/index.js"),
@@ -87,7 +89,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     import("./write/stage.js"),
   ]);
   mark("modules loaded");
-  const check = checkProject(dir);
+  const check = checkProject(dir, options);
   mark("checked");
   if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
   if (fs.existsSync(out) && !options.dryRun) recover(out);

@@ -1,6 +1,7 @@
 /** The whole check as one readable function: read → validate → build the model → lint. */
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
 import type { SourceText } from "./diagnostics/locate.js";
+import { limitsOf, type CheckOptions } from "./load/limits.js";
 import { readProject } from "./load/read-project.js";
 import { validateResource, validateService } from "./load/validate-meta.js";
 import { runRules } from "./lint/run-rules.js";
@@ -14,9 +15,12 @@ export interface CheckResult {
   readonly sources: ReadonlyMap<string, SourceText>;
 }
 
-/** Loads, validates and lints the definitions project in `dir`. Never throws on bad input. */
-export function checkProject(dir: string): CheckResult {
-  const [project, readDiagnostics] = readProject(dir);
+/**
+ * Loads, validates and lints the definitions project in `dir`. Never throws on bad input. Files are
+ * read only inside `dir` (and `options.allowPaths`), within `options.limits` (see DEFAULT_LIMITS).
+ */
+export function checkProject(dir: string, options: CheckOptions = {}): CheckResult {
+  const [project, readDiagnostics] = readProject(dir, options);
   const format: Diagnostic[] = [...readDiagnostics];
   if (project.service?.value !== undefined) format.push(...validateService(project.serviceFile, project.service.value));
   const valid = project.resources.filter((doc) => {
@@ -24,7 +28,7 @@ export function checkProject(dir: string): CheckResult {
     format.push(...found);
     return found.length === 0;
   });
-  const [model, modelDiagnostics] = buildModel(project, valid);
+  const [model, modelDiagnostics] = buildModel(project, valid, limitsOf(options));
   // A file with format errors is linted only where its shape can be trusted: resources were left
   // out above; service-level rules are skipped rather than judging fields the meta-schema rejected.
   const broken = new Set(format.filter((d) => d.severity === "error").map((d) => d.file));

@@ -56,6 +56,44 @@ export const codes = {
     message: (a) => `"${a.pattern}" matches no resource file`,
     hint: () => "correct the path or glob, relative to service.json",
   }),
+  "ref-outside-project": def<{ what: string; name: string; link: string }>({
+    severity: "error",
+    title: "A $ref or resources entry leads outside the project",
+    message: (a) => `${a.what} "${a.name}" leads outside the project folder${a.link}; it is not read`,
+    hint: () =>
+      "move the file into the folder that holds service.json and refer to it by a relative path, or allow its folder with `--allow-path DIR`",
+  }),
+  "unreadable-file": def<{ what: string; name: string; problem: string; fix: string }>({
+    severity: "error",
+    title: "A $ref or resources entry leads to something that is not a readable definition file",
+    message: (a) => `${a.what} "${a.name}" leads to ${a.problem}; it is not read`,
+    hint: (a) => a.fix,
+  }),
+  "invalid-utf8": def<{ bytes: string }>({
+    severity: "error",
+    title: "A definition file is not UTF-8",
+    message: (a) => `the file is not valid UTF-8: ${a.bytes} here is not a character`,
+    hint: () => "save the file as UTF-8 (JSON text is UTF-8, RFC 8259)",
+  }),
+  "nesting-too-deep": def<{ limit: number }>({
+    severity: "error",
+    title: "Arrays and objects nest too deep",
+    message: (a) => `arrays and objects nest more than ${a.limit} levels deep here`,
+    hint: () => 'flatten the structure, or move nested schemas into "$defs" and refer to them with "$ref"',
+  }),
+  "schema-too-large": def<{ what: string; problem: string }>({
+    severity: "error",
+    title: "A schema grows too large once its $refs are expanded",
+    message: (a) => `${a.what} ${a.problem}`,
+    hint: () =>
+      'refer to a shared schema from fewer places (a "$defs" entry referenced twice at every level doubles at every level), or split the resource',
+  }),
+  "circular-ref": def<{ ref: string; chain: string }>({
+    severity: "error",
+    title: "A $ref leads back to itself",
+    message: (a) => `"$ref": "${a.ref}" leads back to where it is written (${a.chain}) with no schema on the way, so it validates nothing`,
+    hint: () => "point the $ref at a schema, or write the schema in place of the last $ref",
+  }),
   R1: def<{ name: string; verb: string; noun: string; problem: string }>({
     severity: "error",
     title: "Collections are plural nouns",

@@ -3,6 +3,7 @@ import { parseTree, printParseErrorCode, type Node, type ParseError } from "json
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { childPointer } from "../diagnostics/diagnostic.js";
 import { report } from "../diagnostics/report.js";
+import { DEFAULT_LIMITS } from "./limits.js";
 
 /** A parsed JSON file: text, tree (for positions), and value (undefined when it did not parse). */
 export interface JsonDocument {
@@ -81,8 +82,41 @@ const MESSAGES: Readonly<Record<string, string>> = {
   InvalidCharacter: "invalid character in string",
 };
 
-/** Parses `text` as strict JSON (no comments, no trailing commas, no duplicate keys). */
-export function parseJson(file: string, text: string): readonly [JsonDocument, Diagnostic[]] {
+/**
+ * The offset of the first `[` or `{` that opens a level deeper than `limit`, or -1. A scan of the
+ * text, not a walk of a tree: it runs before anything that recurses (the tree parser, the key count,
+ * the meta-schema validation, the model) could overflow the stack on a hostile document.
+ */
+export function tooDeepAt(text: string, limit: number): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string: brackets inside it are text.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return i;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Parses `text` as strict JSON (no comments, no trailing commas, no duplicate keys, arrays and
+ * objects nested at most `nesting` levels deep).
+ */
+export function parseJson(file: string, text: string, nesting = DEFAULT_LIMITS.nesting): readonly [JsonDocument, Diagnostic[]] {
+  const deep = tooDeepAt(text, nesting);
+  if (deep !== -1) {
+    // No tree either: building one would recurse as deep as the document goes.
+    return [{ file, text, tree: undefined, value: undefined }, [report("nesting-too-deep", { file, pointer: "", offset: deep }, { limit: nesting })]];
+  }
   const native = parsedNatively(text);
   if (native) return [new ParsedDocument(file, text, native.value), []];
   const errors: ParseError[] = [];

@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { childPointer, tokensOf } from "../diagnostics/diagnostic.js";
 import type { DocumentStore } from "./documents.js";
 import type { JsonDocument } from "./parse-json.js";
+import type { ReadProblem } from "./read-file.js";
 
 /** Where a $ref lands: the document, the pointer inside it, and the value there. */
 export interface Resolved {
@@ -12,9 +13,13 @@ export interface Resolved {
   readonly value: unknown;
 }
 
-/** Why a $ref does not resolve: no such file, a file that did not parse, or nothing at the fragment. */
+/**
+ * Why a $ref does not resolve: no such file, a file that was not read (outside the project, not a
+ * regular file, too large), a file that did not parse, or nothing at the fragment.
+ */
 export type RefFailure =
   | { readonly kind: "no-file" | "no-id" | "unparsed" | "bad-uri" }
+  | { readonly kind: "refused"; readonly problem: ReadProblem }
   | { readonly kind: "no-target"; readonly file: string; readonly fragment: string };
 
 /** Resolves $ref values against documents by file path and by `$id`. */
@@ -75,12 +80,13 @@ export class RefResolver {
     return "failure" in hit ? hit.failure : undefined;
   }
 
-  private lookup(fromFile: string, ref: string): Resolved | { failure: RefFailure } {
+  /** Where `ref` written in `fromFile` lands, or why it does not. */
+  lookup(fromFile: string, ref: string): Resolved | { failure: RefFailure } {
     const from = this.store.get(fromFile);
     if (!from) return { failure: { kind: "no-file" } };
     let url: URL;
     let fragment: string;
-    let doc: JsonDocument | null;
+    let doc: JsonDocument | ReadProblem | null;
     try {
       url = new URL(ref, this.baseHref(from));
       fragment = decodeURIComponent(url.hash.replace(/^#/, ""));
@@ -90,7 +96,8 @@ export class RefResolver {
       // new URL, decodeURIComponent and fileURLToPath all throw on malformed input such as "%%%".
       return { failure: { kind: "bad-uri" } };
     }
-    if (!doc) return { failure: { kind: url.protocol === "file:" ? "no-file" : "no-id" } };
+    if (doc !== null && "kind" in doc && doc.kind !== "missing") return { failure: { kind: "refused", problem: doc } };
+    if (!doc || "kind" in doc) return { failure: { kind: url.protocol === "file:" ? "no-file" : "no-id" } };
     // The file's own json-syntax error says what is wrong with it.
     if (doc.value === undefined) return { failure: { kind: "unparsed" } };
     const missing: RefFailure = { kind: "no-target", file: doc.file, fragment };
@@ -102,16 +109,16 @@ export class RefResolver {
     return anchored ? { file: doc.file, pointer: anchored.pointer, value: anchored.value } : { failure: missing };
   }
 
-  /** The document a URL names: by `$id` among loaded documents, else by file path. */
-  private documentAt(url: URL, fromFile: string, ref: string): JsonDocument | null {
+  /** The document a URL names: by `$id` among loaded documents, else by file path (read only inside the project). */
+  private documentAt(url: URL, fromFile: string, ref: string): JsonDocument | ReadProblem | null {
     const found = this.indexedBases().get(url.href);
     if (found) return found;
-    if (url.protocol === "file:") return this.store.get(fileURLToPath(url));
+    if (url.protocol === "file:") return this.store.load(fileURLToPath(url));
     // An absolute $id that matches no document: try the ref's path beside the referencing file.
     const relative = ref.split("#")[0] ?? "";
-    if (relative && !/^[a-z][a-z0-9+.-]*:/i.test(relative)) return this.store.get(path.resolve(path.dirname(fromFile), relative));
+    if (relative && !/^[a-z][a-z0-9+.-]*:/i.test(relative)) return this.store.load(path.resolve(path.dirname(fromFile), relative));
     const last = url.pathname.split("/").pop();
-    return last ? this.store.get(path.resolve(path.dirname(fromFile), last)) : null;
+    return last ? this.store.load(path.resolve(path.dirname(fromFile), last)) : null;
   }
 }
 

@@ -6,11 +6,12 @@
 import path from "node:path";
 import { childPointer, type Diagnostic, type DiagnosticResult } from "../diagnostics/diagnostic.js";
 import { report } from "../diagnostics/report.js";
+import { DEFAULT_LIMITS, type Limits } from "../load/limits.js";
 import type { JsonDocument } from "../load/parse-json.js";
 import type { Project } from "../load/read-project.js";
 import { RefResolver } from "../load/resolve-refs.js";
 import { BUILTIN_ERRORS } from "./builtin-errors.js";
-import { isObject, isScalarKind, kindOf, SchemaReader } from "./build-schema.js";
+import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./build-schema.js";
 import { mediaSubject, vendorMediaType } from "./media-types.js";
 import { camelCase, pascalCase, propertyKey, singularize, words } from "./names.js";
 import type {
@@ -19,8 +20,11 @@ import type {
 
 type Raw = Record<string, unknown>;
 
-/** Builds the model from a loaded project; `valid` holds the resource documents that passed the meta-schema. */
-export function buildModel(project: Project, valid: readonly JsonDocument[]): DiagnosticResult<Model | undefined> {
+/**
+ * Builds the model from a loaded project; `valid` holds the resource documents that passed the
+ * meta-schema; `limits` bound the expansion of $refs.
+ */
+export function buildModel(project: Project, valid: readonly JsonDocument[], limits: Limits = DEFAULT_LIMITS): DiagnosticResult<Model | undefined> {
   if (!project.service || !isObject(project.service.value)) return [undefined, []];
   const resolver = new RefResolver(project.store);
   const roots = new Map<string, string>();
@@ -28,7 +32,7 @@ export function buildModel(project: Project, valid: readonly JsonDocument[]): Di
     const collection = (doc.value as Raw)["x-collection"];
     if (typeof collection === "string" && !roots.has(doc.file)) roots.set(doc.file, collection);
   }
-  const reader = new SchemaReader(resolver, (file, pointer) => (pointer === "" ? roots.get(file) : undefined));
+  const reader = new SchemaReader(resolver, (file, pointer) => (pointer === "" ? roots.get(file) : undefined), limits);
   const diagnostics: Diagnostic[] = [];
   const service = buildService(project.service);
   const raw = project.service.value;
@@ -97,8 +101,9 @@ function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTyp
   const name = singularize(collection);
   const required = Array.isArray(raw.required) ? raw.required.filter((r): r is string => typeof r === "string") : [];
   const props = isObject(raw.properties) ? raw.properties : {};
+  const budget = reader.budget(`resource "${collection}"`);
   const fields = Object.entries(props)
-    .map(([key, schema]) => buildField(key, schema, required.includes(key), file, reader))
+    .map(([key, schema]) => buildField(key, schema, required.includes(key), file, reader, budget))
     .sort(byKey((f) => f.name));
   return {
     name,
@@ -118,7 +123,7 @@ function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTyp
   };
 }
 
-function buildField(name: string, schema: unknown, required: boolean, file: string, reader: SchemaReader): Field {
+function buildField(name: string, schema: unknown, required: boolean, file: string, reader: SchemaReader, budget: Budget): Field {
   const origin = { file, pointer: childPointer("/properties", name) };
   const description = isObject(schema) && typeof schema.description === "string" ? schema.description : "";
   const instance = reader.linkTarget(schema, file);
@@ -130,7 +135,7 @@ function buildField(name: string, schema: unknown, required: boolean, file: stri
       : many !== undefined
         ? { kind: "collection", target: many, inverse: declaredInverse(schema, items) }
         : undefined;
-  const inlined = link ? (schema as Raw) : reader.inline(schema, file);
+  const inlined = link ? (schema as Raw) : reader.inline(schema, file, origin.pointer, budget);
   const kind = link ? (link.kind === "instance" ? "link" : "links") : kindOf(inlined);
   return { name, propertyKey: propertyKey(name), kind, scalar: isScalarKind(kind), required, description, schema: inlined, link, origin };
 }
@@ -184,7 +189,8 @@ function buildActions(file: string, raw: unknown, reader: SchemaReader, typeOf: 
   return Object.entries(raw).map(([name, value]) => {
     const a = isObject(value) ? value : {};
     const pointer = childPointer("/actions", name);
-    const query = reader.inline(a.query ?? { type: "object", properties: {} }, file);
+    const budget = reader.budget(`action "${name}"`);
+    const query = reader.inline(a.query ?? { type: "object", properties: {} }, file, childPointer(pointer, "query"), budget);
     const q = isObject(query) ? query : {};
     const required = Array.isArray(q.required) ? q.required : [];
     const params: Param[] = Object.entries(isObject(q.properties) ? q.properties : {})
@@ -207,7 +213,7 @@ function buildActions(file: string, raw: unknown, reader: SchemaReader, typeOf: 
       method: (typeof a.method === "string" ? a.method : "GET") as HttpMethod,
       params,
       query,
-      response: reader.inline(a.response ?? {}, file),
+      response: reader.inline(a.response ?? {}, file, childPointer(pointer, "response"), budget),
       roles: Array.isArray(a.roles) ? (a.roles as string[]) : [],
       description: typeof a.description === "string" ? a.description : "",
       mediaType: typeOf(name, "action"),

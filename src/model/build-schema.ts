@@ -1,6 +1,11 @@
-/** Classifies property schemas and inlines non-resource $refs, reporting refs that do not resolve. */
+/**
+ * Classifies property schemas and inlines non-resource $refs within a budget, reporting refs that
+ * do not resolve, lead outside the project, or only lead back to themselves.
+ */
 import { childPointer, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { report } from "../diagnostics/report.js";
+import { DEFAULT_LIMITS, type Limits } from "../load/limits.js";
+import { readProblemDiagnostic } from "../load/read-file.js";
 import type { RefFailure, RefResolver } from "../load/resolve-refs.js";
 import type { FieldKind, JsonSchema } from "./types.js";
 
@@ -10,13 +15,45 @@ const ANNOTATIONS = new Set(["$ref", "title", "description", "$comment", "readOn
 /** Finds the resource (by collection) whose root file a resolved $ref lands on. */
 export type ResourceLookup = (file: string, pointer: string) => string | undefined;
 
+/** Keywords that say nothing about a value: a schema of these and a $ref is only the $ref. */
+const NON_VALIDATING = new Set([...ANNOTATIONS, "$defs", "definitions", "$id", "$anchor", "$schema"]);
+
+/** How much the $ref expansion of one resource or action may still produce, and where to report it. */
+export interface Budget {
+  /** Schema nodes (objects and arrays) left. */
+  left: number;
+  /** The resource or action, in words: `resource "books"`. */
+  readonly owner: string;
+  /** Set once its diagnostic is reported: one per resource or action. */
+  spent: boolean;
+}
+
+/** Thrown inside the expansion when a budget runs out; caught where the expansion started. */
+class OverBudget {
+  constructor(readonly problem: string) {}
+}
+
 export class SchemaReader {
   readonly diagnostics: Diagnostic[] = [];
+  /** Schema nodes the expansion of the whole project may still produce. */
+  private totalLeft: number;
+  /** Objects and arrays checkRefs has walked (a value reached by several $refs is walked once). */
+  private readonly walked = new WeakSet<object>();
+  /** Schemas that are only a $ref whose chain of $refs checkRefs has followed. */
+  private readonly followed = new WeakSet<object>();
 
   constructor(
     private readonly resolver: RefResolver,
     private readonly resourceAt: ResourceLookup,
-  ) {}
+    private readonly limits: Pick<Limits, "schemaNodes" | "totalSchemaNodes" | "nesting"> = DEFAULT_LIMITS,
+  ) {
+    this.totalLeft = limits.totalSchemaNodes;
+  }
+
+  /** A fresh budget for the schemas of one resource or action (`owner` in words). */
+  budget(owner: string): Budget {
+    return { left: this.limits.schemaNodes, owner, spent: false };
+  }
 
   /** The collection a schema links to when it is `{ "$ref": <resource> }` (annotations allowed). */
   linkTarget(schema: unknown, file: string): string | undefined {
@@ -26,42 +63,123 @@ export class SchemaReader {
     return hit ? this.resourceAt(hit.file, hit.pointer) : undefined;
   }
 
-  /** The schema with every $ref to a non-resource replaced by its target (cycles become `{}`). */
-  inline(schema: unknown, file: string, seen: readonly string[] = []): JsonSchema {
-    if (Array.isArray(schema)) return schema.map((s) => this.inline(s, file, seen)) as unknown as JsonSchema;
-    if (!isObject(schema)) return schema as JsonSchema;
+  /**
+   * The schema at `pointer` of `file` with every $ref to a non-resource replaced by its target
+   * (cycles become `{}`). The expansion counts against `budget` and the project's total: a schema
+   * that references a shared one twice at every level doubles at every level, so past the limit
+   * it is a schema-too-large error (and `{}`), never minutes of work or an exhausted heap.
+   */
+  inline(schema: unknown, file: string, pointer: string, budget: Budget): JsonSchema {
+    if (budget.spent) return {};
+    try {
+      return this.expand(schema, file, [], budget, 0);
+    } catch (e) {
+      if (!(e instanceof OverBudget)) throw e;
+      budget.spent = true;
+      this.diagnostics.push(report("schema-too-large", { file, pointer, kind: "key" }, { what: budget.owner, problem: e.problem }));
+      return {};
+    }
+  }
+
+  private expand(schema: unknown, file: string, seen: readonly string[], budget: Budget, depth: number): JsonSchema {
+    if (schema === null || typeof schema !== "object") return schema as JsonSchema;
+    this.spend(budget, depth);
+    if (Array.isArray(schema)) return schema.map((s) => this.expand(s, file, seen, budget, depth + 1)) as unknown as JsonSchema;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(schema)) {
       if (k === "$ref" && typeof v === "string") continue;
-      setOwn(out, k, this.inline(v, file, seen));
+      setOwn(out, k, this.expand(v, file, seen, budget, depth + 1));
     }
-    if (typeof schema.$ref !== "string") return out;
-    const hit = this.resolver.resolve(file, schema.$ref);
+    const ref = (schema as { $ref?: unknown }).$ref;
+    if (typeof ref !== "string") return out;
+    const hit = this.resolver.resolve(file, ref);
     if (!hit) return out;
     const key = `${hit.file}#${hit.pointer}`;
     if (seen.includes(key)) return out;
-    const target = this.inline(stripResourceKeywords(hit.value), hit.file, [...seen, key]);
+    // A $ref counts as a level: a chain of $refs is as deep as the nesting it stands for.
+    const target = this.expand(stripResourceKeywords(hit.value), hit.file, [...seen, key], budget, depth + 1);
     return isObject(target) ? { ...target, ...out } : target;
   }
 
-  /** Reports every $ref in `value` (at `pointer` of `file`) that does not resolve. */
+  /** Counts one node against the budgets, and its depth against twice the nesting limit of a file. */
+  private spend(budget: Budget, depth: number): void {
+    const { schemaNodes, totalSchemaNodes, nesting } = this.limits;
+    if (--budget.left < 0) throw new OverBudget(`grows past ${count(schemaNodes)} schema nodes once its $refs are expanded (the limit for one resource or action)`);
+    if (--this.totalLeft < 0) throw new OverBudget(`takes the project past ${count(totalSchemaNodes)} schema nodes once $refs are expanded (the limit for all resources and actions together)`);
+    if (depth > 2 * nesting) throw new OverBudget(`nests more than ${2 * nesting} levels deep once its $refs are expanded`);
+  }
+
+  /**
+   * Reports every $ref in `value` (at `pointer` of `file`), and in the schemas they lead to, that
+   * does not resolve, leads outside the project or to a file that cannot be read, or only leads
+   * back to itself. Each schema is walked once, however many $refs reach it.
+   */
   checkRefs(value: unknown, file: string, pointer: string): void {
+    // A queue, not recursion: a chain of $refs across files may be as long as the definitions are.
+    const queue = [{ value, file, pointer }];
+    for (let next = queue.pop(); next; next = queue.pop()) this.walkRefs(next.value, next.file, next.pointer, queue);
+  }
+
+  private walkRefs(value: unknown, file: string, pointer: string, queue: { value: unknown; file: string; pointer: string }[]): void {
+    if (value === null || typeof value !== "object" || this.walked.has(value)) return;
+    this.walked.add(value);
     if (Array.isArray(value)) {
-      value.forEach((v, i) => this.checkRefs(v, file, childPointer(pointer, i)));
+      value.forEach((v, i) => this.walkRefs(v, file, childPointer(pointer, i), queue));
       return;
     }
-    if (!isObject(value)) return;
     for (const [k, v] of Object.entries(value)) {
       if (k === "$ref" && typeof v === "string") {
-        const failure = this.resolver.explain(file, v);
-        if (failure && failure.kind !== "unparsed") {
-          this.diagnostics.push(report("unresolved-ref", { file, pointer: childPointer(pointer, "$ref") }, refProblem(v, file, failure)));
+        const at = { file, pointer: childPointer(pointer, "$ref") };
+        const hit = this.resolver.lookup(file, v);
+        if (!("failure" in hit)) {
+          queue.push({ value: hit.value, file: hit.file, pointer: hit.pointer });
+          this.checkCycle(value as Record<string, unknown>, file, pointer);
+        } else if (hit.failure.kind === "refused") {
+          this.diagnostics.push(readProblemDiagnostic(hit.failure.problem, at, "$ref", v)!);
+        } else if (hit.failure.kind !== "unparsed") {
+          this.diagnostics.push(report("unresolved-ref", at, refProblem(v, file, hit.failure)));
         }
       } else if (k !== "const" && k !== "enum" && k !== "examples" && k !== "default") {
-        this.checkRefs(v, file, childPointer(pointer, k));
+        this.walkRefs(v, file, childPointer(pointer, k), queue);
       }
     }
   }
+
+  /**
+   * Follows a chain of schemas that are only a $ref, from `start`: when it comes back to a schema
+   * on the chain, that $ref validates nothing (ajv accepts anything, or loops), so it is an error,
+   * reported once, at the first $ref of the loop.
+   */
+  private checkCycle(start: Record<string, unknown>, file: string, pointer: string): void {
+    const chain: { node: Record<string, unknown>; file: string; pointer: string }[] = [];
+    let node: unknown = start;
+    let at = { file, pointer };
+    while (isBareRef(node) && !this.followed.has(node)) {
+      this.followed.add(node);
+      chain.push({ node, ...at });
+      const hit = this.resolver.resolve(at.file, node.$ref);
+      if (!hit) return;
+      node = hit.value;
+      at = { file: hit.file, pointer: hit.pointer };
+    }
+    const loop = chain.findIndex((c) => c.node === node);
+    if (loop === -1) return;
+    const members = chain.slice(loop);
+    const first = members[0]!;
+    const where = (m: { file: string; pointer: string }) => `${m.file === first.file ? "" : baseName(m.file)}#${m.pointer}`;
+    const path = [...members, first].map(where).join(" → ");
+    this.diagnostics.push(report("circular-ref", { file: first.file, pointer: childPointer(first.pointer, "$ref") }, { ref: String(first.node.$ref), chain: path }));
+  }
+}
+
+/** True for a schema that is a $ref and nothing that validates besides. */
+function isBareRef(v: unknown): v is Record<string, unknown> & { $ref: string } {
+  return isObject(v) && typeof v.$ref === "string" && Object.keys(v).every((k) => NON_VALIDATING.has(k) || k.startsWith("x-"));
+}
+
+/** A count in words: 100 000. */
+function count(n: number): string {
+  return n.toLocaleString("en-US").replace(/,/g, " ");
 }
 
 /** The kind of a (inlined) schema: its first non-null type, the type of its enum, or "any". */

@@ -1,5 +1,6 @@
 import { Args, Flags } from "@oclif/core";
 import { checkProject } from "../../pipeline.js";
+import { allowPathFlag } from "../allow-path-flag.js";
 import { BaseCommand } from "../base-command.js";
 
 export default class Check extends BaseCommand {
@@ -11,12 +12,14 @@ export default class Check extends BaseCommand {
   static override examples = ["<%= config.bin %> check examples/directory", "<%= config.bin %> check --json"];
   static override args = { dir: Args.string({ description: "definitions folder (holding service.json)", default: "." }) };
   static override flags = {
+    "allow-path": allowPathFlag,
     "emit-model": Flags.boolean({ description: "Print the normalized model as JSON (for debugging definitions).", default: false }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Check);
-    const result = checkProject(this.existingDir(args.dir));
+    const allowPaths = (flags["allow-path"] ?? []).map((d) => this.existingDir(d));
+    const result = checkProject(this.existingDir(args.dir), { allowPaths });
     if (flags["emit-model"] && result.model) {
       this.log(JSON.stringify(result.model, null, 2));
       this.exitWith(this.printDiagnostics(result, false) && 1);

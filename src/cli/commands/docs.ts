@@ -1,5 +1,6 @@
 import { Args, Flags } from "@oclif/core";
 import { generateDocs } from "../../generate.js";
+import { allowPathFlag } from "../allow-path-flag.js";
 import { BaseCommand, EXIT } from "../base-command.js";
 
 export default class Docs extends BaseCommand {
@@ -11,13 +12,15 @@ export default class Docs extends BaseCommand {
   static override examples = ["<%= config.bin %> docs examples/directory --out site", "<%= config.bin %> docs --out site --json"];
   static override args = { dir: Args.string({ description: "definitions folder (holding service.json)", default: "." }) };
   static override flags = {
+    "allow-path": allowPathFlag,
     out: Flags.string({ char: "o", description: "output folder of the docs", required: true }),
     "dry-run": Flags.boolean({ description: "print what would be written; write nothing", default: false }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Docs);
-    const result = await generateDocs(this.existingDir(args.dir), { out: flags.out, dryRun: flags["dry-run"] });
+    const allowPaths = (flags["allow-path"] ?? []).map((d) => this.existingDir(d));
+    const result = await generateDocs(this.existingDir(args.dir), { out: flags.out, dryRun: flags["dry-run"], allowPaths });
     const steps = result.plan?.steps ?? [];
     const files = steps.map((s) => ({ path: "file" in s ? s.file.path : s.path, action: s.kind }));
     const code = this.printDiagnostics(result.check, flags.json, flags.json ? { files, written: result.written } : {});

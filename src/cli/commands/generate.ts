@@ -1,6 +1,7 @@
 import { Args, Flags } from "@oclif/core";
 import { generate } from "../../generate.js";
 import { mark } from "../../timing.js";
+import { allowPathFlag } from "../allow-path-flag.js";
 import { BaseCommand, EXIT } from "../base-command.js";
 import { describeStep, reportConflicts, reportGenerate } from "../report.js";
 
@@ -18,6 +19,7 @@ export default class Generate extends BaseCommand {
   ];
   static override args = { dir: Args.string({ description: "definitions folder (holding service.json)", default: "." }) };
   static override flags = {
+    "allow-path": allowPathFlag,
     out: Flags.string({ char: "o", description: "output folder of the generated package", required: true }),
     force: Flags.boolean({ description: "overwrite generated files even when they were edited by hand", default: false }),
     "client-only": Flags.boolean({ description: "generate only the typed client, as a standalone package for the API's consumers", default: false }),
@@ -27,7 +29,9 @@ export default class Generate extends BaseCommand {
   async run(): Promise<void> {
     mark("oclif command");
     const { args, flags } = await this.parse(Generate);
-    const result = await generate(this.existingDir(args.dir), { out: flags.out, force: flags.force, dryRun: flags["dry-run"], clientOnly: flags["client-only"] });
+    const allowPaths = (flags["allow-path"] ?? []).map((d) => this.existingDir(d));
+    const options = { out: flags.out, force: flags.force, dryRun: flags["dry-run"], clientOnly: flags["client-only"], allowPaths };
+    const result = await generate(this.existingDir(args.dir), options);
     if (!flags.json) return this.exitWith(reportGenerate(result, flags["dry-run"], (line) => this.log(line)));
     const steps = result.plan?.steps ?? [];
     const code = this.printDiagnostics(result.check, true, { files: steps.map(describeStep), written: result.written });
