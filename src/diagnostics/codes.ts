@@ -181,11 +181,23 @@ export const codes = {
     message: (a) => `action "${a.name}" has the same path as ${a.other}`,
     hint: () => "rename the action or the collection",
   }),
-  "unsafe-name": def<{ what: string; name: string; reason: string }>({
+  "unsafe-name": def<{ what: string; name: string; reason: string; fix: string }>({
     severity: "error",
     title: "Names must be safe identifiers",
-    message: (a) => `${a.what} "${a.name}" ${a.reason}`,
-    hint: () => "use a name of letters and digits that starts with a letter and is not __proto__, constructor or prototype",
+    message: (a) => `${a.what} ${JSON.stringify(a.name)} ${a.reason}`,
+    hint: (a) => a.fix,
+  }),
+  "name-collision": def<{ what: string; other: string; fix: string }>({
+    severity: "error",
+    title: "Generated names do not collide",
+    message: (a) => `${a.what} collides with ${a.other}`,
+    hint: (a) => a.fix,
+  }),
+  "invalid-pattern": def<{ pattern: string; problem: string; fix: string }>({
+    severity: "error",
+    title: "Patterns are regular expressions ECMAScript and RE2 both accept",
+    message: (a) => `pattern ${JSON.stringify(a.pattern)} ${a.problem}`,
+    hint: (a) => a.fix,
   }),
   "duplicate-error-code": def<{ code: number; other: string }>({
     severity: "error",

@@ -5,6 +5,7 @@
 import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
 import RandExp from "randexp";
+import { compileLinear, patternProblem } from "../model/patterns.js";
 import type { JsonSchema } from "../model/types.js";
 
 type Schema = Record<string, unknown>;
@@ -43,7 +44,10 @@ function validator(): Ajv {
   type Plugin = (a: Ajv) => unknown;
   const formatsPlugin = require("ajv-formats") as { default?: Plugin } & Plugin;
   // Each schema is validated against a few dozen samples only: skipping code optimization halves compile time.
-  ajv = new AjvClass({ strict: false, allowUnionTypes: true, validateFormats: true, code: { optimize: false } });
+  // Patterns are tested by RE2, as the generated service tests them: linear in the sample, whatever the pattern.
+  // (ajv keeps one compiled pattern per toString(): each tells its pattern apart.)
+  const regExp = (pattern: string, flags: string) => ({ ...compileLinear(pattern), toString: () => `/${pattern}/${flags}` });
+  ajv = new AjvClass({ strict: false, allowUnionTypes: true, validateFormats: true, code: { optimize: false, regExp: regExp as never } });
   (formatsPlugin.default ?? formatsPlugin)(ajv);
   return ajv;
 }
@@ -164,6 +168,8 @@ function patternSample(pattern: string, seed: number): string | undefined {
   if (bySeed.has(seed)) return bySeed.get(seed);
   let value: string | undefined;
   try {
+    // Only a pattern the service can use is worth a sample (and RE2 bounds what RandExp makes of it).
+    if (patternProblem(pattern)) throw new Error("unusable pattern");
     const gen = new RandExp(pattern);
     gen.max = 8;
     let seedState = seed + 1;
@@ -290,9 +296,9 @@ function keywordCheck(key: string, v: unknown, s: Record<string, unknown>): Chec
     case "maxLength":
       return isCount(v) ? (x) => typeof x !== "string" || ucs2length(x) <= v : null;
     case "pattern": {
-      if (typeof v !== "string" || !isRegex(v)) return null;
-      const re = new RegExp(v, "u");
-      return (x) => typeof x !== "string" || re.test(x);
+      // Tested as the service tests it: by RE2, in time linear in the sample (never a backtracking stall).
+      const re = typeof v === "string" && isRegex(v) ? linearOrNull(v) : null;
+      return re && ((x) => typeof x !== "string" || re.test(x));
     }
     case "format":
       return typeof v === "string" ? formatCheck(v) : null;
@@ -426,6 +432,15 @@ function isRegex(pattern: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** The pattern compiled by RE2, or null when RE2 rejects it (ajv, with the same engine, then rejects the schema). */
+function linearOrNull(pattern: string): { test(s: string): boolean } | null {
+  try {
+    return compileLinear(pattern);
+  } catch {
+    return null;
   }
 }
 

@@ -8,7 +8,9 @@ import { duplicateErrorCode } from "./rules/duplicate-error-code.js";
 import { duplicateNames } from "./rules/duplicate-names.js";
 import { e2ActionVerbs } from "./rules/e2-action-verbs.js";
 import { e3ActionParams } from "./rules/e3-action-params.js";
+import { invalidPattern } from "./rules/invalid-pattern.js";
 import { keywordProperties } from "./rules/keyword-properties.js";
+import { nameCollisions } from "./rules/name-collisions.js";
 import { r1PluralNouns } from "./rules/r1-plural-nouns.js";
 import { r2NounRoutes } from "./rules/r2-noun-routes.js";
 import { r3PathSegments } from "./rules/r3-path-segments.js";
@@ -20,7 +22,7 @@ import { v3VersionSegment } from "./rules/v3-version-segment.js";
 /** Every rule, in the order their findings are most useful to read. */
 export const rules: readonly Rule[] = [
   r1PluralNouns, r2NounRoutes, r3PathSegments, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys,
-  v1VendorToken, v3VersionSegment, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName, duplicateErrorCode,
+  v1VendorToken, v3VersionSegment, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName, nameCollisions, duplicateErrorCode, invalidPattern,
 ];
 
 /** The findings of every rule on `model`. */

@@ -13,9 +13,9 @@ import { RefResolver } from "../load/resolve-refs.js";
 import { BUILTIN_ERRORS } from "./builtin-errors.js";
 import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./build-schema.js";
 import { mediaSubject, vendorMediaType } from "./media-types.js";
-import { camelCase, pascalCase, propertyKey, singularize, words } from "./names.js";
+import { camelCase, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, singularize, words } from "./names.js";
 import type {
-  Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, Param, Resource, Service,
+  Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, Param, Resource, SchemaRoot, Service,
 } from "./types.js";
 
 type Raw = Record<string, unknown>;
@@ -52,8 +52,26 @@ export function buildModel(project: Project, valid: readonly JsonDocument[], lim
     errors,
     mediaTypes: buildMediaTypes(service, resources, actions),
     sources: project.store.all().map((d) => d.file).sort(),
+    schemaRoots: schemaRoots(project, valid),
   };
   return [model, diagnostics];
+}
+
+/** The valid resource documents, the actions' query and response, and every other document read (shared definitions). */
+function schemaRoots(project: Project, valid: readonly JsonDocument[]): SchemaRoot[] {
+  const service = project.service!;
+  const resourceFiles = new Set(project.resources.map((d) => d.file));
+  const roots: SchemaRoot[] = valid.map((doc) => ({ schema: doc.value, origin: { file: doc.file, pointer: "" } }));
+  const actions = (service.value as Raw).actions;
+  for (const [name, a] of Object.entries(isObject(actions) ? actions : {})) {
+    for (const k of ["query", "response"]) {
+      if (isObject(a) && Object.hasOwn(a, k)) roots.push({ schema: a[k], origin: { file: service.file, pointer: childPointer("/actions", name, k) } });
+    }
+  }
+  for (const doc of project.store.all()) {
+    if (doc.file !== service.file && !resourceFiles.has(doc.file)) roots.push({ schema: doc.value, origin: { file: doc.file, pointer: "" } });
+  }
+  return roots;
 }
 
 function buildService(doc: JsonDocument): Service {
@@ -224,12 +242,25 @@ function buildActions(file: string, raw: unknown, reader: SchemaReader, typeOf: 
 
 function buildErrors(file: string, raw: unknown, docsUrl: string): ErrorDef[] {
   const builtin: ErrorDef[] = BUILTIN_ERRORS.map((e) => ({ ...e, info: `${docsUrl}/${e.code}`, builtin: true, origin: undefined }));
-  const own: ErrorDef[] = (Array.isArray(raw) ? raw : []).filter(isObject).map((e, i) => {
+  // Keys name catalog entries in generated code, so they must be unique, also ignoring case: a key
+  // derived from a title that is taken takes its code; a key written as "key" is kept (lint reports a repeat).
+  const taken = new Set(builtin.map((e) => e.key.toLowerCase()));
+  const rawErrors = (Array.isArray(raw) ? raw : []).filter(isObject);
+  for (const e of rawErrors) if (typeof e.key === "string") taken.add(e.key.toLowerCase());
+  const own: ErrorDef[] = rawErrors.map((e, i) => {
     const title = String(e.title ?? `Error ${e.code}`);
+    let key: string;
+    if (typeof e.key === "string") key = e.key;
+    else {
+      const camel = camelCase(title);
+      const derived = isCamelName(camel) && !FORBIDDEN_NAMES.has(camel) ? camel : `error${e.code}`;
+      key = taken.has(derived.toLowerCase()) ? `${derived}${e.code}` : derived;
+      taken.add(key.toLowerCase());
+    }
     return {
       code: Number(e.code),
       status: Number(e.status),
-      key: typeof e.key === "string" ? e.key : /^[a-z][A-Za-z0-9]*$/.test(camelCase(title)) ? camelCase(title) : `error${e.code}`,
+      key,
       title,
       message: String(e.message ?? title),
       dev: typeof e.dev === "string" ? e.dev : "",
@@ -238,14 +269,7 @@ function buildErrors(file: string, raw: unknown, docsUrl: string): ErrorDef[] {
       origin: { file, pointer: childPointer("/errors", i) },
     };
   });
-  // Keys name catalog entries in generated code, so they must be unique: a repeated key takes its code.
-  const taken = new Set(builtin.map((e) => e.key));
-  const keyed = own.map((e) => {
-    const key = taken.has(e.key) ? `${e.key}${e.code}` : e.key;
-    taken.add(key);
-    return key === e.key ? e : { ...e, key };
-  });
-  return [...builtin, ...keyed].sort((a, b) => a.code - b.code);
+  return [...builtin, ...own].sort((a, b) => a.code - b.code);
 }
 
 function buildMediaTypes(service: Service, resources: readonly Resource[], actions: readonly Action[]): MediaType[] {

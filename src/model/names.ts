@@ -155,6 +155,44 @@ export function unsafeReason(name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The shape of a name that becomes a URL segment, a file name and an identifier (collections, actions,
+ * collection links): ASCII letters and digits, starting with a lower-case letter. Nothing else reaches a
+ * path: no "/", "\\", "." or ":".
+ */
+export const CAMEL_NAME = /^[a-z][A-Za-z0-9]*$/;
+
+/** True for a name of the CAMEL_NAME shape. @example isCamelName("convertCurrency") === true */
+export function isCamelName(name: string): boolean {
+  return CAMEL_NAME.test(name);
+}
+
+/** A camelCase name close to `name`, to suggest as a fix (`fallback` when nothing is left). */
+export function camelFix(name: string, fallback: string): string {
+  const c = camelCase(name);
+  return /^[a-z]/.test(c) ? c : fallback;
+}
+
+/**
+ * True for the device names Windows reserves in every folder, with or without an extension and in any
+ * case (CON, PRN, AUX, NUL, COM0-9, LPT0-9): src/actions/con.ts cannot be created or read there.
+ */
+export function isDeviceName(name: string): boolean {
+  return /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i.test(name);
+}
+
+/** The members every JavaScript object has (Object.prototype): a client member or map key of that name shadows them. */
+export const OBJECT_MEMBERS: ReadonlySet<string> = new Set([
+  "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "toString", "valueOf",
+  "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "__proto__",
+]);
+
+/** The exported function name of an action's handler: the action's name, suffixed when it is a reserved word. */
+export function handlerIdentifier(actionName: string): string {
+  const name = camelCase(actionName);
+  return isIdentifier(name) ? name : `${name}Action`;
+}
+
 /** A property key as TypeScript source: bare when an identifier, quoted otherwise. */
 export function propertyKey(name: string): string {
   return IDENTIFIER.test(name) ? name : JSON.stringify(name);

@@ -28,6 +28,17 @@ export interface Model {
   readonly mediaTypes: readonly MediaType[];
   /** Absolute paths of every file the model was built from, sorted. */
   readonly sources: readonly string[];
+  /**
+   * Every schema as written, where it is written: each resource file, each action's query and response,
+   * and each other file a $ref read (shared definitions). Lint rules judge keywords and patterns here.
+   */
+  readonly schemaRoots: readonly SchemaRoot[];
+}
+
+/** A schema document (or an action's schema in service.json) as written. */
+export interface SchemaRoot {
+  readonly schema: unknown;
+  readonly origin: Origin;
 }
 
 export interface Service {

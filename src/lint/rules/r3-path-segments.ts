@@ -1,10 +1,10 @@
 import { report } from "../../diagnostics/report.js";
-import { camelCase, FORBIDDEN_NAMES } from "../../model/names.js";
+import { camelCase, FORBIDDEN_NAMES, isCamelName } from "../../model/names.js";
 import { defineRule } from "../rule.js";
 
 /** True for a camelCase path segment: letters and digits, starting with a lower-case letter. */
 export function isCamelSegment(name: string): boolean {
-  return /^[a-z][A-Za-z0-9]*$/.test(name);
+  return isCamelName(name);
 }
 
 /** R3: a collection's path segment has the shape /accounts: camelCase letters and digits. */

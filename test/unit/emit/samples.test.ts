@@ -321,4 +321,22 @@ test("random schemas of the known keywords answer as ajv on random values", () =
   assert.ok(pairs >= 4800);
 });
 
+test("a sample is tested against a catastrophic pattern in linear time (RE2, as the service tests it)", () => {
+  // With a backtracking RegExp, 27 a's and a "!" against ^(a+)+$ take over ten seconds; RE2 answers at once.
+  const input = `${"a".repeat(27)}!`;
+  let started = Date.now();
+  assert.is(quickCheckOf({ pattern: "^(a+)+$" })!(input), false);
+  assert.ok(Date.now() - started < 3000, `the quick check took ${Date.now() - started} ms`);
+  // allOf is left to ajv: its sample comes from the allOf's pattern and fails the outer one.
+  started = Date.now();
+  assert.is(sampleOf({ type: "string", pattern: "^(a+)+$", allOf: [{ pattern: "^a{27}!$" }] }), undefined);
+  assert.is(ajvIsValid({ pattern: "^(a+)+$", allOf: [{}] }, input), false);
+  assert.ok(Date.now() - started < 3000, `ajv took ${Date.now() - started} ms`);
+});
+
+test("a pattern RE2 rejects gets no sample, and ajv's answer is as the service's (the schema accepts nothing)", () => {
+  assert.is(sampleOf({ type: "string", pattern: "(a)\\1" }), undefined);
+  assert.is(ajvIsValid({ type: "string", pattern: "(?=a)a", allOf: [{}] }, "a"), false);
+});
+
 test.run();
