@@ -1,18 +1,22 @@
 /**
  * The only writer of the output folder. A generation is staged in OUT/.resourcery/staging, then a
  * journal is written (the commit point) and applied; an interrupted run is rolled forward from the
- * journal, or its staging discarded, by the next one. Unchanged files are never touched.
+ * journal, or its staging discarded, by the next one. Unchanged files are never touched. Every path
+ * written, renamed or removed is confined to its folder (write/confine.ts): never through a link.
  */
 import fs from "node:fs";
 import { assertInternal } from "../diagnostics/internal-error.js";
 import { isStaged } from "../emit/emitted-file.js";
 import path from "node:path";
+import { confined, makeDirs, openForWrite, unsafeReason } from "./confine.js";
 import { hashOf, MANIFEST, STAT_CACHE, STATE_DIR, type Manifest, type ManifestEntry, type ManifestInfo, type StatCache } from "./manifest.js";
+import { OutError } from "./out-error.js";
 import type { Plan } from "./plan.js";
 import { freshTemp, type FreshStage } from "./stage.js";
 
 const STAGING = `${STATE_DIR}/staging`;
-const JOURNAL = `${STATE_DIR}/journal.json`;
+/** OUT/.resourcery/journal.json: a committed generation not yet completely applied. */
+export const JOURNAL = `${STATE_DIR}/journal.json`;
 
 interface Journal {
   readonly moves: readonly (readonly [string, string])[];
@@ -20,31 +24,46 @@ interface Journal {
   readonly manifest: Manifest;
 }
 
-function writeStaged(file: string, contents: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, contents);
-}
-
-function writeDurably(file: string, contents: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const fd = fs.openSync(file, "w");
+/** Writes `rel` inside `root` (its folders created), fsynced when `durable`. */
+function writeFile(root: string, rel: string, contents: string, durable: boolean): void {
+  makeDirs(root, path.posix.dirname(rel));
+  const fd = openForWrite(root, rel);
   try {
-    fs.writeSync(fd, contents);
-    fs.fsyncSync(fd);
+    fs.writeFileSync(fd, contents);
+    if (durable) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
 }
 
+/** The journal of an interrupted run, refused when it names a path outside OUT (edited, or made to). */
+function readJournal(out: string): Journal {
+  const file = confined(out, JOURNAL);
+  let journal: Journal;
+  try {
+    journal = JSON.parse(fs.readFileSync(file, "utf8")) as Journal;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code) throw error;
+    throw new OutError(`cannot finish the interrupted generation in ${out}: ${file} is not valid JSON; remove it and run again`);
+  }
+  const paths = [...(journal.moves ?? []).flat(), ...(journal.deletes ?? []), ...Object.keys(journal.manifest?.files ?? {})];
+  const bad = paths.find((p) => typeof p !== "string" || unsafeReason(p) !== undefined);
+  const staged = (journal.moves ?? []).every(([from]) => typeof from === "string" && from.startsWith(`${STAGING}/`));
+  if (bad !== undefined || !staged || !Array.isArray(journal.moves) || !Array.isArray(journal.deletes)) {
+    throw new OutError(`cannot finish the interrupted generation in ${out}: ${file} names a path outside it (${JSON.stringify(bad)}); it was edited or is corrupt: remove it and run again`);
+  }
+  return journal;
+}
+
 /** Finishes or discards whatever an interrupted earlier run left in `out`. */
 export function recover(out: string): "none" | "rolled-forward" | "discarded" {
-  const journal = path.join(out, JOURNAL);
-  if (fs.existsSync(journal)) {
-    apply(out, JSON.parse(fs.readFileSync(journal, "utf8")) as Journal);
+  if (fs.existsSync(confined(out, JOURNAL))) {
+    apply(out, readJournal(out));
     return "rolled-forward";
   }
-  if (fs.existsSync(path.join(out, STAGING))) {
-    fs.rmSync(path.join(out, STAGING), { recursive: true, force: true });
+  const staging = confined(out, STAGING);
+  if (fs.existsSync(staging)) {
+    fs.rmSync(staging, { recursive: true, force: true });
     return "discarded";
   }
   return "none";
@@ -56,34 +75,105 @@ export function recover(out: string): "none" | "rolled-forward" | "discarded" {
  * leaves no `out` at all. Its files may have been written into that folder already (`stage`).
  */
 export function commitPlan(out: string, plan: Plan, info: ManifestInfo, stage?: FreshStage): void {
-  if (stage && fs.existsSync(out)) throw new Error(`${out} was created by something else during the generation; nothing was written to it`);
+  if (stage && fs.existsSync(out)) throw new OutError(`${out} was created by something else during the generation; nothing was written to it`);
   if (!fs.existsSync(out)) {
     const temp = stage?.root ?? freshTemp(out);
-    if (!stage) fs.rmSync(temp, { recursive: true, force: true }); // left by a killed first generation
-    const files: Record<string, ManifestEntry> = {};
-    const stats: Record<string, StatCache[string]> = {};
-    for (const step of plan.steps) {
-      if (step.kind !== "create") continue;
-      if (isStaged(step.file)) {
-        files[step.file.path] = { hash: step.file.hash, owner: step.file.owner };
-        if (step.file.owner === "generated") stats[step.file.path] = step.file.stat;
-        continue;
-      }
-      const file = path.join(temp, step.file.path);
-      writeStaged(file, step.file.contents);
-      files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
-      if (step.file.owner === "generated") stats[step.file.path] = statOf(file);
+    if (!stage) {
+      fs.rmSync(temp, { recursive: true, force: true }); // left by a killed first generation
+      if (!fs.existsSync(path.dirname(temp))) fs.mkdirSync(path.dirname(temp), { recursive: true });
+      fs.mkdirSync(temp);
     }
-    writeDurably(path.join(temp, MANIFEST), manifestText(manifestOf(info, files)));
-    writeStatCache(temp, stats);
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.renameSync(temp, out); // renaming the folder keeps every file's mtime
+    try {
+      commitFresh(out, temp, plan, info);
+    } catch (error) {
+      if (!stage) removeQuietly(temp); // a staged one is discarded by its owner
+      throw error;
+    }
     return;
+  }
+  commitOver(out, plan, info);
+}
+
+/** A first generation: its files written into `temp` (or staged there already), then `temp` renamed to `out`. */
+function commitFresh(out: string, temp: string, plan: Plan, info: ManifestInfo): void {
+  const files: Record<string, ManifestEntry> = {};
+  const stats: Record<string, StatCache[string]> = {};
+  for (const step of plan.steps) {
+    if (step.kind !== "create") continue;
+    if (isStaged(step.file)) {
+      files[step.file.path] = { hash: step.file.hash, owner: step.file.owner };
+      if (step.file.owner === "generated") stats[step.file.path] = step.file.stat;
+      continue;
+    }
+    writeFile(temp, step.file.path, step.file.contents, false);
+    files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
+    if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(temp, step.file.path));
+  }
+  writeFile(temp, MANIFEST, manifestText(manifestOf(info, files)), true);
+  writeStatCache(temp, stats);
+  if (fs.existsSync(out)) throw new OutError(`${out} was created by something else during the generation; nothing was written to it`);
+  fs.renameSync(temp, out); // renaming the folder keeps every file's mtime
+}
+
+/**
+ * A regeneration: every path it writes or removes checked first (a link refused before anything is
+ * written), the new files staged, the journal written (the commit point) and applied. A failure before
+ * the commit point removes the staging folder: OUT is as it was.
+ */
+function commitOver(out: string, plan: Plan, info: ManifestInfo): void {
+  for (const step of plan.steps) {
+    if (step.kind === "create" || step.kind === "update" || step.kind === "merge") confined(out, step.file.path);
+    if (step.kind === "delete") confined(out, step.path);
   }
   const files: Record<string, ManifestEntry> = {};
   const stats: Record<string, StatCache[string]> = {};
   const moves: [string, string][] = [];
   const deletes: string[] = [];
+  try {
+    stageAll(out, plan, files, stats, moves, deletes);
+  } catch (error) {
+    discardStaging(out);
+    throw error;
+  }
+  const journal: Journal = { moves, deletes, manifest: manifestOf(info, files) };
+  if (moves.length === 0 && deletes.length === 0 && sameText(path.join(out, MANIFEST), manifestText(journal.manifest))) {
+    if (!sameText(path.join(out, STAT_CACHE), statCacheText(stats))) writeStatCache(out, stats); // touched files: hashed once, not again
+    return; // a no-op regenerate writes nothing else
+  }
+  try {
+    writeFile(out, `${JOURNAL}.tmp`, JSON.stringify(journal), true);
+    fs.renameSync(confined(out, `${JOURNAL}.tmp`), confined(out, JOURNAL)); // the commit point
+  } catch (error) {
+    discardStaging(out);
+    throw error;
+  }
+  apply(out, journal);
+  writeStatCache(out, stats); // after the commit: a run killed before this only leaves the cache stale
+}
+
+/** Removes what a regeneration staged before its commit point (best effort: the next run does it too). */
+function discardStaging(out: string): void {
+  for (const rel of [STAGING, `${JOURNAL}.tmp`]) removeQuietly(() => confined(out, rel));
+}
+
+/** Removes a folder or file this run created, if it can (on a read-only disk it could not create it either). */
+function removeQuietly(target: string | (() => string)): void {
+  try {
+    fs.rmSync(typeof target === "string" ? target : target(), { recursive: true, force: true });
+  } catch {
+    // the failure being reported is what matters; the next run removes what is left
+  }
+}
+
+/** Writes the new files of a regeneration into the staging folder and records what to move and delete. */
+function stageAll(
+  out: string,
+  plan: Plan,
+  files: Record<string, ManifestEntry>,
+  stats: Record<string, StatCache[string]>,
+  moves: [string, string][],
+  deletes: string[],
+): void {
   plan.steps.forEach((step, i) => {
     if (step.kind === "delete") deletes.push(step.path);
     if (step.kind === "orphan") files[step.path] = { hash: step.hash, owner: "user" }; // still the user's: tracked until deleted
@@ -96,23 +186,13 @@ export function commitPlan(out: string, plan: Plan, info: ManifestInfo, stage?: 
       const staged = `${STAGING}/${i}`;
       // Staged files need no fsync of their own: a killed run loses nothing the page cache holds, and
       // the journal (fsynced) is written only after every staged file is complete.
-      writeStaged(path.join(out, staged), step.file.contents);
+      writeFile(out, staged, step.file.contents, false);
       files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
       // The rename into place keeps the staged file's size and mtime: recorded now.
       if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(out, staged));
       moves.push([staged, step.file.path]);
     }
   });
-  const journal: Journal = { moves, deletes, manifest: manifestOf(info, files) };
-  if (moves.length === 0 && deletes.length === 0 && sameText(path.join(out, MANIFEST), manifestText(journal.manifest))) {
-    if (!sameText(path.join(out, STAT_CACHE), statCacheText(stats))) writeStatCache(out, stats); // touched files: hashed once, not again
-    return; // a no-op regenerate writes nothing else
-  }
-  const temp = path.join(out, `${JOURNAL}.tmp`);
-  writeDurably(temp, JSON.stringify(journal));
-  fs.renameSync(temp, path.join(out, JOURNAL)); // the commit point
-  apply(out, journal);
-  writeStatCache(out, stats); // after the commit: a run killed before this only leaves the cache stale
 }
 
 /** A file's size and mtime, for the stat cache. */
@@ -125,11 +205,18 @@ function statCacheText(stats: Record<string, StatCache[string]>): string {
   return JSON.stringify(Object.fromEntries(Object.entries(stats).sort(([a], [b]) => (a < b ? -1 : 1)))) + "\n";
 }
 
-/** Replaces the stat cache (not durably: it is only a cache). */
-function writeStatCache(out: string, stats: Record<string, StatCache[string]>): void {
-  const file = path.join(out, STAT_CACHE);
-  fs.writeFileSync(`${file}.tmp`, statCacheText(stats));
-  fs.renameSync(`${file}.tmp`, file);
+/**
+ * Replaces the stat cache (not durably: it is only a cache). A disk error leaves the old one, which
+ * only makes the next up-to-date check hash the files whose mtime it does not know.
+ */
+function writeStatCache(root: string, stats: Record<string, StatCache[string]>): void {
+  try {
+    writeFile(root, `${STAT_CACHE}.tmp`, statCacheText(stats), false);
+    fs.renameSync(confined(root, `${STAT_CACHE}.tmp`), confined(root, STAT_CACHE));
+  } catch (error) {
+    if (!(error as NodeJS.ErrnoException).code) throw error;
+    fs.rmSync(path.join(root, `${STAT_CACHE}.tmp`), { force: true });
+  }
 }
 
 function manifestOf(info: ManifestInfo, files: Record<string, ManifestEntry>): Manifest {
@@ -140,20 +227,20 @@ function manifestOf(info: ManifestInfo, files: Record<string, ManifestEntry>): M
 /** Applies a journal; safe to run again after an interruption (every step is idempotent). */
 function apply(out: string, journal: Journal): void {
   for (const [staged, target] of journal.moves) {
-    const from = path.join(out, staged);
+    const from = confined(out, staged);
     if (!fs.existsSync(from)) continue; // moved by an interrupted earlier apply
-    fs.mkdirSync(path.dirname(path.join(out, target)), { recursive: true });
-    fs.renameSync(from, path.join(out, target));
+    makeDirs(out, path.posix.dirname(target));
+    fs.renameSync(from, confined(out, target));
   }
   for (const p of journal.deletes) {
-    fs.rmSync(path.join(out, p), { force: true });
-    removeEmptyParents(out, path.dirname(path.join(out, p)));
+    const file = confined(out, p);
+    fs.rmSync(file, { force: true });
+    removeEmptyParents(out, path.dirname(file));
   }
-  const manifestTemp = path.join(out, `${MANIFEST}.tmp`);
-  writeDurably(manifestTemp, manifestText(journal.manifest));
-  fs.renameSync(manifestTemp, path.join(out, MANIFEST));
-  fs.rmSync(path.join(out, JOURNAL), { force: true });
-  fs.rmSync(path.join(out, STAGING), { recursive: true, force: true });
+  writeFile(out, `${MANIFEST}.tmp`, manifestText(journal.manifest), true);
+  fs.renameSync(confined(out, `${MANIFEST}.tmp`), confined(out, MANIFEST));
+  fs.rmSync(confined(out, JOURNAL), { force: true });
+  fs.rmSync(confined(out, STAGING), { recursive: true, force: true });
 }
 
 function removeEmptyParents(root: string, dir: string): void {

@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { unsafeReason } from "./confine.js";
 
 export interface ManifestEntry {
   readonly hash: string;
@@ -51,11 +52,16 @@ export function readStatCache(out: string): StatCache {
 /** What a generation records about itself beside its files. */
 export type ManifestInfo = Omit<Manifest, "version" | "files">;
 
-/** The manifest of an earlier generation in `out`, or undefined (first generate, or not ours). */
+/**
+ * The manifest of an earlier generation in `out`, or undefined (first generate, or not ours). One
+ * that names a path outside OUT (edited by hand, or made to) is not taken: nothing it lists is
+ * deleted or trusted.
+ */
 export function readManifest(out: string): Manifest | undefined {
   try {
     const value = JSON.parse(fs.readFileSync(path.join(out, MANIFEST), "utf8")) as Manifest;
-    return value && value.version === 1 && typeof value.files === "object" ? value : undefined;
+    const valid = value && value.version === 1 && value.files !== null && typeof value.files === "object";
+    return valid && Object.keys(value.files).every((p) => unsafeReason(p) === undefined) ? value : undefined;
   } catch {
     return undefined;
   }

@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isStaged, type EmittedFile, type PackageFile, type StagedFile } from "../emit/emitted-file.js";
+import { assertSafePaths, confined } from "./confine.js";
 import { hashOf, readStatCache, type Manifest } from "./manifest.js";
 import { mergePackageJson } from "./merge.js";
 
@@ -34,8 +35,13 @@ function readIfExists(file: string): Buffer | undefined {
   }
 }
 
-/** The steps that turn `out` into the new generation. `force` overwrites hand edits instead of refusing. */
+/**
+ * The steps that turn `out` into the new generation. `force` overwrites hand edits instead of refusing.
+ * An unsafe emitted path is a bug (InternalError); a symbolic link on the way to a file the plan
+ * writes or deletes is refused (OutError): both before anything is written, in a dry run too.
+ */
 export function planWrite(out: string, files: readonly PackageFile[], previous: Manifest | undefined, force: boolean): Plan {
+  assertSafePaths(files.map((f) => f.path));
   const steps: Step[] = [];
   const emitted = new Set(files.map((f) => f.path));
   for (const file of files) {
@@ -71,6 +77,10 @@ export function planWrite(out: string, files: readonly PackageFile[], previous: 
     }
     const edited = hashOf(readIfExists(path.join(out, p))!) !== entry.hash;
     steps.push(edited && !force ? { kind: "conflict", path: p, reason: "edited" } : { kind: "delete", path: p });
+  }
+  for (const step of steps) {
+    if (step.kind === "delete") confined(out, step.path);
+    else if ((step.kind === "create" || step.kind === "update" || step.kind === "merge") && !isStaged(step.file)) confined(out, step.file.path);
   }
   return { steps, conflicts: steps.filter((s): s is Extract<Step, { kind: "conflict" }> => s.kind === "conflict") };
 }

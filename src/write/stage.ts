@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { StagedFile } from "../emit/emitted-file.js";
+import { assertSafePath, makeDirs, openForWrite } from "./confine.js";
 import { hashOf } from "./manifest.js";
 
 /** The sibling folder a first generation is built in before it is renamed to `out`. */
@@ -23,19 +24,21 @@ export class FreshStage {
   constructor(out: string) {
     this.root = freshTemp(out);
     fs.rmSync(this.root, { recursive: true, force: true });
-    fs.mkdirSync(this.root, { recursive: true });
-    this.dirs.add(this.root);
+    const parent = path.dirname(this.root); // made by the lock of OUT (write/lock.ts) when it is missing
+    if (!fs.existsSync(parent)) fs.mkdirSync(parent, { recursive: true });
+    fs.mkdirSync(this.root);
+    this.dirs.add(".");
   }
 
   /** Writes one file (not fsynced: the manifest, written last, is) and returns what the manifest records of it. */
   write(relative: string, owner: StagedFile["owner"], contents: string | Uint8Array): StagedFile {
-    const file = path.join(this.root, relative);
-    const dir = path.dirname(file);
+    assertSafePath(relative); // before anything of it is written
+    const dir = path.posix.dirname(relative);
     if (!this.dirs.has(dir)) {
-      fs.mkdirSync(dir, { recursive: true });
+      makeDirs(this.root, dir);
       this.dirs.add(dir);
     }
-    const fd = fs.openSync(file, "w");
+    const fd = openForWrite(this.root, relative);
     let stat: fs.Stats;
     try {
       fs.writeFileSync(fd, contents);
