@@ -41,6 +41,12 @@ export function bodySchemaOf(resource: Resource): Record<string, unknown> {
   return { type: "object", additionalProperties: false, ...(required.length ? { required } : {}), properties };
 }
 
+/** True for a property declared `"writeOnly": true`: accepted in bodies, never in a representation. */
+export function isWriteOnly(field: Field): boolean {
+  const schema = field.schema;
+  return typeof schema === "object" && schema !== null && (schema as Record<string, unknown>).writeOnly === true;
+}
+
 function pickKeys(schema: unknown, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (schema && typeof schema === "object") for (const k of keys) if (k in schema) out[k] = (schema as Record<string, unknown>)[k];
@@ -67,6 +73,7 @@ export function specOf(model: Model): Record<string, unknown> {
         name: f.name,
         kind: f.kind,
         ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}) } } : {}),
+        ...(isWriteOnly(f) ? { writeOnly: true } : {}),
       })),
       required: r.required,
       unique: r.unique,

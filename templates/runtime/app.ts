@@ -38,6 +38,8 @@ export interface AppOptions {
   readonly https?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined;
   /** Timeouts of the HTTP layer (default DEFAULT_HTTP_LIMITS: safe without configuration). */
   readonly limits?: Partial<HttpLimits> | undefined;
+  /** Most instances one response inlines through expand and fields (EXPAND_LIMIT; default 1000); past it, 400 expandTooLarge. */
+  readonly expandLimit?: number | undefined;
 }
 
 /** Levels at which Fastify's per-request lines (info) print. */
@@ -56,7 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const prefix = new URL(baseUrl + "/").pathname.replace(/\/+$/, "");
   const logger = options.logger;
   const requestLogs = logger !== undefined && REQUEST_LOG_LEVELS.has(logger.level);
-  const svc = new ServiceContext(spec, options.store, options.keys, baseUrl, logger && !requestLogs ? (req) => logger.child({ reqId: req.id }) : undefined);
+  const svc = new ServiceContext(spec, options.store, options.keys, baseUrl, logger && !requestLogs ? (req) => logger.child({ reqId: req.id }) : undefined, options.expandLimit);
   const sendError = errorHandlerOf(svc);
   const server = serverOptionsOf({ ...DEFAULT_HTTP_LIMITS, ...options.limits });
   const app = Fastify({

@@ -4,6 +4,7 @@ import { authenticate, type Caller } from "./authenticate.js";
 import { ApiError, catalogOf, entry, type Catalog } from "./errors.js";
 import type { KeyRing } from "./keys.js";
 import { negotiate } from "./negotiate.js";
+import { DEFAULT_EXPAND_LIMIT } from "./represent.js";
 import type { ResourceSpec, ServiceSpec } from "./spec.js";
 import type { Store } from "./store.js";
 import { compileValidators, type Validators } from "./validate.js";
@@ -47,6 +48,8 @@ export class ServiceContext {
     readonly baseUrl: string,
     /** The logger of a request: Fastify's, or (see buildApp) the service's own with the request id. */
     readonly logOf: (req: FastifyRequest) => FastifyBaseLogger = (req) => req.log,
+    /** Most instances one response inlines through expand and fields (AppOptions.expandLimit). */
+    readonly expandLimit: number = DEFAULT_EXPAND_LIMIT,
   ) {
     this.catalog = catalogOf(spec.errors);
     this.validators = compileValidators(spec, this.catalog);

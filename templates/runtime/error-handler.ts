@@ -4,9 +4,10 @@
  * shows nothing of its cause. A client's mistake is never a 500, and no answer has Fastify's own body.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { ApiError } from "./errors.js";
+import { ApiError, entry } from "./errors.js";
 import { negotiate } from "./negotiate.js";
 import { sendJson, type ServiceContext } from "./context.js";
+import type { StoreBusy } from "./store.js";
 
 /** Errors of a request stream the client broke off (or that a timeout cut): nobody is left to answer. */
 const ABORTED = new Set(["ECONNRESET", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE"]);
@@ -44,7 +45,8 @@ function hasBody(req: FastifyRequest): boolean {
 
 /**
  * Fastify's own failures as catalog errors, told apart by their FST_ERR codes: a 4xx of Fastify is a client's
- * mistake (400 when none of the specific ones fits); anything else, whatever its class or statusCode, is a 500.
+ * mistake (400 when none of the specific ones fits); the store's StoreBusy is a 503 with Retry-After;
+ * anything else, whatever its class or statusCode, is a 500.
  */
 export function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiError {
   switch (error.code) {
@@ -59,6 +61,11 @@ export function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiE
       return svc.error("malformedJson", "", "The body is not valid JSON, or it has a __proto__ or constructor.prototype key, which is never accepted.");
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return svc.error("malformedRequest", "", "The Content-Length header does not match the body.");
+    case "RSC_STORE_BUSY": {
+      const seconds = (error as unknown as StoreBusy).retryAfterSeconds;
+      const dev = `The database stayed locked by another writer; nothing was written. Retry in ${seconds} s.`;
+      return new ApiError(entry(svc.catalog, "storeBusy"), "", { headers: { "retry-after": String(seconds) }, dev });
+    }
     case "FST_ERR_BAD_URL":
     case "FST_ERR_MAX_PARAM_LENGTH":
       return svc.error("notFound", "", "The id in the path is not one this service gives out (it is too long or not validly percent-encoded).");

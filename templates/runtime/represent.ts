@@ -1,8 +1,10 @@
 /**
  * Representations: every instance and collection carries meta { href, mediaType }; links are
  * { meta }; `expand` inlines links (collection links inline a page); `fields` keeps only what was asked.
+ * writeOnly properties are never part of one. One response inlines at most `expandLimit` instances.
  */
 import { canSee, isAdmin, type Caller } from "./authenticate.js";
+import { ApiError, catalogOf, entry } from "./errors.js";
 import { hrefOf } from "./links.js";
 import { EMPTY_SELECTION, isEmptySelection, type Selection } from "./select.js";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
@@ -17,6 +19,35 @@ export interface RepresentContext {
   readonly store: Store;
   readonly baseUrl: string;
   readonly caller: Caller;
+  /** Most instances one response inlines through expand and fields (default DEFAULT_EXPAND_LIMIT). */
+  readonly expandLimit?: number | undefined;
+}
+
+/** The default of RepresentContext.expandLimit (EXPAND_LIMIT in the environment of a running service). */
+export const DEFAULT_EXPAND_LIMIT = 1000;
+/** Most items an expanded collection link inlines: its first page, never more than this. */
+export const EXPANDED_PAGE_LIMIT = 25;
+
+/**
+ * What one response has inlined so far. Every instance an expansion reads counts, whether it is there
+ * or not; past the limit the whole request is a 400 expandTooLarge: a truncated answer would look complete.
+ */
+class ExpandBudget {
+  private used = 0;
+
+  constructor(private readonly ctx: RepresentContext) {}
+
+  /** Counts `n` more inlined instances; throws expandTooLarge past the limit. */
+  take(n: number): void {
+    this.used += n;
+    const limit = this.ctx.expandLimit ?? DEFAULT_EXPAND_LIMIT;
+    if (this.used <= limit) return;
+    throw new ApiError(entry(catalogOf(this.ctx.spec.errors), "expandTooLarge"), "expand", {
+      dev:
+        `This response would inline more than ${limit} instances through expand and fields. Ask for less: ` +
+        `expand fewer or shallower links, a smaller limit, or follow the links (each collection link's href pages with offset and limit).`,
+    });
+  }
 }
 
 /** The link object of an instance. @example { meta: { href: ".../books/1", mediaType: "application/vnd.acme.v1.book+json" } } */
@@ -50,7 +81,7 @@ export async function representInstance(ctx: RepresentContext, resource: Resourc
  */
 export function representNow(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection = EMPTY_SELECTION, fields?: Selection): Json | Promise<Json> {
   if (isEmptySelection(expand)) return representPlain(ctx, resource, record, fields);
-  return andThen(build(ctx, resource, record, expand), (full) => (fields ? pick(full, fields) : full));
+  return andThen(build(ctx, resource, record, expand, new ExpandBudget(ctx)), (full) => (fields ? pick(full, fields) : full));
 }
 
 /** The representation of one instance with nothing to expand, then `fields`: synchronous, it needs nothing from the store. */
@@ -73,7 +104,11 @@ export async function representPage(
     // Nothing to expand: every item is built without touching the store, so no await per item.
     for (const record of page.items) items.push(representPlain(ctx, resource, record, fields));
   } else {
-    for (const record of page.items) items.push(await representInstance(ctx, resource, record, expand, fields));
+    const budget = new ExpandBudget(ctx); // one for the whole page: it bounds the response
+    for (const record of page.items) {
+      const full = await build(ctx, resource, record, expand, budget);
+      items.push(fields ? pick(full, fields) : full);
+    }
   }
   return { meta: { href: at.href, mediaType: resource.collectionMediaType }, offset: at.offset, limit: at.limit, size: page.size, items };
 }
@@ -87,6 +122,7 @@ function buildPlain(ctx: RepresentContext, resource: ResourceSpec, record: Store
     modifiedAt: record.modifiedAt,
   };
   for (const field of resource.fields) {
+    if (field.writeOnly) continue;
     if (field.kind === "link") {
       const id = record.data[field.name];
       if (typeof id === "string") out[field.name] = instanceLink(ctx, ctx.resources.get(field.link!.target)!, id);
@@ -105,19 +141,19 @@ function buildPlain(ctx: RepresentContext, resource: ResourceSpec, record: Store
  * The representation with the links named in `expand` inlined (the rest as buildPlain writes them):
  * at once when every expansion is (see representNow), else a promise of it.
  */
-function build(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection): Json | Promise<Json> {
+function build(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection, budget: ExpandBudget): Json | Promise<Json> {
   const out = buildPlain(ctx, resource, record);
   const pending: Promise<void>[] = [];
   for (const field of resource.fields) {
     const nested = expand[field.name];
-    if (!nested || !field.link) continue;
+    if (!nested || !field.link || field.writeOnly) continue;
     const target = ctx.resources.get(field.link.target)!;
     let value: Json | Promise<Json> | undefined;
     if (field.kind === "link") {
       const id = record.data[field.name];
-      if (typeof id === "string") value = expandInstance(ctx, target, id, nested);
+      if (typeof id === "string") value = expandInstance(ctx, target, id, nested, budget);
     } else if (field.kind === "links" && canRead(ctx.caller, target)) {
-      value = expandPage(ctx, resource, record, field, nested);
+      value = expandPage(ctx, resource, record, field, nested, budget);
     }
     // buildPlain wrote every link already: replacing its value keeps the order of the keys.
     if (value instanceof Promise) pending.push(value.then((v) => void (out[field.name] = v)));
@@ -127,21 +163,23 @@ function build(ctx: RepresentContext, resource: ResourceSpec, record: StoredReco
 }
 
 /** The expanded target of an instance link; a plain link when it is gone or the caller may not see it. */
-function expandInstance(ctx: RepresentContext, target: ResourceSpec, id: string, nested: Selection): Json | Promise<Json> {
+function expandInstance(ctx: RepresentContext, target: ResourceSpec, id: string, nested: Selection, budget: ExpandBudget): Json | Promise<Json> {
   if (!canRead(ctx.caller, target)) return instanceLink(ctx, target, id);
+  budget.take(1);
   return andThen(readRecord(ctx.store, target.collection, id), (found) => {
     if (!found || !canSee(ctx.caller, target, found)) return instanceLink(ctx, target, id);
-    return isEmptySelection(nested) ? buildPlain(ctx, target, found) : build(ctx, target, found, nested);
+    return isEmptySelection(nested) ? buildPlain(ctx, target, found) : build(ctx, target, found, nested, budget);
   });
 }
 
-/** An expanded collection link: its first page, each item built with `nested`. */
-async function expandPage(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, field: FieldSpec, nested: Selection): Promise<Json> {
+/** An expanded collection link: its first page (EXPANDED_PAGE_LIMIT items at most), each item built with `nested`. */
+async function expandPage(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, field: FieldSpec, nested: Selection, budget: ExpandBudget): Promise<Json> {
   const target = ctx.resources.get(field.link!.target)!;
-  const limit = ctx.spec.paging.defaultLimit;
+  const limit = Math.min(ctx.spec.paging.defaultLimit, EXPANDED_PAGE_LIMIT);
   const page = await subCollection(ctx, resource, record, field, 0, limit);
+  budget.take(page.items.length);
   const items = [];
-  for (const r of page.items) items.push(await build(ctx, target, r, nested));
+  for (const r of page.items) items.push(await build(ctx, target, r, nested, budget));
   const href = subCollectionHref(ctx, resource, record.id, field.name);
   return { meta: { href, mediaType: target.collectionMediaType }, offset: 0, limit, size: page.size, items };
 }

@@ -1,7 +1,7 @@
 /** The routes of one collection: list, create, get, update (POST/PATCH merge patch, PUT replace), delete, sub-collections. */
 import { randomFillSync } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { requireOwner, requireRole, isAdmin, rolesFor, type Caller } from "./authenticate.js";
+import { canSee, requireOwner, requireRole, isAdmin, rolesFor, type Caller } from "./authenticate.js";
 import { sendJson, type ResourceHooks, type ServiceContext } from "./context.js";
 import { hrefOf, hrefOfLink, idFromHref } from "./links.js";
 import { representInstance, representNow, representPage, subCollection, subCollectionHref, type RepresentContext } from "./represent.js";
@@ -16,7 +16,7 @@ type Query = Record<string, string | string[] | undefined>;
 /** Registers every route of `resource` under `prefix` (other methods on their paths answer 405: methods.ts). */
 export function registerResource(app: FastifyInstance, svc: ServiceContext, resource: ResourceSpec, prefix: string, hooks: ResourceHooks = {}): void {
   const base = `${prefix}/${resource.collection}`;
-  const rep = (caller: Caller): RepresentContext => ({ spec: svc.spec, resources: svc.resources, store: svc.store, baseUrl: svc.baseUrl, caller });
+  const rep = (caller: Caller): RepresentContext => ({ spec: svc.spec, resources: svc.resources, store: svc.store, baseUrl: svc.baseUrl, caller, expandLimit: svc.expandLimit });
 
   /** The instance the path names, as the store returned it: 404 when there is none, 403 when it is not the caller's to see. */
   const found = (req: FastifyRequest, caller: Caller, record: StoredRecord | undefined): StoredRecord => {
@@ -48,7 +48,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const ctx = svc.handlerContext(req, caller);
     const input = ((await hooks.beforeCreate?.(req.body as Json, ctx)) ?? req.body) as Json;
     const now = new Date().toISOString();
-    const record: StoredRecord = { id: newId(), createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data: await toStored(svc, resource, input) };
+    const record: StoredRecord = { id: newId(), createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data: await toStored(svc, caller, resource, input) };
     await unique(svc, () => svc.store.insert(resource.collection, record));
     const body = await representInstance(rep(caller), resource, record);
     await hooks.afterCreate?.(body, ctx);
@@ -83,7 +83,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const ctx = svc.handlerContext(req, caller);
     const before = await representInstance(rep(caller), resource, current);
     input = ((await hooks.beforeUpdate?.(input, before, ctx)) ?? input) as Json;
-    const record: StoredRecord = { ...current, modifiedAt: new Date().toISOString(), data: await toStored(svc, resource, input, current) };
+    const record: StoredRecord = { ...current, modifiedAt: new Date().toISOString(), data: await toStored(svc, caller, resource, input, current) };
     await unique(svc, () => svc.store.update(resource.collection, record));
     const body = await representInstance(rep(caller), resource, record);
     await hooks.afterUpdate?.(body, ctx);
@@ -239,11 +239,11 @@ async function unique(svc: ServiceContext, write: () => Promise<unknown>): Promi
 }
 
 /**
- * Request body → stored data: links become ids and must name existing instances. On an update, a link
- * the instance already holds is kept without that check, so a merge patch of other fields still works
- * after the linked instance was deleted.
+ * Request body → stored data: links become ids and must name instances the caller may see. On an update,
+ * a link the instance already holds is kept without that check, so a merge patch of other fields still
+ * works after the linked instance was deleted.
  */
-async function toStored(svc: ServiceContext, resource: ResourceSpec, input: Json, current?: StoredRecord): Promise<Json> {
+async function toStored(svc: ServiceContext, caller: Caller, resource: ResourceSpec, input: Json, current?: StoredRecord): Promise<Json> {
   const data: Json = {};
   for (const field of resource.fields) {
     if (!Object.prototype.hasOwnProperty.call(input, field.name) || field.link?.inverse || field.name === resource.owner) continue;
@@ -251,10 +251,10 @@ async function toStored(svc: ServiceContext, resource: ResourceSpec, input: Json
     const held = current?.data[field.name];
     const kept = new Set(typeof held === "string" ? [held] : Array.isArray(held) ? (held as string[]) : []);
     if (field.kind === "link") {
-      data[field.name] = await linkId(svc, field.link!.target, value, field.name, kept);
+      data[field.name] = await linkId(svc, caller, field.link!.target, value, field.name, kept);
     } else if (field.kind === "links") {
       const ids: string[] = [];
-      for (const item of value as unknown[]) ids.push(await linkId(svc, field.link!.target, item, field.name, kept));
+      for (const item of value as unknown[]) ids.push(await linkId(svc, caller, field.link!.target, item, field.name, kept));
       data[field.name] = [...new Set(ids)];
     } else {
       data[field.name] = value;
@@ -263,13 +263,24 @@ async function toStored(svc: ServiceContext, resource: ResourceSpec, input: Json
   return data;
 }
 
-async function linkId(svc: ServiceContext, target: string, link: unknown, property: string, kept: ReadonlySet<string>): Promise<string> {
+async function linkId(svc: ServiceContext, caller: Caller, target: string, link: unknown, property: string, kept: ReadonlySet<string>): Promise<string> {
   const href = hrefOfLink(link);
   const id = idFromHref(href, svc.baseUrl, target);
-  if (id === undefined || (!kept.has(id) && (await svc.store.existing(target, [id])).size === 0)) {
+  if (id === undefined || (!kept.has(id) && !(await linkable(svc, caller, target, id)))) {
     throw svc.error("invalidLink", property, `${JSON.stringify(href ?? null)} is not the href of an existing ${target} instance.`);
   }
   return id;
+}
+
+/**
+ * True when a body may link to instance `id` of `collection`: it exists and the caller may see it. An
+ * x-owner instance of another key answers exactly as a missing one, so a link never tells that it exists.
+ */
+async function linkable(svc: ServiceContext, caller: Caller, collection: string, id: string): Promise<boolean> {
+  const target = svc.resources.get(collection)!;
+  if (target.owner === undefined || isAdmin(caller, target)) return (await svc.store.existing(collection, [id])).size > 0;
+  const record = await svc.store.get(collection, id);
+  return record !== undefined && canSee(caller, target, record);
 }
 
 /** Stored data → the request-body shape (links as { meta: { href } }), the base of a merge patch. */

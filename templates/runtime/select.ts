@@ -52,6 +52,7 @@ export function parseSelection(expr: string): ParseSelectionResult {
 
 /**
  * Checks every name of a selection against the resource (fields mode: its fields and the server's; expand mode: its links), returning the first unknown name, dotted when nested.
+ * A writeOnly property is never returned, so it is unknown here too.
  * @example checkSelection({ author: { nme: {} } }, books, resources, "fields") → { ok: false, name: "author.nme" }
  */
 export function checkSelection(
@@ -183,7 +184,7 @@ function isLink(field: FieldSpec | undefined): boolean {
 }
 
 function linkFields(resource: ResourceSpec): Map<string, FieldSpec> {
-  return new Map(resource.fields.filter(isLink).map((f) => [f.name, f]));
+  return new Map(resource.fields.filter((f) => isLink(f) && !f.writeOnly).map((f) => [f.name, f]));
 }
 
 function firstUnknown(
@@ -193,7 +194,7 @@ function firstUnknown(
   mode: "fields" | "expand",
   prefix: string,
 ): string | undefined {
-  const fields = new Map(resource.fields.map((f) => [f.name, f]));
+  const fields = new Map(resource.fields.filter((f) => !f.writeOnly).map((f) => [f.name, f]));
   for (const name of Object.keys(tree)) {
     const path = prefix + name;
     const field = fields.get(name);

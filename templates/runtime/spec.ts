@@ -57,6 +57,8 @@ export interface FieldSpec {
     /** For an inverse collection link: the target's field that points back here. */
     readonly inverse?: string;
   };
+  /** Declared `"writeOnly": true` (a password, a secret): accepted in bodies, never in a representation. */
+  readonly writeOnly?: boolean;
 }
 
 export interface ActionSpec {

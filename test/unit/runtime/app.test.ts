@@ -5,7 +5,11 @@
  * representations, expand and fields, media types, errors, authentication and authorization; plus runs
  * over a real socket (HTTP, and HTTPS for Basic) and a BASE_URL-style base URL override.
  */
+import fs from "node:fs";
 import https from "node:https";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
@@ -56,7 +60,7 @@ interface ResourceDef {
   readonly owner?: string;
 }
 
-const plain = (name: string, schema: Json): FieldDef => ({ spec: { name, kind: schema.type }, schema });
+const plain = (name: string, schema: Json): FieldDef => ({ spec: { name, kind: schema.type, ...(schema.writeOnly === true ? { writeOnly: true } : {}) }, schema });
 const instanceLink = (name: string, target: string): FieldDef => ({ spec: { name, kind: "link", link: { kind: "instance", target } }, schema: {} });
 const collectionLink = (name: string, target: string, inverse?: string): FieldDef => ({
   spec: { name, kind: "links", link: inverse ? { kind: "collection", target, inverse } : { kind: "collection", target } },
@@ -97,7 +101,7 @@ const DEFS: ResourceDef[] = [
   {
     name: "author",
     collection: "authors",
-    fields: [plain("name", { type: "string", minLength: 1 }), plain("born", { type: "integer" }), collectionLink("books", "books", "author")],
+    fields: [plain("name", { type: "string", minLength: 1 }), plain("born", { type: "integer" }), plain("pin", { type: "string", writeOnly: true }), collectionLink("books", "books", "author")],
     required: ["name"],
     unique: ["name"],
   },
@@ -123,7 +127,7 @@ const DEFS: ResourceDef[] = [
   {
     name: "note",
     collection: "notes",
-    fields: [plain("text", { type: "string" }), plain("owner", { type: "string" })],
+    fields: [plain("text", { type: "string" }), plain("owner", { type: "string" }), instanceLink("replyTo", "notes")],
     required: ["text"],
     access: { admin: ["admin"] },
     owner: "owner",
@@ -1212,6 +1216,139 @@ test("every error answer has exactly the error body and a JSON Content-Type", ()
 // ---------------------------------------------------------------------------------------------------
 // A real socket, and the base URL
 // ---------------------------------------------------------------------------------------------------
+
+// ---------------------------------------------------------------------------------------------------
+// Limits and confidentiality of the data path
+// ---------------------------------------------------------------------------------------------------
+
+/** An author with `n` books, created through the store (fast: no request per book). */
+async function authorWithBooks(h: Harness, n: number): Promise<Json> {
+  const a = await createAuthor(h, "Prolific");
+  for (let i = 0; i < n; i++) {
+    const t = new Date(1e12 + i).toISOString();
+    await h.store.insert("books", { id: `book-${String(i).padStart(3, "0")}`, createdAt: t, modifiedAt: t, data: { title: `B${i}`, author: a.id } });
+  }
+  return a;
+}
+
+test("expand budget: the issue's deep expand is a quick 400 expandTooLarge on property expand; what fits the budget answers whole", () =>
+  withApp(async (h) => {
+    const a = await authorWithBooks(h, 25);
+    // 25 books, their author 25 times, then 25 × 25 books: 675 instances, within the default 1000.
+    const fits = await call(h, "GET", `/authors/${a.id}?expand=books(author(books))`);
+    assert.is(fits.statusCode, 200);
+    const page = json(fits).books;
+    assert.equal([page.limit, page.size, page.items.length], [25, 25, 25]);
+    assert.is(page.items[24].author.books.items.length, 25, "never truncated");
+    // One more level is 625 more authors: over the budget, refused before it is built.
+    const started = performance.now();
+    const attack = await call(h, "GET", `/authors/${a.id}?expand=books(author(books(author(books(author(books(author)))))))`);
+    assert.ok(performance.now() - started < 2000, `took ${Math.round(performance.now() - started)} ms`);
+    const body = assertError(attack, "expandTooLarge", "expand");
+    assert.match(body.dev, /more than 1000 instances/);
+    assert.match(body.dev, /offset and limit/);
+    // Selecting inside links through fields expands them too, and counts alike.
+    assertError(await call(h, "GET", `/authors/${a.id}?fields=books(author(books(author(name))))`), "expandTooLarge", "expand");
+  }));
+
+test("expand budget: expandLimit counts every inlined instance of a response, across a page, links and nested pages", () =>
+  withApp(
+    async (h) => {
+      const a = await authorWithBooks(h, 12);
+      assert.is(json(await call(h, "GET", `/authors/${a.id}?expand=books(author)`)).books.items.length, 12); // 24 instances
+      assertError(await call(h, "GET", `/authors/${a.id}?expand=books(author(books))`), "expandTooLarge", "expand"); // 24 + 144
+      // A page of books, each with its author: 12 inlined; limit=12 and 25 items alike.
+      assert.is(json(await call(h, "GET", "/books?expand=author&limit=12")).items.length, 12);
+      const b = await createAuthor(h, "Other");
+      for (let i = 0; i < 20; i++) await createBook(h, `O${i}`, b.id);
+      // 32 books on the page, each inlining its author: 32 > 30 for one response, though each item inlines one.
+      assertError(await call(h, "GET", "/books?expand=author&limit=100"), "expandTooLarge", "expand");
+      assert.is(json(await call(h, "GET", "/books?expand=author&limit=30")).items.length, 30);
+      // A page without expand inlines nothing, however long.
+      assert.is(json(await call(h, "GET", "/books?limit=100")).items.length, 32);
+    },
+    { expandLimit: 30 },
+  ));
+
+test("writeOnly properties never come back: not in answers, reads, pages, expand or sub-collections; fields naming one is 400", () =>
+  withApp(async (h) => {
+    const a = await createAuthor(h, "Ann", { pin: "1234" });
+    assert.not.ok("pin" in a, "not in the 201");
+    assert.is((await h.store.get("authors", a.id))?.data.pin, "1234", "but stored");
+    const b = await createBook(h, "One", a.id);
+    const reads = [
+      json(await call(h, "GET", `/authors/${a.id}`)),
+      json(await call(h, "GET", "/authors")).items[0],
+      json(await call(h, "GET", `/books/${b.id}?expand=author`)).author,
+      json(await call(h, "GET", "/books?expand=author")).items[0].author,
+      json(await call(h, "GET", `/authors/${a.id}/books?expand=author`)).items[0].author,
+      json(await call(h, "GET", `/authors/${a.id}?expand=books(author)`)).books.items[0].author,
+      json(await call(h, "PATCH", `/authors/${a.id}`, { body: { born: 1929 } })),
+    ];
+    for (const read of reads) {
+      assert.is(read.name, "Ann");
+      assert.not.ok("pin" in read, JSON.stringify(read));
+    }
+    assertError(await call(h, "GET", `/authors/${a.id}?fields=pin`), "unknownField", "fields");
+    assertError(await call(h, "GET", `/authors/${a.id}?fields=name,pin`), "unknownField", "fields");
+    assertError(await call(h, "GET", `/books/${b.id}?fields=author(pin)`), "unknownField", "fields");
+    assertError(await call(h, "GET", "/authors?fields=pin"), "unknownField", "fields");
+    // A merge patch of other fields keeps it; a replace without it drops it.
+    assert.is((await h.store.get("authors", a.id))?.data.pin, "1234");
+    assert.is((await call(h, "PUT", `/authors/${a.id}`, { body: { name: "Ann" } })).statusCode, 200);
+    assert.is((await h.store.get("authors", a.id))?.data.pin, undefined);
+  }));
+
+test("a link to another key's x-owner instance is a 400 invalidLink exactly like a link to a missing one", () =>
+  withApp(async (h) => {
+    const mine = json(await call(h, "POST", "/notes", { body: { text: "mine" } }));
+    const missing = "01890a5d-ac96-774b-bcce-b302099a8057";
+    const refused = (res: LightMyRequestResponse, id: string) => {
+      const body = assertError(res, "invalidLink", "replyTo");
+      return { ...body, dev: body.dev.replace(id, "<id>") };
+    };
+    const toMissing = refused(await call(h, "POST", "/notes", { key: h.other, body: { text: "x", replyTo: link("notes", missing) } }), missing);
+    const toOthers = refused(await call(h, "POST", "/notes", { key: h.other, body: { text: "x", replyTo: link("notes", mine.id) } }), mine.id);
+    assert.equal(toOthers, toMissing);
+    const theirs = json(await call(h, "POST", "/notes", { key: h.other, body: { text: "theirs" } }));
+    const patched = refused(await call(h, "PATCH", `/notes/${theirs.id}`, { key: h.other, body: { replyTo: link("notes", mine.id) } }), mine.id);
+    assert.equal(patched, toMissing);
+    // Their own notes, and any note for an admin, may be linked.
+    assert.is((await call(h, "PATCH", `/notes/${theirs.id}`, { key: h.other, body: { replyTo: link("notes", theirs.id) } })).statusCode, 200);
+    assert.is((await call(h, "POST", "/notes", { key: h.admin, body: { text: "a", replyTo: link("notes", mine.id) } })).statusCode, 201);
+    assert.is((await call(h, "POST", "/notes", { body: { text: "reply", replyTo: link("notes", mine.id) } })).statusCode, 201);
+  }));
+
+test("a database locked by another process: the write is 503 storeBusy with Retry-After after the busy budget; a concurrent GET answers at once", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rsc-busy-"));
+  const file = path.join(dir, "db.sqlite");
+  const store = openSqliteStore(spec, file, { busyTimeoutMs: 1000 });
+  const keys = KeyRing.memory();
+  const h: Harness = { store, keys, reader: keys.create([]), other: keys.create([]), librarian: keys.create(["librarian"]), admin: keys.create(["admin"]), app: await buildApp({ spec, store, keys }) };
+  const other = new Database(file);
+  try {
+    const a = await createAuthor(h, "Ann");
+    other.exec("BEGIN IMMEDIATE"); // held for longer than the budget: until the end of the test
+    const started = performance.now();
+    const write = call(h, "POST", "/authors", { body: { name: "Locked out" } });
+    const read = await call(h, "GET", `/authors/${a.id}`);
+    const list = await call(h, "GET", "/authors");
+    assert.ok(performance.now() - started < 300, `reads took ${Math.round(performance.now() - started)} ms`);
+    assert.equal([read.statusCode, list.statusCode], [200, 200]);
+    const res = await write;
+    const waited = performance.now() - started;
+    assertError(res, "storeBusy");
+    assert.is(res.headers["retry-after"], "1");
+    assert.ok(waited >= 900 && waited < 3000, `answered after ${Math.round(waited)} ms`);
+    other.exec("ROLLBACK");
+    assert.is((await call(h, "POST", "/authors", { body: { name: "Let in" } })).statusCode, 201);
+  } finally {
+    other.close();
+    await h.app.close();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test("over a real socket: a POST and a GET", () =>
   withApp(async (h) => {
