@@ -47,7 +47,8 @@ function validator(): Ajv {
   // Patterns are tested by RE2, as the generated service tests them: linear in the sample, whatever the pattern.
   // (ajv keeps one compiled pattern per toString(): each tells its pattern apart.)
   const regExp = (pattern: string, flags: string) => ({ ...compileLinear(pattern), toString: () => `/${pattern}/${flags}` });
-  ajv = new AjvClass({ strict: false, allowUnionTypes: true, validateFormats: true, code: { optimize: false, regExp: regExp as never } });
+  // ownProperties as the service's ajv: an optional property named toString is absent from a sample without it.
+  ajv = new AjvClass({ strict: false, allowUnionTypes: true, validateFormats: true, ownProperties: true, code: { optimize: false, regExp: regExp as never } });
   (formatsPlugin.default ?? formatsPlugin)(ajv);
   return ajv;
 }
@@ -199,10 +200,10 @@ export type Check = (value: unknown) => boolean;
 /**
  * A check that answers exactly as ajvIsValid would, or undefined when `schema` uses a keyword it does
  * not know. Compiling an ajv validator per schema costs far more than the few dozen samples it then
- * checks, and samples are built from a handful of keywords: those are checked here with ajv's own
- * semantics (draft-07, strict: false, ajv-formats' format functions). Anything else (another keyword,
- * or a keyword value ajv's meta-schema rejects) is left to ajv. test/unit/emit/samples.test.ts holds
- * the two to the same answers.
+ * checks, and samples are built from a handful of keywords: those are checked here with the semantics
+ * of the service's ajv (draft-07, strict: false, ownProperties, patterns by RE2, ajv-formats' format
+ * functions). Anything else (another keyword, or a keyword value ajv's meta-schema rejects) is left to
+ * ajv. test/unit/emit/samples.test.ts holds the two to the same answers.
  */
 export function quickCheckOf(schema: JsonSchema): Check | undefined {
   return quickCheck(schema) ?? undefined;
@@ -324,7 +325,7 @@ function keywordCheck(key: string, v: unknown, s: Record<string, unknown>): Chec
     case "required": {
       if (!Array.isArray(v) || !v.every((r) => typeof r === "string") || new Set(v).size !== v.length) return null;
       const names = v as string[];
-      return (x) => !isJsonObject(x) || names.every((r) => (x as Record<string, unknown>)[r] !== undefined);
+      return (x) => !isJsonObject(x) || names.every((r) => (x as Record<string, unknown>)[r] !== undefined && Object.hasOwn(x as object, r));
     }
     case "additionalProperties":
       return additionalCheck(v, s.properties);
@@ -333,7 +334,7 @@ function keywordCheck(key: string, v: unknown, s: Record<string, unknown>): Chec
   }
 }
 
-/** properties: each named value present (not undefined, as ajv tests, prototype included) is valid. */
+/** properties: each named value present (an own property, not undefined, as ajv tests with ownProperties) is valid. */
 function propertiesCheck(v: unknown): Check | null {
   // ajv skips a "__proto__" entry here but counts it in additionalProperties past 8 properties.
   if (!isPlainObject(v) || Object.hasOwn(v, "__proto__")) return null;
@@ -346,11 +347,11 @@ function propertiesCheck(v: unknown): Check | null {
   return (x) => {
     if (!isJsonObject(x)) return true;
     const o = x as Record<string, unknown>;
-    return entries.every(([name, check]) => o[name] === undefined || check(o[name]));
+    return entries.every(([name, check]) => o[name] === undefined || !Object.hasOwn(o, name) || check(o[name]));
   };
 }
 
-/** additionalProperties: every enumerable key (for..in, as ajv) not named in properties is allowed. */
+/** additionalProperties: every own enumerable key (Object.keys, as ajv with ownProperties) not named in properties is allowed. */
 function additionalCheck(v: unknown, properties: unknown): Check | null {
   const check = quickCheck(v);
   if (!check) return null;
@@ -360,7 +361,7 @@ function additionalCheck(v: unknown, properties: unknown): Check | null {
   return (x) => {
     if (!isJsonObject(x)) return true;
     const o = x as Record<string, unknown>;
-    for (const key in o) if (!Object.hasOwn(named, key) && !check(o[key])) return false;
+    for (const key of Object.keys(o)) if (!Object.hasOwn(named, key) && !check(o[key])) return false;
     return true;
   };
 }

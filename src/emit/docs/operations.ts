@@ -64,7 +64,7 @@ export function exampleInstance(model: Model, r: Resource, id = "0190b6c2-7d4e-7
       out[f.name] = { meta: { href: `${href}/${f.name}`, mediaType: target.collectionMediaType } };
     } else if (f.name === r.owner) {
       out[f.name] = "Fc-IYyGjhCzJi9xTwCPBNw";
-    } else if (f.name in body) {
+    } else if (Object.hasOwn(body, f.name)) {
       out[f.name] = body[f.name];
     }
   }
