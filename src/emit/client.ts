@@ -65,7 +65,7 @@ export function emitClient(model: Model): EmittedFile[] {
     `import type { Checked, Page, Selected } from "./select.js";`,
     `import type { ${typeImports.join(", ")} } from "./types.js";`,
     "",
-    `export { ApiError, type Auth, type CallOptions, type ClientOptions, type ErrorBody, type RetryOptions } from "./runtime.js";`,
+    `export { ApiError, ResponseTooLargeError, type Auth, type CallOptions, type ClientOptions, type ErrorBody, type RetryOptions } from "./runtime.js";`,
     `export type { Checked, CollectionLink, Expanded, Link, LinkInput, Meta, Page, Selected, ServerFields } from "./select.js";`,
     `export type * from "./types.js";`,
     "",

@@ -18,7 +18,18 @@ export interface ReadParams {
   expand?: readonly string[];
 }
 
-const seg = (id: string) => `/${encodeURIComponent(id)}`;
+/**
+ * The path segment of an id. encodeURIComponent leaves "." alone, and URLs resolve "." and ".." (even as
+ * %2E) as dot segments: `update("..")` would PATCH the base path. Such ids name no instance; they are
+ * refused here, before anything is sent.
+ * @example seg("42") === "/42"; seg("..") throws TypeError
+ */
+function seg(id: string): string {
+  if (typeof id !== "string" || id === "" || id === "." || id === "..") {
+    throw new TypeError(`${JSON.stringify(id)} is not an instance id: "", "." and ".." would change the request's path`);
+  }
+  return `/${encodeURIComponent(id)}`;
+}
 
 /** The calls of one collection, untyped; the generated index narrows them. */
 export function collectionApi(options: ClientOptions, spec: CollectionSpec) {
@@ -26,16 +37,16 @@ export function collectionApi(options: ClientOptions, spec: CollectionSpec) {
   const api: Record<string, unknown> = {
     create: (body: unknown, call?: CallOptions) => send(options, { method: "POST", path: base, body, accept: spec.mediaType }, call),
     list: (params: ReadParams = {}, call?: CallOptions) => send(options, { method: "GET", path: base, query: { ...params }, accept: spec.collectionMediaType }, call),
-    get: (id: string, params: ReadParams = {}, call?: CallOptions) => send(options, { method: "GET", path: base + seg(id), query: { ...params }, accept: spec.mediaType }, call),
-    update: (id: string, patch: unknown, call?: CallOptions) =>
+    get: async (id: string, params: ReadParams = {}, call?: CallOptions) => send(options, { method: "GET", path: base + seg(id), query: { ...params }, accept: spec.mediaType }, call),
+    update: async (id: string, patch: unknown, call?: CallOptions) =>
       send(options, { method: "PATCH", path: base + seg(id), body: patch, contentType: "application/merge-patch+json", accept: spec.mediaType }, call),
-    replace: (id: string, body: unknown, call?: CallOptions) => send(options, { method: "PUT", path: base + seg(id), body, accept: spec.mediaType }, call),
+    replace: async (id: string, body: unknown, call?: CallOptions) => send(options, { method: "PUT", path: base + seg(id), body, accept: spec.mediaType }, call),
     delete: async (id: string, call?: CallOptions) => {
       await send(options, { method: "DELETE", path: base + seg(id), accept: "application/json" }, call);
     },
   };
   for (const [method, [field, mediaType]] of Object.entries(spec.subCollections)) {
-    api[method] = (id: string, params: ReadParams = {}, call?: CallOptions) =>
+    api[method] = async (id: string, params: ReadParams = {}, call?: CallOptions) =>
       send(options, { method: "GET", path: `${base}${seg(id)}/${field}`, query: { ...params }, accept: mediaType }, call);
   }
   return api;

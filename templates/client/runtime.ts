@@ -1,7 +1,8 @@
 /**
  * The client's transport: fetch with credentials, version-pinned Accept, per-call AbortSignal and
- * timeout, retries with backoff for idempotent requests only, and ApiError for every non-2xx answer.
- * No dependency beyond the platform's fetch, AbortController and btoa/Buffer.
+ * timeout, retries with backoff for idempotent requests only, ApiError for every non-2xx answer, and a
+ * cap on the size of an answer (ResponseTooLargeError). No dependency beyond the platform's fetch,
+ * AbortController, TextDecoder and btoa/Buffer.
  */
 
 /** Credentials: an API key secret as a Bearer token, or key id and secret as Basic (over HTTPS only). */
@@ -29,6 +30,8 @@ export interface ClientOptions {
   retry?: RetryOptions | boolean;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
+  /** Largest answer read, in bytes: a larger one is cut off with ResponseTooLargeError (default 32 MiB). */
+  maxResponseBytes?: number;
 }
 
 /** Options of one call. */
@@ -36,7 +39,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   retry?: RetryOptions | boolean;
+  /** Overrides ClientOptions.maxResponseBytes for this call. */
+  maxResponseBytes?: number;
 }
+
+/** The default of ClientOptions.maxResponseBytes: 32 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /** The error body of the service. */
 export interface ErrorBody<C extends number = number> {
@@ -67,6 +75,21 @@ export class ApiError<C extends number = number> extends Error implements ErrorB
     this.property = body.property;
     this.dev = body.dev;
     this.info = body.info;
+  }
+}
+
+/**
+ * Thrown when an answer is larger than maxResponseBytes: the client stops reading it (and never retries),
+ * so a huge or endless answer cannot fill the memory.
+ * @example try { await api.books.list({ limit: 100 }) } catch (e) { if (e instanceof ResponseTooLargeError) … }
+ */
+export class ResponseTooLargeError extends Error {
+  constructor(
+    readonly limit: number,
+    readonly status: number,
+  ) {
+    super(`the answer is larger than ${limit} bytes (maxResponseBytes); ask for less (fields, limit) or raise maxResponseBytes`);
+    this.name = "ResponseTooLargeError";
   }
 }
 
@@ -120,6 +143,7 @@ export async function send<T>(options: ClientOptions, spec: RequestSpec, call: C
   const doFetch = options.fetch ?? fetch;
   const retry = IDEMPOTENT.has(spec.method) ? retryOptions(call.retry ?? options.retry) : undefined;
   const timeoutMs = call.timeoutMs ?? options.timeoutMs;
+  const maxBytes = call.maxResponseBytes ?? options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const headers: Record<string, string> = { accept: spec.accept, ...authorization(options.auth), ...options.headers };
   if (spec.body !== undefined) headers["content-type"] = spec.contentType ?? "application/json";
   for (let attempt = 0; ; attempt++) {
@@ -135,7 +159,7 @@ export async function send<T>(options: ClientOptions, spec: RequestSpec, call: C
         signal: controller.signal,
         ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
       });
-      const text = await res.text();
+      const text = await readText(res, maxBytes, controller);
       if (res.ok) return (text ? JSON.parse(text) : undefined) as T;
       if (retry && attempt < retry.retries && (res.status === 429 || res.status >= 500)) {
         await sleep(backoff(retry, attempt), call.signal);
@@ -143,12 +167,37 @@ export async function send<T>(options: ClientOptions, spec: RequestSpec, call: C
       }
       throw new ApiError(errorBody(res.status, text));
     } catch (error) {
-      if (error instanceof ApiError || call.signal?.aborted || !retry || attempt >= retry.retries) throw error;
+      if (error instanceof ApiError || error instanceof ResponseTooLargeError || call.signal?.aborted || !retry || attempt >= retry.retries) throw error;
       await sleep(backoff(retry, attempt), call.signal);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
       call.signal?.removeEventListener("abort", onAbort);
     }
+  }
+}
+
+/** The body of `res` as text, read no further than `limit` bytes: past it, the request is aborted and ResponseTooLargeError thrown. */
+async function readText(res: Response, limit: number, controller: AbortController): Promise<string> {
+  const tooLarge = () => {
+    controller.abort();
+    return new ResponseTooLargeError(limit, res.status);
+  };
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (declared > limit) throw tooLarge();
+  if (res.body === null) return "";
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > limit) {
+      void reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
   }
 }
 

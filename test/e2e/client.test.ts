@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -20,6 +21,18 @@ let client: Any;
 let service: { close(): Promise<void> } | undefined;
 let base = "";
 let secret = "";
+
+/** One request with the path exactly as given (fetch would resolve its dot segments), with the test key. */
+function rawRequest(port: number, method: string, rawPath: string, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path: rawPath, headers: { authorization: `Bearer ${secret}`, "content-type": "application/merge-patch+json" } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (d: string) => (text += d)).on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
 
 test("the package builds with its client", () => {
   assert.is(runCli(["generate", "examples/library", "--out", out]).code, 0);
@@ -115,6 +128,53 @@ test("retries with backoff for idempotent requests only; AbortSignal and timeout
   const slow = client.createClient({ baseUrl: base, auth: { bearer: secret }, fetch: (_u: string, init: Any) => new Promise((_r, reject) => init.signal.addEventListener("abort", () => reject(init.signal.reason))) });
   const timedOut = await slow.authors.list({}, { timeoutMs: 20 }).catch((e: Any) => e);
   assert.match(timedOut.message, "timed out after 20 ms");
+});
+
+test("ids that would change the path (\"\", \".\", \"..\") are refused before anything is sent; the server answers 404 for them", async () => {
+  let sent = 0;
+  const counting = client.createClient({ baseUrl: base, auth: { bearer: secret }, fetch: (url: string, init: Any) => (sent++, fetch(url, init)) });
+  for (const id of ["..", ".", ""]) {
+    for (const attempt of [() => counting.books.update(id, { pages: 1 }), () => counting.books.get(id), () => counting.books.replace(id, {}), () => counting.books.delete(id), () => counting.authors.books(id)]) {
+      const refused = await attempt().catch((e: Any) => e);
+      assert.instance(refused, TypeError, `${JSON.stringify(id)}: ${refused}`);
+      assert.match(refused.message, "would change the request's path");
+    }
+  }
+  assert.is(sent, 0, "nothing was sent");
+  // Ids with dots inside them are ordinary ids.
+  assert.equal((await counting.books.get("a..b").catch((e: Any) => e)).status, 404);
+  // The same paths sent raw (no URL normalisation) name no instance: 404 with the error body, never the collection.
+  const { port, pathname } = new URL(base);
+  for (const raw of [`${pathname}/books/..`, `${pathname}/books/%2E%2E`, `${pathname}/books/.`, `${pathname}/books/%2e`]) {
+    const res = await rawRequest(Number(port), "PATCH", raw, JSON.stringify({ pages: 1 }));
+    assert.is(res.status, 404, `${raw}: ${res.body}`);
+    assert.is(JSON.parse(res.body).code, 40400, raw);
+  }
+});
+
+test("an answer larger than maxResponseBytes is cut off with ResponseTooLargeError, declared or streamed, and never retried", async () => {
+  for (let i = 0; i < 3; i++) await api.authors.create({ name: `Someone with a rather long name, number ${i}`.padEnd(150, ".") });
+  const small = client.createClient({ baseUrl: base, auth: { bearer: secret }, maxResponseBytes: 200 });
+  const declared = await small.authors.list().catch((e: Any) => e);
+  assert.instance(declared, client.ResponseTooLargeError);
+  assert.is(declared.limit, 200);
+  assert.match(declared.message, "maxResponseBytes");
+  assert.ok((await small.authors.list({}, { maxResponseBytes: 1 << 20 })).items.length > 0, "a call may raise it");
+  // An endless answer without Content-Length: reading stops at the limit.
+  let calls = 0;
+  let pulled = 0;
+  const endless = () => {
+    calls++;
+    const body = new ReadableStream({ pull: (c) => void (pulled += 65536, c.enqueue(new Uint8Array(65536).fill(32))) });
+    return Promise.resolve(new Response(body, { status: 200, headers: { "content-type": "application/json" } }));
+  };
+  const flooded = client.createClient({ baseUrl: base, fetch: endless, maxResponseBytes: 1 << 20, retry: { retries: 3, minDelayMs: 1 } });
+  const cut = await flooded.authors.list().catch((e: Any) => e);
+  assert.instance(cut, client.ResponseTooLargeError);
+  assert.is(calls, 1, "not retried");
+  assert.ok(pulled <= (1 << 20) + 4 * 65536, `read ${pulled} bytes`);
+  // The default is 32 MiB: an ordinary answer is read whole.
+  assert.ok((await api.authors.list()).items.length > 0);
 });
 
 test("generate --client-only writes a standalone package with no runtime dependency", () => {
