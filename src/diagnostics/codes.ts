@@ -199,6 +199,18 @@ export const codes = {
     message: (a) => `pattern ${JSON.stringify(a.pattern)} ${a.problem}`,
     hint: (a) => a.fix,
   }),
+  "media-type-too-long": def<{ what: string; subtype: string; length: number; fix: string }>({
+    severity: "error",
+    title: "Media types fit in 127 characters",
+    message: (a) => `${a.what} makes the media type subtype "${a.subtype}" ${a.length} characters long, more than the 127 of RFC 6838`,
+    hint: (a) => a.fix,
+  }),
+  "unsupported-keyword": def<{ keyword: string; effect: string; fix: string }>({
+    severity: "error",
+    title: "Schemas use no keyword the service's validator reads differently",
+    message: (a) => `"${a.keyword}" ${a.effect}`,
+    hint: (a) => a.fix,
+  }),
   "duplicate-error-code": def<{ code: number; other: string }>({
     severity: "error",
     title: "Error codes are unique",

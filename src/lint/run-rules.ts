@@ -10,19 +10,22 @@ import { e2ActionVerbs } from "./rules/e2-action-verbs.js";
 import { e3ActionParams } from "./rules/e3-action-params.js";
 import { invalidPattern } from "./rules/invalid-pattern.js";
 import { keywordProperties } from "./rules/keyword-properties.js";
+import { mediaTypeLength } from "./rules/media-type-length.js";
 import { nameCollisions } from "./rules/name-collisions.js";
 import { r1PluralNouns } from "./rules/r1-plural-nouns.js";
 import { r2NounRoutes } from "./rules/r2-noun-routes.js";
 import { r3PathSegments } from "./rules/r3-path-segments.js";
 import { serverOwnedProperty } from "./rules/server-owned-property.js";
 import { unsafeName } from "./rules/unsafe-name.js";
+import { unsupportedKeyword } from "./rules/unsupported-keyword.js";
 import { v1VendorToken } from "./rules/v1-vendor-token.js";
 import { v3VersionSegment } from "./rules/v3-version-segment.js";
 
 /** Every rule, in the order their findings are most useful to read. */
 export const rules: readonly Rule[] = [
   r1PluralNouns, r2NounRoutes, r3PathSegments, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys,
-  v1VendorToken, v3VersionSegment, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName, nameCollisions, duplicateErrorCode, invalidPattern,
+  v1VendorToken, v3VersionSegment, mediaTypeLength, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName,
+  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword,
 ];
 
 /** The findings of every rule on `model`. */
