@@ -1,6 +1,6 @@
 /**
  * Starting a generated service: settings from the environment (PORT, HOST, BASE_URL, TLS_CERT_FILE,
- * TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE), the embedded SQLite store, graceful shutdown on SIGTERM.
+ * TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, DATABASE_BUSY_TIMEOUT_MS, EXPAND_LIMIT), the embedded SQLite store, graceful shutdown on SIGTERM.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -9,7 +9,8 @@ import { pino } from "pino";
 import { buildApp, type AppOptions } from "./app.js";
 import { KeyRing } from "./keys.js";
 import type { ServiceSpec } from "./spec.js";
-import { openSqliteStore } from "./sqlite-store.js";
+import { DEFAULT_EXPAND_LIMIT } from "./represent.js";
+import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteStore } from "./sqlite-store.js";
 import type { Store } from "./store.js";
 
 /** Settings of a running service, as read from the environment. */
@@ -21,6 +22,10 @@ export interface Settings {
   readonly databaseFile: string;
   readonly tls: { readonly cert: Buffer; readonly key: Buffer } | undefined;
   readonly logLevel: string;
+  /** Most instances one response inlines through expand and fields (EXPAND_LIMIT, default 1000). */
+  readonly expandLimit: number;
+  /** How long a write waits for another process's database lock before a 503 (DATABASE_BUSY_TIMEOUT_MS, default 5000). */
+  readonly databaseBusyTimeoutMs: number;
 }
 
 /**
@@ -47,7 +52,17 @@ export function settingsFrom(env: NodeJS.ProcessEnv, spec: ServiceSpec): Setting
     databaseFile: env.DATABASE_FILE ?? path.join("data", `${spec.name.replace(/^@[^/]+\//, "")}.db`),
     tls: certFile && keyFile ? { cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) } : undefined,
     logLevel: env.LOG_LEVEL ?? "info",
+    expandLimit: wholeNumber(env, "EXPAND_LIMIT", DEFAULT_EXPAND_LIMIT, 1),
+    databaseBusyTimeoutMs: wholeNumber(env, "DATABASE_BUSY_TIMEOUT_MS", DEFAULT_BUSY_TIMEOUT_MS, 0),
   };
+}
+
+/** The whole number `env[name]` holds (at least `min`), or `fallback` when it is unset; a bad value throws, naming the variable. */
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  if (!/^\d{1,10}$/.test(text) || Number(text) < min) throw new Error(`${name} must be a whole number (${min} or more), not "${text}"`);
+  return Number(text);
 }
 
 /** A started service: its app, store and address; `close` stops it gracefully. */
@@ -68,7 +83,7 @@ export async function startService(
 ): Promise<RunningService> {
   const settings = settingsFrom(env, spec);
   const log = pino({ level: settings.logLevel });
-  const store = openSqliteStore(spec, settings.databaseFile);
+  const store = openSqliteStore(spec, settings.databaseFile, { busyTimeoutMs: settings.databaseBusyTimeoutMs });
   const keys = KeyRing.open(settings.keysFile);
   const app = await buildApp({
     spec,
@@ -78,6 +93,7 @@ export async function startService(
     ...handlers,
     https: settings.tls,
     logger: log,
+    expandLimit: settings.expandLimit,
   });
   const url = await app.listen({ port: settings.port, host: settings.host });
   let closing: Promise<void> | undefined;
