@@ -28,6 +28,10 @@ export const errors = {
   invalidPaging: {"code":40008,"status":400,"key":"invalidPaging","title":"Invalid paging","message":"offset or limit is not allowed.","dev":"offset is an integer >= 0 and limit an integer from 1 to the documented maximum.","info":"http://localhost:3000/docs/errors/40008"},
   /** 40009 (400) Invalid parameter: A query parameter is missing or has a value that is not allowed. */
   invalidParameter: {"code":40009,"status":400,"key":"invalidParameter","title":"Invalid parameter","message":"A query parameter is missing or has a value that is not allowed.","dev":"Check the parameter named in `property` against the action's documented parameters.","info":"http://localhost:3000/docs/errors/40009"},
+  /** 40010 (400) Expansion too large: The expand or fields parameter would inline too many instances. */
+  expandTooLarge: {"code":40010,"status":400,"key":"expandTooLarge","title":"Expansion too large","message":"The expand or fields parameter would inline too many instances.","dev":"A response inlines at most the documented number of instances (EXPAND_LIMIT, 1000 by default), and an expanded collection link inlines one page. Ask for less: fewer or shallower expansions, a smaller limit, or follow the links in requests of their own.","info":"http://localhost:3000/docs/errors/40010"},
+  /** 40011 (400) Malformed request: The request is not valid HTTP. */
+  malformedRequest: {"code":40011,"status":400,"key":"malformedRequest","title":"Malformed request","message":"The request is not valid HTTP.","dev":"The request line or a header could not be read: a byte not allowed in a header, a method the server does not know, conflicting Content-Length and Transfer-Encoding, or a broken chunk. Check the client or proxy that sent it.","info":"http://localhost:3000/docs/errors/40011"},
   /** 40100 (401) Unauthenticated: Valid credentials are required. */
   unauthenticated: {"code":40100,"status":401,"key":"unauthenticated","title":"Unauthenticated","message":"Valid credentials are required.","dev":"Send an API key: Authorization: Bearer <secret>, or Basic base64(<key id>:<secret>) over TLS.","info":"http://localhost:3000/docs/errors/40100"},
   /** 40101 (401) Basic authentication needs TLS: Basic credentials are accepted over TLS only. */
@@ -44,16 +48,24 @@ export const errors = {
   notAcceptable: {"code":40600,"status":406,"key":"notAcceptable","title":"Not acceptable","message":"No representation matches the Accept header.","dev":"Accept application/json or the vendor media type of the resource, e.g. application/vnd.<vendor>.v<N>.<resource>+json.","info":"http://localhost:3000/docs/errors/40600"},
   /** 40601 (406) Unknown version: The requested API version is not served. */
   unknownVersion: {"code":40601,"status":406,"key":"unknownVersion","title":"Unknown version","message":"The requested API version is not served.","dev":"The Accept header names a version this service does not serve. Use the current version.","info":"http://localhost:3000/docs/errors/40601"},
+  /** 40800 (408) Request timeout: The request took too long to arrive. */
+  requestTimeout: {"code":40800,"status":408,"key":"requestTimeout","title":"Request timeout","message":"The request took too long to arrive.","dev":"The headers must arrive within the headers timeout and the whole request within the request timeout (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS: 10 and 30 seconds by default). Send the request without pauses.","info":"http://localhost:3000/docs/errors/40800"},
   /** 40900 (409) Conflict: A resource with this value already exists. */
   conflict: {"code":40900,"status":409,"key":"conflict","title":"Conflict","message":"A resource with this value already exists.","dev":"The property named in `property` must be unique in the collection. Choose another value, or update the existing instance.","info":"http://localhost:3000/docs/errors/40900"},
   /** 41300 (413) Payload too large: The request body is too large. */
   payloadTooLarge: {"code":41300,"status":413,"key":"payloadTooLarge","title":"Payload too large","message":"The request body is too large.","dev":"Send a smaller body; the limit is documented in the API reference.","info":"http://localhost:3000/docs/errors/41300"},
   /** 41500 (415) Unsupported media type: The request body must be JSON. */
   unsupportedMediaType: {"code":41500,"status":415,"key":"unsupportedMediaType","title":"Unsupported media type","message":"The request body must be JSON.","dev":"Send Content-Type: application/json (or the resource's vendor type, or application/merge-patch+json for PATCH).","info":"http://localhost:3000/docs/errors/41500"},
+  /** 41501 (415) Unsupported content encoding: The request body's Content-Encoding is not supported. */
+  unsupportedEncoding: {"code":41501,"status":415,"key":"unsupportedEncoding","title":"Unsupported content encoding","message":"The request body's Content-Encoding is not supported.","dev":"Send the body uncompressed: no Content-Encoding header, or Content-Encoding: identity.","info":"http://localhost:3000/docs/errors/41501"},
+  /** 43100 (431) Request headers too large: The request's headers are too large. */
+  headersTooLarge: {"code":43100,"status":431,"key":"headersTooLarge","title":"Request headers too large","message":"The request's headers are too large.","dev":"The request line and headers together exceed 16 KiB. Send fewer or shorter headers, or a shorter URL.","info":"http://localhost:3000/docs/errors/43100"},
   /** 50000 (500) Internal error: Something went wrong on our side. */
   internal: {"code":50000,"status":500,"key":"internal","title":"Internal error","message":"Something went wrong on our side.","dev":"The server failed unexpectedly. Retry later; if it persists, report the time of the request.","info":"http://localhost:3000/docs/errors/50000"},
   /** 50100 (501) Not implemented: This action is not implemented yet. */
   notImplemented: {"code":50100,"status":501,"key":"notImplemented","title":"Not implemented","message":"This action is not implemented yet.","dev":"The service defines this action but its handler has not been written.","info":"http://localhost:3000/docs/errors/50100"},
+  /** 50300 (503) Service busy: The service is busy; retry shortly. */
+  storeBusy: {"code":50300,"status":503,"key":"storeBusy","title":"Service busy","message":"The service is busy; retry shortly.","dev":"The database stayed locked by another writer for longer than the service waits (DATABASE_BUSY_TIMEOUT_MS). Nothing was written; retry after the number of seconds in Retry-After.","info":"http://localhost:3000/docs/errors/50300"},
 } as const satisfies Record<string, ErrorSpec>;
 
 /** The key of a catalog entry. */
