@@ -5,6 +5,7 @@
 import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { handlerName } from "./handlers.js";
+import { doc, docComment, ident, jsValue, key, member, str, stringKey } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
 import { asset, render } from "./shared/templates.js";
 
@@ -16,29 +17,30 @@ export function subMethod(field: string): string {
 }
 
 function collectionApi(model: Model, r: Resource): string {
-  const c = JSON.stringify(r.collection);
+  const c = str(r.collection);
+  const type = ident(r.typeName);
   const subs = r.fields.filter((f) => f.link?.kind === "collection");
   const lines = [
-    `/** Calls of the ${r.collection} collection. */`,
-    `export interface ${r.typeName}Api {`,
-    `  /** POST /${r.collection}: creates ${r.name === r.collection ? "an instance" : `a ${r.name}`}; 201 with the new instance. */`,
-    `  create(body: ${r.typeName}Input, options?: CallOptions): Promise<${r.typeName}>;`,
-    `  /** GET /${r.collection}: a page of the collection, optionally with fields and expand applied to the items. */`,
+    docComment(`Calls of the ${r.collection} collection.`),
+    `export interface ${type}Api {`,
+    docComment(`POST /${r.collection}: creates ${r.name === r.collection ? "an instance" : `a ${r.name}`}; 201 with the new instance.`, "  "),
+    `  create(body: ${type}Input, options?: CallOptions): Promise<${type}>;`,
+    docComment(`GET /${r.collection}: a page of the collection, optionally with fields and expand applied to the items.`, "  "),
     `  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<${c}, F, E>, options?: CallOptions): Promise<Page<Selected<Registry, ${c}, F, E>>>;`,
-    `  /** GET /${r.collection}/{id}: one instance, typed by the fields and expand selections. */`,
+    docComment(`GET /${r.collection}/{id}: one instance, typed by the fields and expand selections.`, "  "),
     `  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<${c}, F, E>, options?: CallOptions): Promise<Selected<Registry, ${c}, F, E>>;`,
-    `  /** PATCH /${r.collection}/{id}: JSON merge patch (null removes an optional field). */`,
-    `  update(id: string, patch: MergePatch<${r.typeName}Input>, options?: CallOptions): Promise<${r.typeName}>;`,
-    `  /** PUT /${r.collection}/{id}: replaces the whole instance. */`,
-    `  replace(id: string, body: ${r.typeName}Input, options?: CallOptions): Promise<${r.typeName}>;`,
-    `  /** DELETE /${r.collection}/{id} */`,
+    docComment(`PATCH /${r.collection}/{id}: JSON merge patch (null removes an optional field).`, "  "),
+    `  update(id: string, patch: MergePatch<${type}Input>, options?: CallOptions): Promise<${type}>;`,
+    docComment(`PUT /${r.collection}/{id}: replaces the whole instance.`, "  "),
+    `  replace(id: string, body: ${type}Input, options?: CallOptions): Promise<${type}>;`,
+    docComment(`DELETE /${r.collection}/{id}`, "  "),
     `  delete(id: string, options?: CallOptions): Promise<void>;`,
   ];
   for (const f of subs) {
-    const t = JSON.stringify(f.link!.target);
+    const t = str(f.link!.target);
     lines.push(
-      `  /** GET /${r.collection}/{id}/${f.name}: a page of ${f.link!.target}${f.link!.inverse ? ` whose ${f.link!.inverse} is this instance` : ""}. */`,
-      `  ${subMethod(f.name)}<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ReadOptions<${t}, F, E>, options?: CallOptions): Promise<Page<Selected<Registry, ${t}, F, E>>>;`,
+      docComment(`GET /${r.collection}/{id}/${f.name}: a page of ${f.link!.target}${f.link!.inverse ? ` whose ${f.link!.inverse} is this instance` : ""}.`, "  "),
+      `  ${key(subMethod(f.name))}<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ReadOptions<${t}, F, E>, options?: CallOptions): Promise<Page<Selected<Registry, ${t}, F, E>>>;`,
     );
   }
   lines.push("}");
@@ -50,15 +52,16 @@ function specOf(model: Model, r: Resource): string {
     .filter((f) => f.link?.kind === "collection")
     .map((f) => {
       const target = model.resources.find((x) => x.collection === f.link!.target)!;
-      return `${JSON.stringify(subMethod(f.name))}: [${JSON.stringify(f.name)}, ${JSON.stringify(target.collectionMediaType)}]`;
+      return `${stringKey(subMethod(f.name))}: [${str(f.name)}, ${str(target.collectionMediaType)}]`;
     });
-  return `{ collection: ${JSON.stringify(r.collection)}, mediaType: ${JSON.stringify(r.mediaType)}, collectionMediaType: ${JSON.stringify(r.collectionMediaType)}, subCollections: { ${subs.join(", ")} } }`;
+  return `{ collection: ${str(r.collection)}, mediaType: ${str(r.mediaType)}, collectionMediaType: ${str(r.collectionMediaType)}, subCollections: { ${subs.join(", ")} } }`;
 }
 
 /** client/index.ts, and the verbatim client modules. */
 export function emitClient(model: Model): EmittedFile[] {
-  const typeImports = [...model.resources.flatMap((r) => [r.typeName, `${r.typeName}Input`]), ...model.actions.flatMap((a) => [`${a.typeName}Params`, `${a.typeName}Result`]), "Registry"].sort();
-  const codes = model.errors.map((e) => e.code).join(" | ");
+  const typeImports = [...model.resources.flatMap((r) => [r.typeName, `${r.typeName}Input`]), ...model.actions.flatMap((a) => [`${a.typeName}Params`, `${a.typeName}Result`]), "Registry"].map(ident).sort();
+  const codes = model.errors.map((e) => jsValue(e.code)).join(" | ");
+  const version = jsValue(model.service.version);
   const body = [
     `import { ApiError, type CallOptions, type ClientOptions } from "./runtime.js";`,
     `import { actionApi, collectionApi } from "./collection.js";`,
@@ -69,8 +72,8 @@ export function emitClient(model: Model): EmittedFile[] {
     `export type { Checked, CollectionLink, Expanded, Link, LinkInput, Meta, Page, Selected, ServerFields } from "./select.js";`,
     `export type * from "./types.js";`,
     "",
-    `/** The vendor media types this client pins (version ${model.service.version}). */`,
-    `export const version = ${model.service.version};`,
+    docComment(`The vendor media types this client pins (version ${model.service.version}).`),
+    `export const version = ${version};`,
     "",
     `/** Every error code the service answers with. */`,
     `export type ErrorCode = ${codes};`,
@@ -96,20 +99,20 @@ export function emitClient(model: Model): EmittedFile[] {
     `export type MergePatch<T> = { [K in keyof T]?: T[K] | null };`,
     "",
     ...model.resources.map((r) => collectionApi(model, r) + "\n"),
-    `/** The client of ${model.service.title}: one object per collection, one function per action. */`,
+    docComment(`The client of ${model.service.title}: one object per collection, one function per action.`),
     `export interface Client {`,
-    ...model.resources.map((r) => `  ${r.collection}: ${r.typeName}Api;`),
-    ...model.actions.map((a) => `  /** ${a.method} /${a.name}${a.description ? `: ${a.description}` : ""} */\n  ${handlerName(a)}(params: ${a.typeName}Params, options?: CallOptions): Promise<${a.typeName}Result>;`),
+    ...model.resources.map((r) => `  ${key(r.collection)}: ${ident(r.typeName)}Api;`),
+    ...model.actions.map((a) => `${docComment(`${a.method} /${a.name}${a.description ? `: ${a.description}` : ""}`, "  ")}\n  ${key(handlerName(a))}(params: ${ident(a.typeName)}Params, options?: CallOptions): Promise<${ident(a.typeName)}Result>;`),
     `}`,
     "",
     `/**`,
     ` * Creates the client. Every non-2xx answer throws ApiError.`,
-    ` * @example const api = createClient({ baseUrl: "${model.service.baseUrl}", auth: { bearer: secret } });`,
+    ` * @example ${doc(`const api = createClient({ baseUrl: ${str(model.service.baseUrl)}, auth: { bearer: secret } });`, "")}`,
     ` */`,
     `export function createClient(options: ClientOptions): Client {`,
     `  return {`,
-    ...model.resources.map((r) => `    ${r.collection}: collectionApi(options, ${specOf(model, r)}) as unknown as ${r.typeName}Api,`),
-    ...model.actions.map((a) => `    ${handlerName(a)}: actionApi(options, ${JSON.stringify(a.name)}, ${JSON.stringify(a.method)}, ${JSON.stringify(a.mediaType)}) as unknown as Client[${JSON.stringify(handlerName(a))}],`),
+    ...model.resources.map((r) => `    ${key(r.collection)}: collectionApi(options, ${specOf(model, r)}) as unknown as ${ident(r.typeName)}Api,`),
+    ...model.actions.map((a) => `    ${key(handlerName(a))}: actionApi(options, ${str(a.name)}, ${str(a.method)}, ${str(a.mediaType)}) as unknown as Client[${str(handlerName(a))}],`),
     `  };`,
     `}`,
     "",
@@ -133,8 +136,8 @@ export async function emitClientPackage(model: Model, types: readonly EmittedFil
   const first = model.resources[0];
   const examples = first
     ? [
-        `const page = await api.${first.collection}.list({ offset: 0, limit: 10 });`,
-        `const one = await api.${first.collection}.get(page.items[0]!.id, { fields: ["id"] });`,
+        `const page = await ${member("api", first.collection)}.list({ offset: 0, limit: 10 });`,
+        `const one = await ${member("api", first.collection)}.get(page.items[0]!.id, { fields: ["id"] });`,
       ]
     : [];
   const data = { name: clientPackageName(service.name), title: service.title, description: `Typed client of ${service.title}`, version: service.version, baseUrl: service.baseUrl, examples };

@@ -1,6 +1,7 @@
 /** Emits the error catalog: a typed module the server and hooks throw from, and errors.json. */
 import type { Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
+import { jsValue, key } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
 import { constObject, printTs } from "./shared/ts.js";
 
@@ -19,7 +20,7 @@ export function emitErrors(model: Model): EmittedFile[] {
       docs: "Every error this service answers with: built-in conditions and the codes of service.json.",
       open: "{",
       close: "} as const satisfies Record<string, ErrorSpec>",
-      entries: catalog.map((e) => ({ doc: `${e.code} (${e.status}) ${e.title}: ${e.message}`, text: `${e.key}: ${JSON.stringify(e)}` })),
+      entries: catalog.map((e) => ({ doc: `${e.code} (${e.status}) ${e.title}: ${e.message}`, text: `${key(e.key)}: ${jsValue(e)}` })),
     }),
     `/** The key of a catalog entry. */\nexport type ErrorKey = keyof typeof errors;`,
     `/** Every error code this service answers with. */\nexport type ErrorCode = (typeof errors)[ErrorKey]["code"];`,

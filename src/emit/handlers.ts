@@ -2,6 +2,7 @@
 import { camelCase, isIdentifier } from "../model/names.js";
 import type { Action, Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
+import { docComment, ident, str, stringKey } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
 import { render } from "./shared/templates.js";
 
@@ -18,19 +19,28 @@ export function emitHandlers(model: Model): EmittedFile[] {
     files.push({ path: `src/hooks/${r.collection}.ts`, contents: render("package/hooks.ts.hbs", r), owner: "user" });
   }
   for (const a of model.actions) {
-    const data = { ...a, functionName: handlerName(a), path: `${model.service.basePath}/${a.name}` };
+    const path = `${model.service.basePath}/${a.name}`;
+    const data = {
+      name: a.name,
+      typeName: a.typeName,
+      functionName: handlerName(a),
+      summary: `${a.method} ${path}${a.description ? `: ${a.description}` : ""}`,
+      logMessage: `${a.name} called`,
+      notImplemented: `Write the handler of ${a.name} in src/actions/${a.name}.ts.`,
+    };
     files.push({ path: `src/actions/${a.name}.ts`, contents: render("package/action.ts.hbs", data), owner: "user" });
   }
+  const hooksOf = (collection: string) => ident(`${collection}Hooks`);
   const imports = [
-    ...model.resources.map((r) => `import { hooks as ${r.collection}Hooks } from "../hooks/${r.collection}.js";`),
-    ...model.actions.map((a) => `import { ${handlerName(a)} } from "../actions/${a.name}.js";`),
+    ...model.resources.map((r) => `import { hooks as ${hooksOf(r.collection)} } from ${str(`../hooks/${r.collection}.js`)};`),
+    ...model.actions.map((a) => `import { ${ident(handlerName(a))} } from ${str(`../actions/${a.name}.js`)};`),
   ];
   const handlers =
     tsHeader("wiring of the user-owned hooks and action handlers") +
     imports.join("\n") +
     (imports.length ? "\n\n" : "") +
-    `/** Hooks per collection, from src/hooks/. */\nexport const hooks = {\n${model.resources.map((r) => `  ${JSON.stringify(r.collection)}: ${r.collection}Hooks,\n`).join("")}};\n\n` +
-    `/** Action handlers, from src/actions/. */\nexport const actions = {\n${model.actions.map((a) => `  ${JSON.stringify(a.name)}: ${handlerName(a)},\n`).join("")}};\n`;
+    `/** Hooks per collection, from src/hooks/. */\nexport const hooks = {\n${model.resources.map((r) => `  ${stringKey(r.collection)}: ${hooksOf(r.collection)},\n`).join("")}};\n\n` +
+    `/** Action handlers, from src/actions/. */\nexport const actions = {\n${model.actions.map((a) => `  ${stringKey(a.name)}: ${ident(handlerName(a))},\n`).join("")}};\n`;
   const server =
     tsHeader("start-up of the service") +
     `import { fileURLToPath } from "node:url";\n` +
@@ -39,7 +49,7 @@ export function emitHandlers(model: Model): EmittedFile[] {
     `import { spec } from "./spec.js";\n\n` +
     `/** The reference docs (docs/ at the package root), served at /docs. */\n` +
     `export const docsDir = fileURLToPath(new URL("../../../docs/", import.meta.url));\n\n` +
-    `/** Starts ${model.service.title} with the settings of \`env\` (PORT, HOST, BASE_URL, TLS_CERT_FILE, TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, LOG_LEVEL). */\n` +
+    `${docComment(`Starts ${model.service.title} with the settings of \`env\` (PORT, HOST, BASE_URL, TLS_CERT_FILE, TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, LOG_LEVEL).`)}\n` +
     `export function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {\n  return startService(spec, { hooks, actions, docsDir }, env);\n}\n`;
   const index =
     tsHeader("the package's exports") +

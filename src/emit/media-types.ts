@@ -1,6 +1,7 @@
 /** Emits the media-type registry: every vendor media type of the service, with parse, format and negotiate. */
 import type { Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
+import { doc, jsValue, str } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
 import { constObject, printTs } from "./shared/ts.js";
 
@@ -10,16 +11,16 @@ export function emitMediaTypes(model: Model): EmittedFile[] {
   const types = model.mediaTypes.map((t) => ({ name: t.name, alias: t.alias, subject: t.subject, kind: t.kind, version: t.version }));
   const contents = printTs(tsHeader("the media-type registry"), [
     `import { negotiate as negotiateAccept } from "./runtime/negotiate.js";\nimport type { MediaTypeSpec } from "./runtime/spec.js";`,
-    `/** Vendor token and version of every media type here. */\nexport const vendor = ${JSON.stringify(vendor)};\nexport const version = ${version};`,
+    `/** Vendor token and version of every media type here. */\nexport const vendor = ${str(vendor)};\nexport const version = ${jsValue(version)};`,
     constObject({
       name: "mediaTypes",
       docs: "Every vendor media type of the service: per resource, per collection, per action, and errors.",
       open: "[",
       close: "] as const satisfies readonly MediaTypeSpec[]",
-      entries: types.map((t) => ({ text: JSON.stringify(t) })),
+      entries: types.map((t) => ({ text: jsValue(t) })),
     }),
     `/** A media type's subject: a resource, collection or action name, or "error". */\nexport type Subject = (typeof mediaTypes)[number]["subject"];`,
-    `/**\n * The media type of a subject in either shape.\n * @example formatMediaType(${JSON.stringify(types[0]?.subject ?? "error")}) === ${JSON.stringify(types[0]?.name ?? "")}\n */\nexport function formatMediaType(subject: Subject, shape: "vnd" | "alias" = "vnd"): string {\n  const t = mediaTypes.find((m) => m.subject === subject)!;\n  return shape === "vnd" ? t.name : t.alias;\n}`,
+    `/**\n * The media type of a subject in either shape.\n * @example ${doc(`formatMediaType(${str(types[0]?.subject ?? "error")}) === ${str(types[0]?.name ?? "")}`)}\n */\nexport function formatMediaType(subject: Subject, shape: "vnd" | "alias" = "vnd"): string {\n  const t = mediaTypes.find((m) => m.subject === subject)!;\n  return shape === "vnd" ? t.name : t.alias;\n}`,
     `/** The registry entry a media type names (either shape, parameters ignored), or undefined. */\nexport function parseMediaType(type: string): (typeof mediaTypes)[number] | undefined {\n  const bare = (type.split(";")[0] ?? "").trim().toLowerCase();\n  return mediaTypes.find((m) => m.name === bare || m.alias === bare);\n}`,
     `/** The type to answer a request for \`subject\` with, given its Accept header; undefined means 406. */\nexport function negotiateMediaType(accept: string | undefined, subject: Subject): string | undefined {\n  const t = mediaTypes.find((m) => m.subject === subject)!;\n  const result = negotiateAccept(accept, ["application/json", t.name, t.alias], { vendor, version });\n  return result.ok ? result.type : undefined;\n}`,
   ]);

@@ -1,6 +1,7 @@
 /** Emits the generated package's README: how to run it, its routes, media types and error codes. */
 import type { Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
+import { member, shellWord, str } from "./shared/escape.js";
 import { render } from "./shared/templates.js";
 import { BODY_LIMIT, PAGING } from "./spec.js";
 
@@ -20,22 +21,24 @@ export function emitReadme(model: Model): EmittedFile[] {
       .map((f) => ({ method: "GET", path: `${base}/${r.collection}/{id}/${f.name}`, answer: `200, a page of ${f.link!.target}${f.link!.inverse ? ` whose ${f.link!.inverse} is this ${r.name}` : ""}` })),
   ]);
   for (const a of model.actions) routes.push({ method: a.method, path: `${base}/${a.name}`, answer: a.description || "the action's result" });
+  const routeRows = routes.map((r) => ({ route: `${r.method} ${r.path}`, answer: r.answer }));
   const roles = [...new Set(model.resources.flatMap((r) => Object.values(r.access).flat()).concat(model.actions.flatMap((a) => a.roles)))].sort();
   const first = model.resources[0];
   const local = `http://127.0.0.1:3000${base}`;
+  // Shell lines of a code block: every piece from the definitions is one quoted shell word.
   const curl = first
     ? [
-        `curl -s -H "Authorization: Bearer $SECRET" ${local}/${first.collection}`,
-        `curl -s -H "Authorization: Bearer $SECRET" -H "Content-Type: application/json" -d '{...}' ${local}/${first.collection}`,
-        `curl -s -H "Authorization: Bearer $SECRET" -H "Accept: ${first.mediaType}" "${local}/${first.collection}/<id>?expand=..."`,
+        `curl -s -H "Authorization: Bearer $SECRET" ${shellWord(`${local}/${first.collection}`)}`,
+        `curl -s -H "Authorization: Bearer $SECRET" -H "Content-Type: application/json" -d '{...}' ${shellWord(`${local}/${first.collection}`)}`,
+        `curl -s -H "Authorization: Bearer $SECRET" -H ${shellWord(`Accept: ${first.mediaType}`)} ${shellWord(`${local}/${first.collection}/<id>?expand=...`)}`,
       ]
     : [];
   const linked = model.resources.find((r) => r.fields.some((f) => f.link?.kind === "instance"));
   const link = linked?.fields.find((f) => f.link?.kind === "instance");
   const clientExamples = first
     ? [
-        `const page = await api.${first.collection}.list({ offset: 0, limit: 10 });`,
-        ...(linked && link ? [`const one = await api.${linked.collection}.get(id, { expand: [${JSON.stringify(link.name)}] });`] : []),
+        `const page = await ${member("api", first.collection)}.list({ offset: 0, limit: 10 });`,
+        ...(linked && link ? [`const one = await ${member("api", linked.collection)}.get(id, { expand: [${str(link.name)}] });`] : []),
       ]
     : [];
   const data = {
@@ -45,11 +48,11 @@ export function emitReadme(model: Model): EmittedFile[] {
     description: service.description,
     baseUrl: service.baseUrl,
     basePath: base,
-    dbName: service.name.replace(/^@[^/]+\//, ""),
+    dbFile: `data/${service.name.replace(/^@[^/]+\//, "")}.db`,
     exampleRoles: roles.length ? roles.join(",") : "reader",
     basic: service.auth.schemes.includes("basic"),
     curl,
-    routes,
+    routes: routeRows,
     defaultLimit: PAGING.defaultLimit,
     maxLimit: PAGING.maxLimit,
     bodyLimit: BODY_LIMIT,

@@ -1,6 +1,7 @@
 /** Emits src/generated/spec.ts: the service description the runtime serves from. */
 import type { Field, Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
+import { docComment, jsValue } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
 
 /** Page sizes of every collection (documented in the generated README). */
@@ -89,13 +90,13 @@ export function specOf(model: Model): Record<string, unknown> {
 
 /** src/generated/spec.ts */
 export function emitSpec(model: Model): EmittedFile[] {
-  const data = JSON.stringify(specOf(model), null, 2);
+  const data = jsValue(specOf(model), 2);
   const contents =
     tsHeader("the service description the runtime serves from") +
     `import { errors } from "./errors.js";\n` +
     `import { mediaTypes } from "./media-types.js";\n` +
     `import type { ServiceSpec } from "./runtime/spec.js";\n\n` +
-    `/** Everything the runtime knows about ${model.service.title}. */\n` +
+    `${docComment(`Everything the runtime knows about ${model.service.title}.`)}\n` +
     `export const spec: ServiceSpec = {\n  ...${indentJson(data)},\n  errors: Object.values(errors),\n  mediaTypes,\n};\n`;
   return [{ path: "src/generated/spec.ts", contents, owner: "generated" }];
 }

@@ -2,6 +2,7 @@
 import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { sampleOf } from "./samples.js";
+import { jsValue } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
 import { asset } from "./shared/templates.js";
 import { bodySchemaOf } from "./spec.js";
@@ -81,7 +82,7 @@ export function emitTests(model: Model): EmittedFile[] {
     { path: "test/generated/kit.ts", contents: tsHeader("contract-test kit") + asset("test-kit", "kit.ts"), owner: "generated" },
     {
       path: "test/generated/samples.ts",
-      contents: tsHeader("sample data of the contract tests") + `import type { Samples } from "./kit.js";\n\nexport const samples: Samples = ${JSON.stringify(samples, null, 2)};\n`,
+      contents: tsHeader("sample data of the contract tests") + `import type { Samples } from "./kit.js";\n\nexport const samples: Samples = ${jsValue(samples, 2)};\n`,
       owner: "generated",
     },
     {

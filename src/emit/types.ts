@@ -7,6 +7,7 @@
 import { withArticle } from "../model/names.js";
 import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
+import { docComment, ident, isSafeIdentifier, key, str } from "./shared/escape.js";
 import { indentBraces, tsHeader } from "./shared/header.js";
 import { isWritable } from "./spec.js";
 import { printTypes } from "./ts-types.js";
@@ -20,13 +21,20 @@ const PRELUDE = `import type { CollectionLink, Expanded, Link, LinkInput, Meta, 
 export type { CollectionLink, Link, LinkInput, Meta, Page };
 `;
 
-/** Strips keywords that make json-schema-to-typescript invent names (titles) or that it does not need. */
+/**
+ * Keywords of json-schema-to-typescript's own: `tsType` is printed as it is (TypeScript source), and
+ * `tsEnumNames` names enum members. A definition's schema never carries them into the bundle (only
+ * resourcery's own link schemas use `tsType`).
+ */
+const TS_KEYWORDS = new Set(["tsType", "tsEnumNames"]);
+
+/** Strips keywords that make json-schema-to-typescript invent names (titles), that it does not need, or that are code (TS_KEYWORDS). */
 function clean(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(clean);
   if (schema === null || typeof schema !== "object") return schema;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
-    if (k === "title" || k === "$id" || k === "$schema" || k === "$comment" || k.startsWith("x-")) continue;
+    if (k === "title" || k === "$id" || k === "$schema" || k === "$comment" || k.startsWith("x-") || TS_KEYWORDS.has(k)) continue;
     Object.defineProperty(out, k, { value: k === "properties" || k === "$defs" ? mapValues(v, clean) : clean(v), enumerable: true, writable: true, configurable: true });
   }
   return out;
@@ -75,14 +83,14 @@ export function registryOf(model: Model): string {
   for (const r of model.resources) {
     const links = r.fields
       .filter((f) => f.link?.kind === "instance")
-      .map((f) => `${f.propertyKey}: { target: ${JSON.stringify(f.link!.target)}; required: ${r.required.includes(f.name)} }`);
-    const collections = r.fields.filter((f) => f.link?.kind === "collection").map((f) => `${f.propertyKey}: { target: ${JSON.stringify(f.link!.target)} }`);
-    lines.push(`  ${JSON.stringify(r.collection)}: {`, `    fields: ${r.typeName}Fields;`, `    links: { ${links.join("; ")} };`, `    collections: { ${collections.join("; ")} };`, "  };");
+      .map((f) => `${key(f.name)}: { target: ${str(f.link!.target)}; required: ${r.required.includes(f.name)} }`);
+    const collections = r.fields.filter((f) => f.link?.kind === "collection").map((f) => `${key(f.name)}: { target: ${str(f.link!.target)} }`);
+    lines.push(`  ${str(r.collection)}: {`, `    fields: ${ident(`${r.typeName}Fields`)};`, `    links: { ${links.join("; ")} };`, `    collections: { ${collections.join("; ")} };`, "  };");
   }
   lines.push("};", "");
   for (const r of model.resources) {
-    const doc = r.description ? `/** ${r.description.replace(/\*\//g, "*\\/")} */\n` : "";
-    lines.push(`${doc}export type ${r.typeName} = Expanded<Registry, ${JSON.stringify(r.collection)}>;`);
+    const doc = r.description ? `${docComment(r.description)}\n` : "";
+    lines.push(`${doc}export type ${ident(r.typeName)} = Expanded<Registry, ${str(r.collection)}>;`);
   }
   return lines.join("\n") + "\n";
 }
@@ -124,7 +132,10 @@ export async function compileTypes(schema: Record<string, unknown>): Promise<str
 export async function emitTypes(model: Model, orphans: Orphans = { types: [] }): Promise<EmittedFile[]> {
   const schema = typesSchema(model);
   const compiled = printTypes(schema, ROOT) ?? (await compileTypes(schema));
+  // Its string literals (property names, enum values) and comments hold the definitions' text as
+  // they are: U+2028 and U+2029 are written as escapes (an escape in a comment reads the same).
   const body = compiled
+    .replace(/[\u2028\u2029]/g, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"))
     .replace(/export interface Types \{\s*\}\n?/, "")
     .replace(/\/\*\*\n \* This interface was referenced by `Types`'s JSON-Schema\n \* via the `definition` "[^"]+".\n \*\/\n/g, "")
     .replace(/ \* This interface was referenced by `Types`'s JSON-Schema\n \* via the `definition` "[^"]+".\n/g, "");
@@ -137,7 +148,9 @@ export async function emitTypes(model: Model, orphans: Orphans = { types: [] }):
         tsHeader("types of every resource and action, shared with the client") +
         `export type * from "../../client/types.js";\n` +
         orphans.types
-          .map((t) => `\n/** @deprecated Its resource or action was removed from the definitions: delete ${t.file}, which still uses it. */\nexport type ${t.name} = Record<string, unknown>;\n`)
+          // A name that is no identifier (a file renamed by hand) cannot be imported by that file either.
+          .filter((t) => isSafeIdentifier(t.name))
+          .map((t) => `\n${docComment(`@deprecated Its resource or action was removed from the definitions: delete ${t.file}, which still uses it.`)}\nexport type ${ident(t.name)} = Record<string, unknown>;\n`)
           .join(""),
       owner: "generated",
     },

@@ -6,6 +6,7 @@
  */
 import type { Model } from "../../model/types.js";
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
+import { codeBlock, codeSpan, escapeMd } from "../shared/escape.js";
 import { render } from "../shared/templates.js";
 import { buildReference, hrefFrom, PAGES, type ErrorPage, type OperationDoc, type Reference, type Target, type Text } from "./reference.js";
 
@@ -27,44 +28,9 @@ export function markdownReferenceFiles(model: Model): LazyFile[] {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Escaping
+// Escaping: the escaping layer's (shared/escape.ts)
 
-/** Text escapeMd changes: a newline, inline punctuation, &, or a block marker or number at the start. */
-const MD_SPECIAL = /[\n\\`*_[\]<>|~&]|^\s*[#+=\d-]/;
-
-/**
- * Plain text on one line, escaped so that it renders as itself: the characters that start inline
- * Markdown or raw HTML are backslash-escaped, an entity-like & too, and a block marker at the start.
- */
-export function escapeMd(s: string): string {
-  if (!MD_SPECIAL.test(s)) return s;
-  return s
-    .replace(/\s*\n\s*/g, " ")
-    .replace(/[\\`*_[\]<>|~]/g, "\\$&")
-    .replace(/&(?=#?\w+;)/g, "\\&")
-    .replace(/^(\s*)([#+=-])/, "$1\\$2")
-    .replace(/^(\s*\d+)([.)])/, "$1\\$2");
-}
-
-/** A code span that holds `s` exactly, whatever backticks it contains. */
-export function codeSpan(s: string): string {
-  if (!s.includes("`") && !s.includes("\n")) {
-    const pad = s.startsWith(" ") && s.endsWith(" ") && s.trim() ? " " : "";
-    return `\`${pad}${s}${pad}\``;
-  }
-  const one = s.replace(/\s*\n\s*/g, " ");
-  const longest = Math.max(0, ...[...one.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(longest + 1);
-  const pad = one.startsWith("`") || one.endsWith("`") || (one.startsWith(" ") && one.endsWith(" ") && one.trim()) ? " " : "";
-  return `${fence}${pad}${one}${pad}${fence}`;
-}
-
-/** A fenced code block that holds `body` exactly. */
-export function codeBlock(body: string, lang: string): string {
-  const longest = Math.max(0, ...[...body.matchAll(/^\s*(`{3,})/gm)].map((m) => m[1]!.length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}${lang}\n${body}\n${fence}`;
-}
+export { codeBlock, codeSpan, escapeMd } from "../shared/escape.js";
 
 /** The relative link from `file` to a target (anchors on the same page as "#anchor"). */
 export function mdHref(file: string, to: Target): string {

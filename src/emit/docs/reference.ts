@@ -10,6 +10,7 @@ import { STATUS_CODES } from "node:http";
 import type { Action, ErrorDef, Field, JsonSchema, Model, Resource } from "../../model/types.js";
 import { isIdentifier } from "../../model/names.js";
 import { handlerName } from "../handlers.js";
+import { jsValue, member, shellWord, str } from "../shared/escape.js";
 import { sampleOf } from "../samples.js";
 import { BODY_LIMIT, PAGING } from "../spec.js";
 import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
@@ -663,7 +664,7 @@ function clientSetupOf(model: Model): string {
   const { service } = model;
   const bearer = service.auth.schemes.some((s) => s !== "basic");
   const auth = bearer ? "{ bearer: process.env.SECRET! }" : "{ basic: { id: process.env.KEY_ID!, secret: process.env.SECRET! } }";
-  return [`import { createClient, ApiError } from "${service.name}/client";`, "", `const api = createClient({ baseUrl: ${JSON.stringify(service.baseUrl)}, auth: ${auth} });`].join("\n");
+  return [`import { createClient, ApiError } from ${str(`${service.name}/client`)};`, "", `const api = createClient({ baseUrl: ${str(service.baseUrl)}, auth: ${auth} });`].join("\n");
 }
 
 
@@ -700,9 +701,8 @@ function operationDoc(model: Model, op: Operation, errors: ErrorRef[], credentia
   };
 }
 
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
+/** One shell word, on one line (shared/escape.ts). */
+const shellQuote = shellWord;
 
 function accessText(op: Operation): Text {
   if (op.action) return op.action.roles.length ? text("Roles: ", ...codeList(op.action.roles), ".") : text("Any authenticated caller.");
@@ -741,15 +741,15 @@ function paramsOf(op: Operation): ParamDoc[] {
 }
 
 function clientCall(op: Operation): string {
-  const id = JSON.stringify(SAMPLE_ID);
+  const id = str(SAMPLE_ID);
   if (op.action) {
     const params = sampleOf(op.action.query) ?? {};
-    return `const result = await api.${handlerName(op.action)}(${JSON.stringify(params)});`;
+    return `const result = await ${member("api", handlerName(op.action))}(${jsValue(params)});`;
   }
   const r = op.resource!;
-  const api = isIdentifier(r.collection) ? `api.${r.collection}` : `api[${JSON.stringify(r.collection)}]`;
+  const api = member("api", r.collection);
   const v = isIdentifier(r.name) ? r.name : "instance";
-  const body = JSON.stringify(op.exampleBody ?? {}, null, 2);
+  const body = jsValue(op.exampleBody ?? {}, 2);
   switch (op.kind) {
     case "list":
       return `const page = await ${api}.list({ offset: 0, limit: 10 });`;
@@ -766,8 +766,7 @@ function clientCall(op: Operation): string {
     default: {
       const name = op.field!.name;
       const method = subMethod(name);
-      const call = isIdentifier(method) ? `.${method}` : `[${JSON.stringify(method)}]`;
-      return `const page = await ${api}${call}(${id}, { offset: 0, limit: 10 });`;
+      return `const page = await ${member(api, method)}(${id}, { offset: 0, limit: 10 });`;
     }
   }
 }

@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type HandlebarsModule from "handlebars";
 import { packagePath } from "../../paths.js";
+import { escapeHelpers } from "./escape.js";
 
 type Handlebars = typeof HandlebarsModule;
 type Template = HandlebarsModule.TemplateDelegate;
@@ -42,8 +43,13 @@ function precompiled(): Readonly<Record<string, PrecompiledTemplate>> | null {
   return precompiledModule;
 }
 
+/**
+ * The helpers every template may call: `json` (a value as JSON, for .json templates) and the escaping
+ * layer's (escape.ts), through which every piece of definition text reaches a template of code.
+ */
 function withHelpers(env: Handlebars): Handlebars {
   env.registerHelper("json", (value: unknown) => JSON.stringify(value ?? null));
+  for (const [name, helper] of Object.entries(escapeHelpers)) env.registerHelper(name, helper);
   return env;
 }
 
