@@ -154,6 +154,20 @@ test("prototype names (toString, valueOf, hasOwnProperty …) are ordinary names
   assert.is(model!.errors.find((e) => e.code === 1001)!.key, "toLocaleString");
 });
 
+test("property names with quotes, backslashes, control characters and U+2028 are allowed (and unique): emitters quote them", () => {
+  // They never become file names or bare identifiers; where a name would (collections, actions,
+  // collection links), it must be a camelCase name: see unsafe-collection-link and unsafe-action-path.
+  const { model, diagnostics } = checkProject(path.join(fixtures, "clean-quoted-property-names"));
+  assert.equal(diagnostics, []);
+  const books = model!.resources[0]!;
+  assert.equal(books.unique, ['say "hi"', "back\\slash", "tab\tand\u0001ctl", "line\u2028sep\u2029para", "*/ end"]);
+  for (const name of books.unique) {
+    const field = books.fields.find((f) => f.name === name)!;
+    assert.is(JSON.parse(field.propertyKey), name, `the key of ${JSON.stringify(name)} is a quoted string`);
+  }
+  assert.equal(model!.actions[0]!.params.map((p) => JSON.parse(p.propertyKey)), ['a"b', "c\\d"]);
+});
+
 test("derived error keys never collide, also in case, and never reach the prototype; keys written as key are kept", () => {
   const written = checkProject(path.join(fixtures, "name-collision-error-key")).model!;
   assert.equal(written.errors.filter((e) => !e.builtin).map((e) => e.key), ["notfound", "onLoan", "onloan"]);
