@@ -40,8 +40,9 @@ export function findResources(dir: string, serviceFile: string, value: unknown, 
       diagnostics.push(report("ref-outside-project", at, { what: "resources entry", name: entry, link: "" }));
       return;
     }
-    // Symbolic links are not followed: a linked folder could lead anywhere, "/" included.
-    const matches = globSync(entry, { cwd: dir, absolute: true, onlyFiles: true, followSymbolicLinks: false })
+    // Symbolic links are not followed: a linked folder could lead anywhere, "/" included. Folders of
+    // installed packages (a generated package's node_modules under the project) hold no definitions.
+    const matches = globSync(entry, { cwd: dir, absolute: true, onlyFiles: true, followSymbolicLinks: false, ignore: ["**/node_modules/**"] })
       .map((f) => path.resolve(f))
       .filter((f) => f !== serviceFile);
     if (matches.length === 0) diagnostics.push(report("no-resources", at, { pattern: entry }));

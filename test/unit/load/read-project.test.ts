@@ -112,6 +112,14 @@ test("resources entries outside the project, literal or glob, are refused before
   assert.equal(check(linked).found.map((f) => [f.code, f.pointer]), [["ref-outside-project", "/resources/1"]]);
 });
 
+test("a glob does not search node_modules (a generated package with its packages inside the project)", () => {
+  const book = JSON.stringify({ type: "object", "x-collection": "books", properties: {} });
+  const dir = project({ "resources/book.json": book, "out/node_modules/fastify/package.json": '{"name": "fastify"}' }, ["**/*.json"]);
+  const { result, found } = check(dir);
+  assert.equal(found, []);
+  assert.equal(result.model!.sources.map((f) => path.relative(dir, f)), ["resources/book.json", "service.json"]);
+});
+
 test("service.json that is a symbolic link out of the project is not read", () => {
   const dir = path.join(tmp, `p${++counter}`);
   fs.mkdirSync(dir);
