@@ -32,7 +32,7 @@ export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiE
       if (req.raw.complete === false && hasBody(req)) reply.header("connection", "close");
       return sendJson(reply, api.status, chosen.ok ? chosen.type : "application/json", api.body);
     } catch (failure) {
-      svc.logOf(req).error({ err: failure, cause: error }, "error answer failed");
+      svc.logOf(req).error({ err: failure }, "error answer failed");
       return reply.code(500).header("content-type", "application/json; charset=utf-8").send(internal);
     }
   };

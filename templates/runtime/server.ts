@@ -1,6 +1,7 @@
 /**
  * Starting a generated service: settings from the environment (PORT, HOST, BASE_URL, TLS_CERT_FILE,
- * TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, DATABASE_BUSY_TIMEOUT_MS, EXPAND_LIMIT), the embedded SQLite store, graceful shutdown on SIGTERM.
+ * TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, DATABASE_BUSY_TIMEOUT_MS, EXPAND_LIMIT, the HTTP limits of limits.ts), the embedded SQLite store,
+ * graceful shutdown on SIGTERM that ends within SHUTDOWN_TIMEOUT_MS however slow the clients.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -8,6 +9,7 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { buildApp, type AppOptions } from "./app.js";
 import { KeyRing } from "./keys.js";
+import { httpLimitsFrom, type HttpLimits } from "./limits.js";
 import type { ServiceSpec } from "./spec.js";
 import { DEFAULT_EXPAND_LIMIT } from "./represent.js";
 import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteStore } from "./sqlite-store.js";
@@ -26,6 +28,8 @@ export interface Settings {
   readonly expandLimit: number;
   /** How long a write waits for another process's database lock before a 503 (DATABASE_BUSY_TIMEOUT_MS, default 5000). */
   readonly databaseBusyTimeoutMs: number;
+  /** Timeouts of the HTTP layer (REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS). */
+  readonly limits: HttpLimits;
 }
 
 /**
@@ -54,6 +58,7 @@ export function settingsFrom(env: NodeJS.ProcessEnv, spec: ServiceSpec): Setting
     logLevel: env.LOG_LEVEL ?? "info",
     expandLimit: wholeNumber(env, "EXPAND_LIMIT", DEFAULT_EXPAND_LIMIT, 1),
     databaseBusyTimeoutMs: wholeNumber(env, "DATABASE_BUSY_TIMEOUT_MS", DEFAULT_BUSY_TIMEOUT_MS, 0),
+    limits: httpLimitsFrom(env),
   };
 }
 
@@ -94,12 +99,21 @@ export async function startService(
     https: settings.tls,
     logger: log,
     expandLimit: settings.expandLimit,
+    limits: settings.limits,
   });
   const url = await app.listen({ port: settings.port, host: settings.host });
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      await app.close();
+      // Idle connections close at once; a client still sending (or slowly reading) gets until the
+      // shutdown timeout, then its connection is cut, so that a signal always ends the process.
+      const cut = setTimeout(() => app.server.closeAllConnections(), settings.limits.shutdownTimeoutMs);
+      cut.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(cut);
+      }
       await store.close();
     })());
   for (const signal of ["SIGTERM", "SIGINT"] as const) {

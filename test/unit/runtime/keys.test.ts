@@ -324,6 +324,18 @@ test("challenges: one WWW-Authenticate value per distinct challenge, realm quote
   assert.equal(challenges(["basic"], "a\r\nSet-Cookie: x"), ['Basic realm="a  Set-Cookie: x"'], "no header injection");
 });
 
+test("challenges for a refused Bearer token carry error=\"invalid_token\" (RFC 6750), the Basic one does not", () => {
+  assert.equal(challenges(["apiKey", "basic"], "lib", "invalid_token"), ['Bearer realm="lib", error="invalid_token"', 'Basic realm="lib"']);
+  assert.equal(challenges(["basic"], "lib", "invalid_token"), ['Basic realm="lib"']);
+});
+
+test("parseAuthorization: two Authorization headers (joined by the server with \", \") are malformed, whichever is valid", () => {
+  for (const joined of ["Bearer abc, Bearer def", "Bearer abc, Basic " + b64("id:s"), "Basic " + b64("id:s") + ", Bearer abc", "Basic " + b64("id:s") + ", Basic " + b64("id:s")]) {
+    assert.equal(parseAuthorization(joined), { scheme: "malformed" }, joined);
+  }
+  assert.equal(parseAuthorization(["Bearer abc", "Bearer def"] as unknown as string), { scheme: "malformed" }, "an array");
+});
+
 // ---------------------------------------------------------------- keys command line
 
 function run(argv: string[], env: NodeJS.ProcessEnv) {
