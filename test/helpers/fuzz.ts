@@ -1228,7 +1228,7 @@ export function rawBytes(c: HttpCase): Buffer {
 }
 
 /** Parses the first HTTP response in `buf`, or undefined while it is incomplete (`ended`: the socket closed). */
-function parseResponse(buf: Buffer, head: boolean, ended: boolean): Reply | undefined {
+export function parseResponse(buf: Buffer, head: boolean, ended: boolean): Reply | undefined {
   const end = buf.indexOf("\r\n\r\n");
   if (end < 0) return ended && buf.length > 0 ? { status: 0, headers: {}, body: buf, error: `garbled answer: ${JSON.stringify(buf.subarray(0, 80).toString("latin1"))}` } : undefined;
   const lines = buf.subarray(0, end).toString("latin1").split("\r\n");
@@ -1322,29 +1322,36 @@ export function problemsOf(c: Case, r: Reply, ctx: CheckContext): string[] {
   if (expect?.never2xx && r.status >= 200 && r.status < 300) problems.push(`a success for ${expect.rule} [${expect.detail}]`);
   if (r.status >= 500) problems.push(`${r.status}`);
   if (r.truncated) problems.push(`an answer over ${BODY_CAP / 1024 / 1024} MB`);
-  if (r.status >= 400) {
-    const type = String(r.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-    if (!["application/json", ...ctx.errorTypes.map((t) => t.toLowerCase())].includes(type)) {
-      problems.push(`error answer of type "${r.headers["content-type"] ?? "(none)"}"`);
-    }
-    const head = c.kind === "http" ? c.method === "HEAD" : !!c.head;
-    if (!head) {
-      let body: any;
-      try {
-        body = JSON.parse(r.body.toString("utf8"));
-      } catch {
-        problems.push(`error body is not JSON: ${JSON.stringify(r.body.subarray(0, 60).toString("latin1"))}`);
-        return problems;
-      }
-      const keys = body && typeof body === "object" && !Array.isArray(body) ? Object.keys(body).sort().join(",") : typeof body;
-      if (keys !== "code,dev,info,message,property,status") problems.push(`error body keys ${keys}, not code,dev,info,message,property,status`);
-      else {
-        if (body.status !== r.status) problems.push(`error body status ${body.status} on a ${r.status}`);
-        if (!Number.isInteger(body.code)) problems.push(`error body code ${JSON.stringify(body.code)}`);
-        if (body.info !== `${ctx.errorDocsUrl}/${body.code}`) problems.push(`error body info ${JSON.stringify(body.info)}`);
-        for (const k of ["property", "message", "dev"]) if (typeof body[k] !== "string") problems.push(`error body ${k} is not a string`);
-      }
-    }
+  const head = c.kind === "http" ? c.method === "HEAD" : !!c.head;
+  if (r.status >= 400) problems.push(...errorAnswerProblems(r, ctx, head));
+  return problems;
+}
+
+/**
+ * What is wrong with an error answer (4xx/5xx) under the contract: its Content-Type (JSON or the vendor
+ * error type) and its body `{status, code, property, message, dev, info}` (none for a HEAD).
+ */
+export function errorAnswerProblems(r: Reply, ctx: CheckContext, head = false): string[] {
+  const problems: string[] = [];
+  const type = String(r.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!["application/json", ...ctx.errorTypes.map((t) => t.toLowerCase())].includes(type)) {
+    problems.push(`error answer of type "${r.headers["content-type"] ?? "(none)"}"`);
+  }
+  if (head) return problems;
+  let body: any;
+  try {
+    body = JSON.parse(r.body.toString("utf8"));
+  } catch {
+    problems.push(`error body is not JSON: ${JSON.stringify(r.body.subarray(0, 60).toString("latin1"))}`);
+    return problems;
+  }
+  const keys = body && typeof body === "object" && !Array.isArray(body) ? Object.keys(body).sort().join(",") : typeof body;
+  if (keys !== "code,dev,info,message,property,status") problems.push(`error body keys ${keys}, not code,dev,info,message,property,status`);
+  else {
+    if (body.status !== r.status) problems.push(`error body status ${body.status} on a ${r.status}`);
+    if (!Number.isInteger(body.code)) problems.push(`error body code ${JSON.stringify(body.code)}`);
+    if (body.info !== `${ctx.errorDocsUrl}/${body.code}`) problems.push(`error body info ${JSON.stringify(body.info)}`);
+    for (const k of ["property", "message", "dev"]) if (typeof body[k] !== "string") problems.push(`error body ${k} is not a string`);
   }
   return problems;
 }
