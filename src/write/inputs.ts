@@ -7,6 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { DEFAULT_LIMITS } from "../load/limits.js";
+import { FileReader, ProjectRoots } from "../load/read-file.js";
 import { resourceFiles } from "../load/resource-files.js";
 import { packagePath, packageRoot } from "../paths.js";
 import { hashOf, readManifest, STATE_DIR } from "./manifest.js";
@@ -61,23 +63,27 @@ function discovered(dir: string, service: unknown): string[] {
  * The hash of a generation's inputs: the generator, the target, the resource files service.json's
  * `resources` finds (a new file changes it), and the path and contents of every definition file
  * read (service.json, resources, and whatever their $refs reach). Undefined when service.json is
- * not plain JSON or a source is gone.
+ * not plain JSON or a source is gone or may not be read: the sources come from OUT's manifest, which
+ * is as untrusted as the definitions, so they are read as the check reads (inside `dir`, regular
+ * files, within the size limits; a FIFO or "../../dev/zero" there is never opened).
  */
 export function inputsHash(dir: string, sources: readonly string[], target: Target): string | undefined {
+  const reader = new FileReader(new ProjectRoots(dir), DEFAULT_LIMITS);
+  const read = (rel: string) => {
+    const got = reader.read(path.resolve(dir, rel));
+    return "bytes" in got ? got.bytes : undefined;
+  };
+  const serviceBytes = read("service.json");
   let service: unknown;
   try {
-    service = JSON.parse(fs.readFileSync(path.join(dir, "service.json"), "utf8"));
+    service = JSON.parse(serviceBytes?.toString("utf8") ?? "");
   } catch {
     return undefined; // the check says what is wrong with it
   }
   const parts = [generatorFingerprint(), target, discovered(dir, service).join("\0")];
   for (const rel of sources) {
-    let contents: Buffer;
-    try {
-      contents = fs.readFileSync(path.resolve(dir, rel));
-    } catch {
-      return undefined;
-    }
+    const contents = rel === "service.json" ? serviceBytes : read(rel);
+    if (!contents) return undefined;
     parts.push(`${rel}\0${hashOf(contents)}`);
   }
   return hashOf(parts.join("\n"));
