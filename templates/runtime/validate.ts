@@ -35,7 +35,8 @@ export const linearRegExp: RegExpEngine = Object.assign(
     const like = { test: (s: string) => re.test(s), toString: () => `/${pattern}/${flags}` };
     return like;
   },
-  { code: 'require("re2js").RE2JS.compile' },
+  // `code` names the engine in ajv's standalone output, which the service never produces.
+  { code: 'require("./validate.js").linearRegExp' },
 );
 
 function newAjv(coerce: boolean): Ajv {
