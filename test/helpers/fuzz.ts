@@ -616,7 +616,7 @@ function validSelection(rng: Rng, names: readonly string[], model: ServiceModel,
   return [...picked].join(",");
 }
 
-function mutateMethod(ctx: CaseContext, rng: Rng, d: Draft): void {
+function mutateMethod(_ctx: CaseContext, rng: Rng, d: Draft): void {
   d.method = rng.pick(METHOD_MUTATIONS);
   d.labels.push(`method ${d.method}`);
   if (["QUERY", "PROPFIND", "SEARCH", "REPORT"].includes(d.method) && rng.chance(0.5)) {
@@ -629,7 +629,6 @@ function mutateMethod(ctx: CaseContext, rng: Rng, d: Draft): void {
       if (rng.chance(0.5)) d.headers = d.headers.filter(([n]) => n !== "content-type");
     }
   }
-  void ctx;
 }
 
 const ID_MUTATIONS: readonly ((rng: Rng) => string)[] = [
@@ -690,7 +689,7 @@ function mutatePath(ctx: CaseContext, rng: Rng, d: Draft): void {
       d.path = `${basePath}/${rng.word(1, 20)}${rng.chance(0.5) ? `/${rng.word(1, 8)}` : ""}`;
       break;
     case "prefix":
-      d.path = rng.pick([`${c.path}`, `/v${model.version + 1}${c.path}`, `/v0${c.path}`, `/`, ``.padEnd(1, "/"), `${basePath}`, `${basePath}/`, `${basePath.toUpperCase()}${c.path}`]);
+      d.path = rng.pick([`${c.path}`, `/v${model.version + 1}${c.path}`, `/v0${c.path}`, `/`, `${basePath}`, `${basePath}/`, `${basePath.toUpperCase()}${c.path}`]);
       break;
     case "slashes":
       d.path = rng.pick([`${basePath}//${c.path.slice(1)}`, `${basePath}${c.path}/`, `${basePath}${c.path}//`, `/${basePath}${c.path}`, `${basePath}${c.path}/./`, `${basePath}/.${c.path}`]);
@@ -1002,7 +1001,7 @@ function rawCase(ctx: CaseContext, rng: Rng, index: number): RawCase {
     [1, "pipeline"],
   ] as const);
   const labels = [`raw ${kind}`];
-  let text: string | Buffer;
+  let text: string | Buffer = "";
   let delayMs = 0;
   let chunks: Buffer[] | undefined;
   let head = false;
@@ -1113,7 +1112,7 @@ function rawCase(ctx: CaseContext, rng: Rng, index: number): RawCase {
       text = `GET ${p} HTTP/1.1${crlf}Host: x${crlf}${auth}${crlf}`.repeat(rng.between(2, 50)) + `BAD${crlf}${crlf}`;
       break;
   }
-  return { kind: "raw", index, labels, chunks: chunks ?? [typeof text! === "string" ? Buffer.from(text!, "latin1") : text!], delayMs, head };
+  return { kind: "raw", index, labels, chunks: chunks ?? [typeof text === "string" ? Buffer.from(text, "latin1") : text], delayMs, head };
 }
 
 // ---------------------------------------------------------------- sending
@@ -1183,12 +1182,11 @@ export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs:
         res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
         res.on("error", (err) => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts), error: `response: ${err.message}` }));
       });
-    } catch (err) {
+    } catch {
       // node:http validates methods, paths and header values: such a request goes out as raw bytes.
       clearTimeout(timer);
       settled = true;
       sendRaw(origin, { kind: "raw", index: c.index, labels: c.labels, chunks: [rawBytes(c)], delayMs: 0, head: c.method === "HEAD" }, timeoutMs).then(resolve);
-      void err;
       return;
     }
     req.on("error", (err) => {
