@@ -88,6 +88,8 @@ export class FileReader {
         const stat = fs.fstatSync(fd);
         const late = this.refusal(stat);
         if (late) return late;
+        // Another file than the one stat saw (a link swapped in between) is not read either.
+        if (stat.ino !== before.ino || stat.dev !== before.dev) return { kind: "unreadable", reason: "it changed while it was read" };
         const bytes = Buffer.alloc(stat.size + 1);
         let n = 0;
         for (let got = -1; got !== 0 && n < bytes.length; n += got) got = fs.readSync(fd, bytes, n, bytes.length - n, null);

@@ -29,6 +29,7 @@ export class RefResolver {
   /** How many of the store's documents byBase covers: the store grows as refs name unlisted files. */
   private indexed = 0;
   private readonly bases = new WeakMap<JsonDocument, string>();
+  private readonly anchors = new WeakMap<JsonDocument, Map<string, { pointer: string; value: unknown }>>();
 
   constructor(private readonly store: DocumentStore) {}
 
@@ -48,6 +49,20 @@ export class RefResolver {
       }
     }
     return pathToFileURL(doc.file);
+  }
+
+  /**
+   * The `$anchor`s of a document, indexed once: a walk of the whole document per "#name" $ref made
+   * a file of many such $refs quadratic (20 000 of them in 500 KB took minutes).
+   */
+  private anchorsOf(doc: JsonDocument): ReadonlyMap<string, { pointer: string; value: unknown }> {
+    let anchors = this.anchors.get(doc);
+    if (!anchors) {
+      anchors = new Map();
+      indexAnchors(doc.value, "", anchors);
+      this.anchors.set(doc, anchors);
+    }
+    return anchors;
   }
 
   /** baseOf(doc).href, computed once per document (pathToFileURL is too slow to repeat per lookup). */
@@ -105,7 +120,7 @@ export class RefResolver {
       const target = valueAt(doc.value, fragment);
       return target ? { file: doc.file, pointer: fragment, value: target.value } : { failure: missing };
     }
-    const anchored = findAnchor(doc.value, fragment, "");
+    const anchored = this.anchorsOf(doc).get(fragment);
     return anchored ? { file: doc.file, pointer: anchored.pointer, value: anchored.value } : { failure: missing };
   }
 
@@ -138,12 +153,10 @@ function valueAt(value: unknown, pointer: string): { value: unknown } | undefine
   return { value: v };
 }
 
-function findAnchor(value: unknown, anchor: string, pointer: string): { pointer: string; value: unknown } | undefined {
-  if (value === null || typeof value !== "object") return undefined;
-  if ((value as { $anchor?: unknown }).$anchor === anchor) return { pointer, value };
-  for (const [k, v] of Object.entries(value)) {
-    const hit = findAnchor(v, anchor, childPointer(pointer, k));
-    if (hit) return hit;
-  }
-  return undefined;
+/** Every `$anchor` of a document and where it is; the first in document order wins. */
+function indexAnchors(value: unknown, pointer: string, anchors: Map<string, { pointer: string; value: unknown }>): void {
+  if (value === null || typeof value !== "object") return;
+  const anchor = (value as { $anchor?: unknown }).$anchor;
+  if (typeof anchor === "string" && !anchors.has(anchor)) anchors.set(anchor, { pointer, value });
+  for (const [k, v] of Object.entries(value)) indexAnchors(v, childPointer(pointer, k), anchors);
 }

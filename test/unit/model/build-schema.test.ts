@@ -111,6 +111,16 @@ test("a $ref that does not resolve in a shared file is reported there (refs are 
   assert.is(path.basename(result.diagnostics[0]!.file), "common.json");
 });
 
+test("20 000 $refs to an $anchor are resolved in linear time (anchors are indexed once per file)", () => {
+  const properties = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, { $ref: "#isbn" }]));
+  const dir = project({ type: "object", "x-collection": "books", properties, $defs: { isbn: { $anchor: "isbn", type: "string", minLength: 13 } } });
+  const { result, ms, found } = check(dir);
+  assert.equal(found, []);
+  assert.equal(result.model!.resources[0]!.fields[0]!.schema, { $anchor: "isbn", type: "string", minLength: 13 });
+  // Before: one walk of the whole file per $ref, minutes for this file of 500 KB.
+  assert.ok(ms < 5000, `check took ${Math.round(ms)} ms`);
+});
+
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 test.run();
