@@ -1136,13 +1136,24 @@ export interface Reply {
 const BODY_CAP = 32 * 1024 * 1024;
 
 /** Sends an HttpCase with node:http (keep-alive `agent`); a request node:http refuses to build goes out raw. */
-/** The case last sent on each kept-alive socket, to blame an answer after which the server closed the connection. */
-const lastOnSocket = new WeakMap<net.Socket, HttpCase>();
-const before = new WeakMap<http.ClientRequest, HttpCase>();
+/** The case last sent on each kept-alive socket (and when its answer ended), to blame an answer after which the server closed the connection. */
+interface Previous {
+  readonly case: HttpCase;
+  endedAt: number;
+}
+const lastOnSocket = new WeakMap<net.Socket, Previous>();
+const before = new WeakMap<http.ClientRequest, Previous>();
+/**
+ * A connection idle this long may have met the server's keep-alive timeout just as it was reused (a race
+ * every keep-alive client has): its reset blames nobody. Under the fuzzer's load a connection is reused
+ * within milliseconds.
+ */
+const IDLE_MS = 5000;
 /** An agent without keep-alive, for a case retried after a closed connection. */
 const fresh = new http.Agent({ keepAlive: false });
 
 export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs: number): Promise<Reply> {
+  const slot: Previous = { case: c, endedAt: Number.POSITIVE_INFINITY };
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of c.headers) {
     const key = name.toLowerCase();
@@ -1179,7 +1190,10 @@ export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs:
             done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts), truncated: true });
           }
         });
-        res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+        res.on("end", () => {
+          slot.endedAt = performance.now();
+          done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) });
+        });
         res.on("error", (err) => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts), error: `response: ${err.message}` }));
       });
     } catch {
@@ -1197,9 +1211,10 @@ export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs:
         // The server closed a kept-alive connection after the previous answer on it. That answer is
         // to blame (see lastOnSocket); this case goes again on a connection of its own.
         const previous = before.get(req!);
+        const blame = previous && performance.now() - previous.endedAt < IDLE_MS ? previous.case : undefined;
         settled = true;
         clearTimeout(timer);
-        sendHttp(origin, fresh, c, timeoutMs).then((r) => resolve(previous ? { ...r, blame: previous } : r));
+        sendHttp(origin, fresh, c, timeoutMs).then((r) => resolve(blame ? { ...r, blame } : r));
         return;
       }
       done({ status: 0, headers: {}, body: Buffer.alloc(0), error: `request: ${code} (${err.message})` });
@@ -1207,7 +1222,7 @@ export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs:
     req.on("socket", (socket) => {
       // Read before this case takes the socket over: an error on a reused socket blames the case before.
       const previous = lastOnSocket.get(socket);
-      lastOnSocket.set(socket, c);
+      lastOnSocket.set(socket, slot);
       if (previous) before.set(req!, previous);
     });
     if (c.body !== undefined) req.end(c.body);
