@@ -1,4 +1,8 @@
-/** `generate`: check → emit the package in memory → plan against OUT → write it all, or nothing. */
+/**
+ * `generate`: check → emit the package in memory → plan against OUT → write it all, or nothing. OUT
+ * is checked first (write/out-folder.ts) and locked for the whole write (write/lock.ts); a disk that
+ * refuses (full, read-only, no permission) is an OutError naming OUT, with OUT as it was.
+ */
 import fs from "node:fs";
 import path from "node:path";
 import { hasErrors } from "./diagnostics/diagnostic.js";
@@ -8,6 +12,8 @@ import type { Orphans } from "./emit/types.js";
 import { pascalCase, singularize } from "./model/names.js";
 import { mark } from "./timing.js";
 import { generatorId, inputsHash, relativeSources, upToDate } from "./write/inputs.js";
+import { outErrorOf } from "./write/out-error.js";
+import { checkOutFolder, realOut } from "./write/out-folder.js";
 import type { Plan } from "./write/plan.js";
 
 export { generatorId } from "./write/inputs.js";
@@ -19,6 +25,8 @@ export interface GenerateOptions extends CheckOptions {
   readonly dryRun?: boolean;
   /** Only the typed client, as a standalone package. */
   readonly clientOnly?: boolean;
+  /** How long to wait for another run's lock on OUT before giving up (ms; write/lock.ts has the default). */
+  readonly lockWaitMs?: number;
 }
 
 export interface GenerateResult {
@@ -47,30 +55,53 @@ function orphanTypes(plan: Plan): Orphans {
   return { types };
 }
 
+/**
+ * Runs `write` holding the lock of `out` (none for a dry run, which writes nothing). A disk error
+ * becomes an OutError naming OUT; the lock is released whatever happens.
+ */
+async function writing<T>(out: string, options: Pick<GenerateOptions, "dryRun" | "lockWaitMs">, write: () => Promise<T>): Promise<T> {
+  if (options.dryRun) return write();
+  const [{ lockOut }, { JOURNAL }] = await Promise.all([import("./write/lock.js"), import("./write/commit.js")]);
+  let lock: Awaited<ReturnType<typeof lockOut>> | undefined;
+  try {
+    lock = await lockOut(out, options.lockWaitMs);
+    return await write();
+  } catch (error) {
+    throw outErrorOf(error, out, fs.existsSync(path.join(out, JOURNAL))) ?? error;
+  } finally {
+    lock?.release();
+  }
+}
+
 /** Writes the reference docs of the definitions in `dir` into `out` (all or nothing; stale pages removed). */
-export async function generateDocs(dir: string, options: Pick<GenerateOptions, "out" | "dryRun" | "allowPaths" | "limits">): Promise<GenerateResult> {
+export async function generateDocs(dir: string, options: Pick<GenerateOptions, "out" | "dryRun" | "force" | "lockWaitMs" | "allowPaths" | "limits">): Promise<GenerateResult> {
+  const out = realOut(options.out);
+  checkOutFolder(dir, out, options.force ?? false);
   const { checkProject } = await import("./pipeline.js");
   const check = checkProject(dir, options);
   if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
+  const model = check.model;
   const [{ emitDocs }, { planWrite }, { commitPlan, recover }, { readManifest }] = await Promise.all([
     import("./emit/index.js"),
     import("./write/plan.js"),
     import("./write/commit.js"),
     import("./write/manifest.js"),
   ]);
-  const out = path.resolve(options.out);
-  if (fs.existsSync(out) && !options.dryRun) recover(out);
-  // Docs are generated output only: an edited page is overwritten rather than refused.
-  const plan = planWrite(out, emitDocs(check.model), readManifest(out), true);
-  if (options.dryRun) return { check, plan, written: false };
-  commitPlan(out, plan, { generator: generatorId() });
-  return { check, plan, written: true };
+  return writing(out, options, async () => {
+    if (fs.existsSync(out) && !options.dryRun) recover(out);
+    // Docs are generated output only: an edited page is overwritten rather than refused.
+    const plan = planWrite(out, emitDocs(model), readManifest(out), true);
+    if (options.dryRun) return { check, plan, written: false };
+    commitPlan(out, plan, { generator: generatorId() });
+    return { check, plan, written: true };
+  });
 }
 
 /** Generates the service package of the definitions in `dir` into `options.out`. */
 export async function generate(dir: string, options: GenerateOptions): Promise<GenerateResult> {
   mark("command started");
-  const out = path.resolve(options.out);
+  const out = realOut(options.out);
+  checkOutFolder(dir, out, options.force ?? false);
   const target = options.clientOnly ? "client" : "service";
   // Nothing changed since the last generation: answered before anything heavy is loaded.
   const same = options.force ? undefined : upToDate(dir, out, target);
@@ -92,30 +123,34 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   const check = checkProject(dir, options);
   mark("checked");
   if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
-  if (fs.existsSync(out) && !options.dryRun) recover(out);
-  const previous = readManifest(out);
-  const sources = relativeSources(dir, check.model.sources);
-  const inputs = inputsHash(dir, sources, target);
-  const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
-  if (unchanged) return { check, plan: unchanged, written: false };
-  // A first generation writes each file into its staging folder as soon as it is emitted.
-  const stage = !options.clientOnly && !options.dryRun && !fs.existsSync(out) ? new FreshStage(out) : undefined;
-  try {
-    let files = options.clientOnly ? await emitClientOnly(check.model) : stage ? await emitService(check.model, undefined, stage) : await emitService(check.model);
-    mark("emitted");
-    let plan = planWrite(out, files, previous, options.force ?? false);
-    const orphans = orphanTypes(plan);
-    if (orphans.types.length > 0 && !options.clientOnly) {
-      // Hook and action files of removed resources and actions are kept: their type names stay defined.
-      files = await emitService(check.model, orphans);
-      plan = planWrite(out, files, previous, options.force ?? false);
+  const model = check.model;
+  return writing(out, options, async () => {
+    mark("locked");
+    if (fs.existsSync(out) && !options.dryRun) recover(out);
+    const previous = readManifest(out);
+    const sources = relativeSources(dir, model.sources);
+    const inputs = inputsHash(dir, sources, target);
+    const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
+    if (unchanged) return { check, plan: unchanged, written: false };
+    // A first generation writes each file into its staging folder as soon as it is emitted.
+    const stage = !options.clientOnly && !options.dryRun && !fs.existsSync(out) ? new FreshStage(out) : undefined;
+    try {
+      let files = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage) : await emitService(model);
+      mark("emitted");
+      let plan = planWrite(out, files, previous, options.force ?? false);
+      const orphans = orphanTypes(plan);
+      if (orphans.types.length > 0 && !options.clientOnly) {
+        // Hook and action files of removed resources and actions are kept: their type names stay defined.
+        files = await emitService(model, orphans);
+        plan = planWrite(out, files, previous, options.force ?? false);
+      }
+      mark("planned");
+      if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
+      commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0 }, stage);
+      mark("committed");
+      return { check, plan, written: true };
+    } finally {
+      stage?.discard(); // renamed to OUT when committed; anything else leaves OUT as it was
     }
-    mark("planned");
-    if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
-    commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0 }, stage);
-    mark("committed");
-    return { check, plan, written: true };
-  } finally {
-    stage?.discard(); // renamed to OUT when committed; anything else leaves OUT as it was
-  }
+  });
 }

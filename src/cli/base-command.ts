@@ -3,10 +3,9 @@ import { Command, Flags } from "@oclif/core";
 import fs from "node:fs";
 import path from "node:path";
 import { hasErrors } from "../diagnostics/diagnostic.js";
-import { describeInternalError } from "../diagnostics/internal-error.js";
 import { toJson } from "../diagnostics/render.js";
 import type { CheckResult } from "../pipeline.js";
-import { diagnosticsText, EXIT } from "./report.js";
+import { diagnosticsText, EXIT, reportFailure } from "./report.js";
 
 export { EXIT } from "./report.js";
 
@@ -40,11 +39,10 @@ export abstract class BaseCommand extends Command {
     process.exitCode = code;
   }
 
-  /** Anything that is not oclif's own error is a bug in resourcery: one line, exit 2, no stack. */
+  /** An output folder that cannot be written: one line, exit 1; anything else not oclif's is a bug: one line, exit 2. */
   protected override async catch(error: Error & { oclif?: { exit?: number } }): Promise<unknown> {
     if (error.oclif) return super.catch(error);
-    process.stderr.write(describeInternalError(error) + "\n");
-    process.exitCode = EXIT.usage;
+    process.exitCode = reportFailure(this.id ?? "", error);
     return undefined;
   }
 }

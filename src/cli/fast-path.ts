@@ -7,10 +7,9 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { describeInternalError } from "../diagnostics/internal-error.js";
 import { generate } from "../generate.js";
 import { mark } from "../timing.js";
-import { EXIT, reportGenerate } from "./report.js";
+import { reportFailure, reportGenerate } from "./report.js";
 
 /** The folder and output of a plain `generate` invocation (arguments after "generate"), or undefined. */
 export function plainGenerate(args: readonly string[]): { dir: string; out: string } | undefined {
@@ -51,8 +50,7 @@ export async function runPlainGenerate(args: readonly string[]): Promise<boolean
     const result = await generate(dir, { out: plain.out });
     process.exitCode = reportGenerate(result, false, (line) => process.stdout.write(`${line}\n`));
   } catch (error) {
-    process.stderr.write(describeInternalError(error) + "\n");
-    process.exitCode = EXIT.usage;
+    process.exitCode = reportFailure("generate", error);
   }
   return true;
 }

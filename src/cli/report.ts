@@ -3,6 +3,8 @@
  * (fast-path.ts) print through the same functions, so their output cannot drift apart.
  */
 import { hasErrors } from "../diagnostics/diagnostic.js";
+import { describeInternalError } from "../diagnostics/internal-error.js";
+import { OutError } from "../write/out-error.js";
 import { renderSummary, renderText, toJson } from "../diagnostics/render.js";
 import type { GenerateResult } from "../generate.js";
 import type { CheckResult } from "../pipeline.js";
@@ -38,6 +40,19 @@ export function reportConflicts(result: GenerateResult): number {
       "Move the change into a hook (src/hooks/) or an action handler (src/actions/), or run again with --force to overwrite it.\n",
   );
   return EXIT.errors;
+}
+
+/**
+ * Prints what stopped a command on stderr: an OutError (OUT refused, locked, or not writable) as one
+ * line, exit 1; anything else is a bug in resourcery (one line, exit 2). Returns the exit code.
+ */
+export function reportFailure(command: string, error: unknown): number {
+  if (error instanceof OutError) {
+    process.stderr.write(`resourcery ${command}: ${error.message}\n`);
+    return EXIT.errors;
+  }
+  process.stderr.write(describeInternalError(error) + "\n");
+  return EXIT.usage;
 }
 
 /** What a step did (or would do) to which path, in words. */

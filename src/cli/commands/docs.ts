@@ -15,12 +15,13 @@ export default class Docs extends BaseCommand {
     "allow-path": allowPathFlag,
     out: Flags.string({ char: "o", description: "output folder of the docs", required: true }),
     "dry-run": Flags.boolean({ description: "print what would be written; write nothing", default: false }),
+    force: Flags.boolean({ description: "write into OUT even when it holds files that resourcery did not write", default: false }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Docs);
     const allowPaths = (flags["allow-path"] ?? []).map((d) => this.existingDir(d));
-    const result = await generateDocs(this.existingDir(args.dir), { out: flags.out, dryRun: flags["dry-run"], allowPaths });
+    const result = await generateDocs(this.existingDir(args.dir), { out: flags.out, dryRun: flags["dry-run"], force: flags.force, allowPaths });
     const steps = result.plan?.steps ?? [];
     const files = steps.map((s) => ({ path: "file" in s ? s.file.path : s.path, action: s.kind }));
     const code = this.printDiagnostics(result.check, flags.json, flags.json ? { files, written: result.written } : {});

@@ -21,7 +21,7 @@ export default class Generate extends BaseCommand {
   static override flags = {
     "allow-path": allowPathFlag,
     out: Flags.string({ char: "o", description: "output folder of the generated package", required: true }),
-    force: Flags.boolean({ description: "overwrite generated files even when they were edited by hand", default: false }),
+    force: Flags.boolean({ description: "overwrite generated files even when they were edited by hand, and write into an OUT that holds files resourcery did not write", default: false }),
     "client-only": Flags.boolean({ description: "generate only the typed client, as a standalone package for the API's consumers", default: false }),
     "dry-run": Flags.boolean({ description: "print what would be created, updated, deleted and kept; write nothing", default: false }),
   };
