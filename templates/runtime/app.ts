@@ -3,11 +3,12 @@
  * any body is read, strict JSON body parsing, content negotiation, HTTP limits, and the error body for
  * every failure (Node's own client errors included), 404/405 answers.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { installAccess } from "./access.js";
-import { answerOutsideRequests, clientErrorHandler } from "./client-errors.js";
+import { answerOutsideRequests, clientErrorHandler, serverFactoryOf } from "./client-errors.js";
 import { registerDocs } from "./docs.js";
 import { errorHandlerOf } from "./error-handler.js";
+import { registerJsonBody } from "./json-body.js";
 import type { KeyRing } from "./keys.js";
 import { DEFAULT_HTTP_LIMITS, serverOptionsOf, type HttpLimits } from "./limits.js";
 import { registerUnrouted } from "./methods.js";
@@ -45,12 +46,6 @@ export interface AppOptions {
 /** Levels at which Fastify's per-request lines (info) print. */
 const REQUEST_LOG_LEVELS = new Set(["trace", "debug", "info"]);
 
-/** Methods whose routes read a body: for any other, an empty JSON body is no body at all. */
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
-
-/** Every JSON media type this service reads: plain, merge patch, and both vendor shapes. */
-const JSON_TYPES = /^application\/(json|merge-patch\+json|vnd\.[a-z0-9.-]+\+json|[a-z0-9-]+\.v\d+\.[a-z0-9-]+\.json)(\s*;.*)?$/i;
-
 /** The Fastify instance of the service, ready to `listen` or `inject`. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { spec } = options;
@@ -60,7 +55,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const requestLogs = logger !== undefined && REQUEST_LOG_LEVELS.has(logger.level);
   const svc = new ServiceContext(spec, options.store, options.keys, baseUrl, logger && !requestLogs ? (req) => logger.child({ reqId: req.id }) : undefined, options.expandLimit);
   const sendError = errorHandlerOf(svc);
-  const server = serverOptionsOf({ ...DEFAULT_HTTP_LIMITS, ...options.limits });
   const app = Fastify({
     // Request lines show the URL with every query value but the service's own parameters redacted.
     ...(requestLogs ? { loggerInstance: logger.child({}, { serializers: { req: requestSerializer(loggedParameters(spec)) } }) } : {}),
@@ -69,10 +63,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     onConstructorPoisoning: "error",
     // Router options sit under routerOptions since Fastify 5.5 (top-level ones warn FSTDEP022 at every start).
     routerOptions: { ignoreTrailingSlash: true },
-    // Fastify sets these two on the server itself; the rest of Node's server options go in http/https.
-    requestTimeout: server.requestTimeout,
-    keepAliveTimeout: server.keepAliveTimeout,
-    ...(options.https ? { https: { ...server, cert: options.https.cert, key: options.https.key } } : { http: server }),
+    // The server, with the limits' options; Fastify reads `https` for the protocol of the address it prints.
+    serverFactory: serverFactoryOf(svc, serverOptionsOf({ ...DEFAULT_HTTP_LIMITS, ...options.limits }), options.https),
+    ...(options.https ? { https: { cert: options.https.cert, key: options.https.key } } : {}),
     // While closing, requests on open connections are still answered (with Connection: close), not
     // answered 503 with Fastify's own body.
     return503OnClosing: false,
@@ -83,20 +76,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   } as FastifyServerOptions) as unknown as FastifyInstance;
   answerOutsideRequests(app.server, svc, app);
 
-  // Only JSON is read: Fastify's text/plain parser would hand a handler a string instead of a 415.
-  app.removeAllContentTypeParsers();
-  const parseJson = app.getDefaultJsonParser("error", "error");
-  app.addContentTypeParser(JSON_TYPES, { parseAs: "string", bodyLimit: spec.bodyLimit }, (req: FastifyRequest, body: string | Buffer, done) => {
-    const encoding = req.headers["content-encoding"];
-    if (encoding !== undefined && !/^\s*(identity)?\s*$/i.test(encoding)) {
-      done(svc.error("unsupportedEncoding", "", `This service reads bodies without Content-Encoding; "${encoding.slice(0, 40)}" is not supported.`), undefined);
-    } else if (body === "" && !BODY_METHODS.has(req.method)) {
-      done(null, undefined); // a DELETE that says Content-Type: application/json and sends nothing
-    } else {
-      parseJson(req, body as string, done);
-    }
-  });
-
+  registerJsonBody(app, svc);
   app.setErrorHandler(sendError);
   installAccess(app, svc);
   registerUnrouted(app, svc);

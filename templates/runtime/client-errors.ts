@@ -3,7 +3,8 @@
  * the size limit, a request that took too long, a method Node does not know, CONNECT) are answered with the
  * error body of the catalog like every other error, written on the raw socket, which is then closed.
  */
-import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
+import http, { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import https from "node:https";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { ConnectionError, FastifyInstance } from "fastify";
@@ -65,6 +66,29 @@ export function clientErrorHandler(svc: ServiceContext): (this: FastifyInstance,
     }
     this.log.debug({ err: error }, "client error");
     socket.destroy();
+  };
+}
+
+/**
+ * Fastify's `serverFactory`: Node's HTTP or HTTPS server with `options` (limits.ts), whose request listener
+ * answers an HTTP/1.1 request without a Host header with a 400 and the error body (RFC 9112 requires the
+ * 400; Node's own has no body) before handing every other request to Fastify.
+ */
+export function serverFactoryOf(svc: ServiceContext, options: http.ServerOptions, tls: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined) {
+  const error = svc.error("malformedRequest", "", "An HTTP/1.1 request needs a Host header.");
+  const body = JSON.stringify(error.body);
+  const headers = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "cache-control": "no-store", connection: "close" };
+  return (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
+    const listener = (req: IncomingMessage, res: ServerResponse): void => {
+      if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) res.writeHead(error.status, headers).end(body);
+      else handler(req, res);
+    };
+    const own = { ...options, requireHostHeader: false }; // checked by the listener, to answer with the error body
+    const server = tls ? https.createServer({ ...own, cert: tls.cert, key: tls.key }, listener) : http.createServer(own, listener);
+    // Set again as properties: Node reads these two from the options only in recent versions.
+    server.keepAliveTimeout = options.keepAliveTimeout ?? server.keepAliveTimeout;
+    server.requestTimeout = options.requestTimeout ?? server.requestTimeout;
+    return server as Server;
   };
 }
 

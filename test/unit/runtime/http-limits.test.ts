@@ -205,6 +205,14 @@ test("Node's client errors answer with the error body: 431 for large headers, 40
     }
   }));
 
+test("an HTTP/1.1 request without Host is 400 malformedRequest with the error body; HTTP/1.0 needs none", () =>
+  withServer(async ({ port, key }) => {
+    const res = await exchange(port, (s) => s.write(request(["GET /v1/notes HTTP/1.1", `Authorization: Bearer ${key.secret}`])));
+    assertErrorBody(res, 400, 40011);
+    assert.match(JSON.parse(res.body).dev, /Host/);
+    assert.is((await exchange(port, (s) => s.write(request(["GET /v1/notes HTTP/1.0", `Authorization: Bearer ${key.secret}`])))).status, 200);
+  }));
+
 test("a method Node does not know, and CONNECT: 405 with Allow on a known path, 404 elsewhere, never 5xx", () =>
   withServer(async ({ port }) => {
     const known = await exchange(port, (s) => s.write(request(["FOO /v1/notes HTTP/1.1", "Host: x"])));

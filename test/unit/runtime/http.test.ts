@@ -12,6 +12,7 @@ import { pino } from "pino";
 import { buildApp, type AppOptions } from "../../../templates/runtime/app.js";
 import { ServiceContext } from "../../../templates/runtime/context.js";
 import { fromFastifyError } from "../../../templates/runtime/error-handler.js";
+import { MAX_BODY_DEPTH, nestingExceeds } from "../../../templates/runtime/json-body.js";
 import { KeyRing, type NewKey } from "../../../templates/runtime/keys.js";
 import { redactUrl } from "../../../templates/runtime/request-log.js";
 import type { ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
@@ -177,6 +178,21 @@ test("a body with a Content-Encoding other than identity is 415 unsupportedEncod
     assert.is(JSON.parse((await call(h, "GET", "/notes")).body).size, 0);
     assert.is((await call(h, "POST", "/notes", { raw: text, headers: { "content-encoding": "identity" } })).statusCode, 201);
     assert.is((await call(h, "POST", "/notes", { raw: text, headers: { "content-encoding": "IDENTITY" } })).statusCode, 201);
+  }));
+
+test("a body nested deeper than MAX_BODY_DEPTH is 400 bodyTooDeep, on POST and on a merge patch; brackets in strings do not count", () =>
+  withApp(async (h) => {
+    const nested = (depth: number) => `{"text":"t","x":${"[".repeat(depth - 1)}1${"]".repeat(depth - 1)}}`;
+    const created = JSON.parse((await call(h, "POST", "/notes", { raw: `{"text":"${"[{".repeat(500)}"}` })).body) as Json;
+    assert.type(created.id, "string");
+    assertError(await call(h, "POST", "/notes", { raw: nested(MAX_BODY_DEPTH) }), "unknownProperty");
+    for (const depth of [MAX_BODY_DEPTH + 1, 10_000, 100_000]) {
+      assertError(await call(h, "POST", "/notes", { raw: nested(depth) }), "bodyTooDeep");
+      assertError(await call(h, "PATCH", `/notes/${created.id}`, { raw: nested(depth) }), "bodyTooDeep");
+    }
+    assert.ok(nestingExceeds('{"a":[[1]]}', 2));
+    assert.not.ok(nestingExceeds('{"a":[1]}', 2));
+    assert.not.ok(nestingExceeds('{"a":"[[[\\"[[["}', 1), "escaped quotes inside a string");
   }));
 
 // ---------------------------------------------------------------------------------------------------
