@@ -11,20 +11,29 @@ import type { ConnectionError, FastifyInstance } from "fastify";
 import { allowedMethods } from "./methods.js";
 import type { ServiceContext } from "./context.js";
 
+/** A whole HTTP/1.1 response with the error body of `key`, closing the connection: its head, and its body. */
+interface RawAnswer {
+  readonly head: string;
+  readonly body: string;
+}
 
-/** A whole HTTP/1.1 response with the error body of `key`, closing the connection. */
-function rawAnswer(svc: ServiceContext, key: string, extra?: { allow?: string; dev?: string }): string {
+/** How long a refused connection is drained before it is cut. */
+const LINGER_MS = 1000;
+
+function rawAnswer(svc: ServiceContext, key: string, extra?: { allow?: string; dev?: string }): RawAnswer {
   const error = svc.error(key, "", extra?.dev);
   const body = JSON.stringify(error.body);
   const allow = extra?.allow === undefined ? "" : `Allow: ${extra.allow}\r\n`;
-  return (
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ""}\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${allow}Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`
-  );
+  return {
+    head:
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ""}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${allow}Cache-Control: no-store\r\nConnection: close\r\n\r\n`,
+    body,
+  };
 }
 
 /** 405 with Allow when `target` is a routed path, else 404: for a method no route can have. */
-function methodAnswer(svc: ServiceContext, app: FastifyInstance, method: string, target: string): string {
+function methodAnswer(svc: ServiceContext, app: FastifyInstance, method: string, target: string): RawAnswer {
   const path = target.split("?")[0]!;
   const allowed = path.startsWith("/") ? allowedMethods(app, path) : [];
   if (allowed.length === 0) return rawAnswer(svc, "routeNotFound", { dev: `No route matches ${method} ${path}.` });
@@ -40,32 +49,41 @@ function requestLine(packet: Buffer | undefined): { method: string; target: stri
 }
 
 /**
+ * Writes `answer` (its head alone to a HEAD request) and closes the socket. What the client still sends is
+ * read and dropped for a moment first: closing a socket with unread bytes resets the connection, and the
+ * client could lose the answer.
+ */
+function refuse(socket: Duplex, answer: RawAnswer, head: boolean): void {
+  socket.removeAllListeners("data"); // Node's parser: it would only report the same error again
+  socket.on("data", () => undefined);
+  socket.on("end", () => socket.destroy());
+  socket.on("error", () => socket.destroy());
+  socket.end(head ? answer.head : answer.head + answer.body);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+/**
  * Fastify's `clientErrorHandler` (called with the app as `this`): 408 for a timeout, 431 for headers
  * over the limit, 405 or 404 for a method Node does not know, 400 for any other unreadable request.
- * Nothing is written once a response has begun on the socket; the socket is closed either way.
+ * Nothing is written once a response has begun on the socket, which is then closed at once.
  */
 export function clientErrorHandler(svc: ServiceContext): (this: FastifyInstance, error: ConnectionError, socket: Socket) => void {
   const timeout = rawAnswer(svc, "requestTimeout");
   const tooLarge = rawAnswer(svc, "headersTooLarge");
   const malformed = rawAnswer(svc, "malformedRequest");
   return function onClientError(this: FastifyInstance, error: ConnectionError, socket: Socket) {
-    if (error.code === "ECONNRESET" || error.code === "EPIPE" || socket.destroyed) {
+    this.log.debug({ err: error }, "client error");
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === "ECONNRESET" || error.code === "EPIPE" || socket.destroyed || !socket.writable || inFlight?.headersSent === true) {
       socket.destroy();
       return;
     }
-    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (socket.writable && inFlight?.headersSent !== true) {
-      let answer = malformed;
-      if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") answer = timeout;
-      else if (error.code === "HPE_HEADER_OVERFLOW") answer = tooLarge;
-      else if (error.code === "HPE_INVALID_METHOD") {
-        const line = requestLine(error.rawPacket as unknown as Buffer | undefined); // Node's type; Fastify's says JSON
-        if (line !== undefined) answer = methodAnswer(svc, this, line.method, line.target);
-      }
-      socket.write(answer);
-    }
-    this.log.debug({ err: error }, "client error");
-    socket.destroy();
+    const line = requestLine(error.rawPacket as unknown as Buffer | undefined); // Node's type; Fastify's says JSON
+    let answer = malformed;
+    if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") answer = timeout;
+    else if (error.code === "HPE_HEADER_OVERFLOW") answer = tooLarge;
+    else if (error.code === "HPE_INVALID_METHOD" && line !== undefined) answer = methodAnswer(svc, this, line.method, line.target);
+    refuse(socket, answer, line?.method === "HEAD");
   };
 }
 
@@ -98,10 +116,6 @@ export function serverFactoryOf(svc: ServiceContext, options: http.ServerOptions
  * answered with Node's bodiless 417.
  */
 export function answerOutsideRequests(server: Server, svc: ServiceContext, app: FastifyInstance): void {
-  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
-    socket.on("error", () => socket.destroy());
-    if (socket.writable) socket.write(methodAnswer(svc, app, req.method ?? "CONNECT", req.url ?? ""));
-    socket.destroy();
-  });
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => refuse(socket, methodAnswer(svc, app, req.method ?? "CONNECT", req.url ?? ""), false));
   server.on("checkExpectation", (req, res) => server.emit("request", req, res));
 }

@@ -194,6 +194,11 @@ test("Node's client errors answer with the error body: 431 for large headers, 40
     assert.is(large.headers.connection, "close");
     const longUrl = await exchange(port, (s) => s.write(request([`GET /v1/notes?fields=${"a".repeat(20_000)} HTTP/1.1`, "Host: x"])));
     assertErrorBody(longUrl, 431, 43100);
+    // To a HEAD request, the head alone: a body there would be read as the start of the next answer.
+    const head = await exchange(port, (s) => s.write(request(["HEAD /v1/notes HTTP/1.1", "Host: x", `X-Big: ${"a".repeat(20_000)}`])));
+    assert.is(head.status, 431);
+    assert.ok(Number(head.headers["content-length"]) > 0);
+    assert.is(head.body, "", "no body after the head");
     for (const raw of [
       request(["GET /v1/notes HTTP/1.1", "Host: x", "X-Bad: a\u0001b"]),
       request(["GET /v1/notes HTTP/1.1", "Host: x", "Bad Name: x"]),
