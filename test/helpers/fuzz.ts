@@ -1140,6 +1140,9 @@ const BODY_CAP = 32 * 1024 * 1024;
 interface Previous {
   readonly case: HttpCase;
   endedAt: number;
+  /** Its answer's status, and whether the answer said Connection: close. */
+  status: number;
+  said: boolean;
 }
 const lastOnSocket = new WeakMap<net.Socket, Previous>();
 const before = new WeakMap<http.ClientRequest, Previous>();
@@ -1153,7 +1156,7 @@ const IDLE_MS = 5000;
 const fresh = new http.Agent({ keepAlive: false });
 
 export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs: number): Promise<Reply> {
-  const slot: Previous = { case: c, endedAt: Number.POSITIVE_INFINITY };
+  const slot: Previous = { case: c, endedAt: Number.POSITIVE_INFINITY, status: 0, said: false };
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of c.headers) {
     const key = name.toLowerCase();
@@ -1178,6 +1181,8 @@ export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs:
     let req: http.ClientRequest | undefined;
     try {
       req = http.request({ host: origin.hostname, port: origin.port, method: c.method, path: c.path, headers, agent, setHost: headers.host === undefined }, (res) => {
+        slot.status = res.statusCode ?? 0;
+        slot.said = /\bclose\b/i.test(String(res.headers.connection ?? ""));
         const parts: Buffer[] = [];
         let size = 0;
         let truncated = false;
@@ -1208,10 +1213,13 @@ export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs:
       // A socket a queued request takes over when it is freed is reused too, though reusedSocket is false then.
       const reused = req!.reusedSocket || before.has(req!);
       if (reused && !settled && (code === "ECONNRESET" || code === "EPIPE")) {
-        // The server closed a kept-alive connection after the previous answer on it. That answer is
-        // to blame (see lastOnSocket); this case goes again on a connection of its own.
+        // The server closed a kept-alive connection after the previous answer on it, or because of this
+        // request: this case goes again on a connection of its own.
+        // Blamed: an error answer that did not announce the close, on a connection reused at once. A
+        // reset after a success is this case's own (the server answered early and reset a connection
+        // with unread body) or the keep-alive race: it goes again alone and is judged on that.
         const previous = before.get(req!);
-        const blame = previous && performance.now() - previous.endedAt < IDLE_MS ? previous.case : undefined;
+        const blame = previous && previous.status >= 400 && !previous.said && performance.now() - previous.endedAt < IDLE_MS ? previous.case : undefined;
         settled = true;
         clearTimeout(timer);
         sendHttp(origin, fresh, c, timeoutMs).then((r) => resolve(blame ? { ...r, blame } : r));
