@@ -10,7 +10,7 @@ import { InternalError } from "../diagnostics/internal-error.js";
 import { OutError } from "./out-error.js";
 
 const DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$|clock\$)(\..*)?$/i;
-// eslint-disable-next-line no-control-regex
+// Control characters, a backslash, and what Windows refuses in a name.
 const FORBIDDEN = /[\u0000-\u001f\u007f\\:*?"<>|]/;
 
 /** Why `rel` is not a safe relative path to write, or undefined when it is. @example unsafeReason("a/../b") */
