@@ -41,11 +41,17 @@ function methodAnswer(svc: ServiceContext, app: FastifyInstance, method: string,
   return rawAnswer(svc, "methodNotAllowed", { allow, dev: `This route answers ${allow}.` });
 }
 
-/** The method and target of a request line, from the first bytes Node received; undefined when it has none. */
+/**
+ * The method and target of a request line, from the bytes Node received; undefined when they do not start
+ * with one. The target is "" when it does not end in what was received (a URL over the header limit).
+ */
 function requestLine(packet: Buffer | undefined): { method: string; target: string } | undefined {
   if (packet === undefined) return undefined;
-  const m = /^([^\s]{1,64}) +([^\s]{1,8192}) /.exec(packet.toString("latin1", 0, Math.min(packet.length, 8400)));
-  return m ? { method: m[1]!, target: m[2]! } : undefined;
+  const text = packet.toString("latin1", 0, Math.min(packet.length, 20_000));
+  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}) +/.exec(text);
+  if (!m) return undefined;
+  const end = text.indexOf(" ", m[0].length);
+  return { method: m[1]!, target: end < 0 ? "" : text.slice(m[0].length, end) };
 }
 
 /**

@@ -27,20 +27,12 @@ export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiE
       if (api.status >= 500) svc.logOf(req).error({ err: error }, "request failed");
       const chosen = negotiate(req.headers.accept, offers, svc.spec);
       for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
-      // Answered before its body was read (401, 403, 404, 405 come from onRequest): end the connection
-      // rather than let Node read and discard the rest of the body to keep it alive.
-      if (req.raw.complete === false && hasBody(req)) reply.header("connection", "close");
       return sendJson(reply, api.status, chosen.ok ? chosen.type : "application/json", api.body);
     } catch (failure) {
       svc.logOf(req).error({ err: failure }, "error answer failed");
       return reply.code(500).header("content-type", "application/json; charset=utf-8").send(internal);
     }
   };
-}
-
-function hasBody(req: FastifyRequest): boolean {
-  const length = req.headers["content-length"];
-  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }
 
 /**

@@ -199,6 +199,9 @@ test("Node's client errors answer with the error body: 431 for large headers, 40
     assert.is(head.status, 431);
     assert.ok(Number(head.headers["content-length"]) > 0);
     assert.is(head.body, "", "no body after the head");
+    const headUrl = await exchange(port, (s) => s.write(request([`HEAD /v1/notes?fields=${"a".repeat(20_000)} HTTP/1.1`, "Host: x"])));
+    assert.is(headUrl.status, 431);
+    assert.is(headUrl.body, "", "no body after the head, the URL over the limit");
     for (const raw of [
       request(["GET /v1/notes HTTP/1.1", "Host: x", "X-Bad: a\u0001b"]),
       request(["GET /v1/notes HTTP/1.1", "Host: x", "Bad Name: x"]),
@@ -243,12 +246,12 @@ test("two Authorization headers are refused (401) whichever comes first, never t
     assert.is(one.status, 200);
   }));
 
-test("an anonymous request is answered 401 before its body arrives, and its connection is closed", () =>
+test("an anonymous request is answered 401 before its body arrives (the rest is read and dropped, never parsed)", () =>
   withServer(async ({ port }) => {
+    const started = Date.now();
     const res = await exchange(port, (s) => s.write(request(["POST /v1/notes HTTP/1.1", "Host: x", "Content-Type: application/json", "Content-Length: 1048576"])));
     assertErrorBody(res, 401, 40100);
-    assert.is(res.headers.connection, "close");
-    assert.ok(res.closed, "the rest of the body is not read");
+    assert.ok(Date.now() - started < 1000);
   }));
 
 test("an Expect other than 100-continue is ignored rather than answered 417", () =>
