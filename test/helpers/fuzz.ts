@@ -1127,10 +1127,11 @@ export interface Reply {
   /** No answer: an error of the client, the socket closed, or the timeout passed. */
   readonly error?: string;
   /**
-   * The case answered before on the same kept-alive connection, when the server closed that connection
-   * without saying so (no `Connection: close`): this case met a reset and was sent again alone.
+   * The case answered before on the same kept-alive connection, with an error that did not say
+   * `Connection: close`, when this case met a reset there (and was sent again alone): the server may have
+   * closed the connection after that answer (see closesSilently).
    */
-  readonly blame?: HttpCase;
+  readonly suspect?: HttpCase;
 }
 
 const BODY_CAP = 32 * 1024 * 1024;
@@ -1215,14 +1216,14 @@ export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs:
       if (reused && !settled && (code === "ECONNRESET" || code === "EPIPE")) {
         // The server closed a kept-alive connection after the previous answer on it, or because of this
         // request: this case goes again on a connection of its own.
-        // Blamed: an error answer that did not announce the close, on a connection reused at once. A
-        // reset after a success is this case's own (the server answered early and reset a connection
-        // with unread body) or the keep-alive race: it goes again alone and is judged on that.
+        // Suspect: an error answer that did not announce a close, on a connection reused at once. A reset
+        // after a success is this case's own (the server answered early and reset a connection with
+        // unread body) or the keep-alive race: it goes again alone and is judged on that.
         const previous = before.get(req!);
-        const blame = previous && previous.status >= 400 && !previous.said && performance.now() - previous.endedAt < IDLE_MS ? previous.case : undefined;
+        const suspect = previous && previous.status >= 400 && !previous.said && performance.now() - previous.endedAt < IDLE_MS ? previous.case : undefined;
         settled = true;
         clearTimeout(timer);
-        sendHttp(origin, fresh, c, timeoutMs).then((r) => resolve(blame ? { ...r, blame } : r));
+        sendHttp(origin, fresh, c, timeoutMs).then((r) => resolve(suspect ? { ...r, suspect } : r));
         return;
       }
       done({ status: 0, headers: {}, body: Buffer.alloc(0), error: `request: ${code} (${err.message})` });
@@ -1238,14 +1239,50 @@ export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs:
   });
 }
 
-/** The bytes of an HttpCase as one HTTP/1.1 request. */
-export function rawBytes(c: HttpCase): Buffer {
+/** The bytes of an HttpCase as one HTTP/1.1 request (asking the server to close after it, unless `keepAlive`). */
+export function rawBytes(c: HttpCase, keepAlive = false): Buffer {
   const lines = [`${c.method} ${c.path} HTTP/1.1`];
   if (!c.headers.some(([n]) => n.toLowerCase() === "host")) lines.push("Host: fuzz");
   for (const [n, v] of c.headers) lines.push(`${n}: ${v}`);
-  if (c.body !== undefined) lines.push(`Content-Length: ${c.body.length}`);
-  lines.push("Connection: close", "", "");
+  if (c.body !== undefined && !c.headers.some(([n]) => n.toLowerCase() === "content-length")) lines.push(`Content-Length: ${c.body.length}`);
+  if (!keepAlive) lines.push("Connection: close");
+  lines.push("", "");
   return Buffer.concat([Buffer.from(lines.join("\r\n"), "latin1"), c.body ?? Buffer.alloc(0)]);
+}
+
+/**
+ * Sends `c` alone on a kept-alive connection and reports whether the server closes that connection after
+ * its answer although the answer did not say `Connection: close` (a keep-alive client's next request on
+ * it is then reset).
+ */
+export function closesSilently(origin: URL, c: HttpCase, waitMs = 300): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: origin.hostname, port: Number(origin.port) });
+    let buf = Buffer.alloc(0);
+    let answered: Reply | undefined;
+    let settled = false;
+    const done = (v: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(limit);
+      socket.destroy();
+      resolve(v);
+    };
+    const limit = setTimeout(() => done(false), 10_000);
+    socket.on("error", () => {
+      /* judged on close */
+    });
+    socket.on("data", (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      if (answered) return;
+      answered = parseResponse(buf, c.method === "HEAD", false);
+      if (!answered) return;
+      if (/\bclose\b/i.test(String(answered.headers.connection ?? ""))) done(false);
+      else setTimeout(() => done(false), waitMs);
+    });
+    socket.on("close", () => done(answered !== undefined && !/\bclose\b/i.test(String(answered.headers.connection ?? ""))));
+    socket.on("connect", () => socket.write(rawBytes(c, true)));
+  });
 }
 
 /** Parses the first HTTP response in `buf`, or undefined while it is incomplete (`ended`: the socket closed). */
@@ -1529,8 +1566,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
           /* not JSON: problemsOf does not judge 2xx bodies */
         }
       }
-      if (r.blame) {
-        record(r.blame, { status: 0, headers: {}, body: Buffer.alloc(0) }, ["connection closed after this answer, which did not say Connection: close (the next request on it was reset)"]);
+      if (r.suspect && (await closesSilently(origin, r.suspect))) {
+        record(r.suspect, { status: 0, headers: {}, body: Buffer.alloc(0) }, ["connection closed after this answer, which did not say Connection: close (the next request on it was reset)"]);
       }
       const problems = problemsOf(c, r, check);
       record(c, r, problems);
