@@ -8,13 +8,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import standalone from "ajv/dist/standalone/index.js";
-import { metaFingerprint, metaSchemaAjv, PRECOMPILED_FILE, readMetaSchemas } from "../load/validate-meta.js";
+import { appendErrorsInPlace, metaFingerprint, metaSchemaAjv, PRECOMPILED_FILE, readMetaSchemas } from "../load/validate-meta.js";
 
 const sources = readMetaSchemas();
 const { ajv, refs } = metaSchemaAjv(sources, { code: { source: true } });
 // A CommonJS module whose function is also its "default" export.
 const standaloneCode = (standalone as unknown as { default: (a: typeof ajv, refs: Record<string, string>) => string }).default;
-const code = standaloneCode(ajv, refs);
+// Standalone code is printed from the code before ajv's code.process: the same rewrite, applied here.
+const code = appendErrorsInPlace(standaloneCode(ajv, refs));
 
 const out = PRECOMPILED_FILE;
 const text =

@@ -27,6 +27,31 @@ export function positionAt(text: string, offset: number): Position {
   return { line, column: offset - lineStart + 1 };
 }
 
+/**
+ * Where each line of a source starts, computed once per source: finding the line of every
+ * diagnostic by counting newlines from the start made a file of many diagnostics quadratic.
+ */
+const lineStarts = new WeakMap<SourceText, number[]>();
+
+/** positionAt, by a binary search of the source's line starts. */
+function positionIn(source: SourceText, offset: number): Position {
+  let starts = lineStarts.get(source);
+  if (!starts) {
+    starts = [0];
+    for (let i = source.text.indexOf("\n"); i !== -1; i = source.text.indexOf("\n", i + 1)) starts.push(i + 1);
+    lineStarts.set(source, starts);
+  }
+  const at = Math.min(offset, source.text.length);
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid]! <= at) low = mid;
+    else high = mid - 1;
+  }
+  return { line: low + 1, column: offset - starts[low]! + 1 };
+}
+
 /** The value node a pointer names, walking as deep as the document goes; `complete` if it got there. */
 export function walkPointer(root: Node, pointer: string): { node: Node; complete: boolean } {
   let node = root;
@@ -38,10 +63,21 @@ export function walkPointer(root: Node, pointer: string): { node: Node; complete
   return { node, complete: true };
 }
 
+/** The properties of an object node by key (the first of a repeated key), built once per node. */
+const propertiesOf = new WeakMap<Node, Map<string, Node | undefined>>();
+
 function childOf(node: Node, token: string): Node | undefined {
   if (node.type === "object") {
-    const prop = node.children?.find((p) => p.children?.[0]?.value === token);
-    return prop?.children?.[1];
+    let props = propertiesOf.get(node);
+    if (!props) {
+      props = new Map();
+      for (const p of node.children ?? []) {
+        const key = p.children?.[0]?.value;
+        if (typeof key === "string" && !props.has(key)) props.set(key, p.children?.[1]);
+      }
+      propertiesOf.set(node, props);
+    }
+    return props.get(token);
   }
   if (node.type === "array" && /^\d+$/.test(token)) return node.children?.[Number(token)];
   return undefined;
@@ -52,10 +88,10 @@ function childOf(node: Node, token: string): Node | undefined {
  * goes deeper than the document points at the key of its deepest existing ancestor.
  */
 export function locate(source: SourceText | undefined, target: Target): Position {
-  if (source && target.offset !== undefined) return positionAt(source.text, target.offset);
+  if (source && target.offset !== undefined) return positionIn(source, target.offset);
   if (!source?.tree) return { line: 1, column: 1 };
   const { node, complete } = walkPointer(source.tree, target.pointer);
   const keyNode = node.parent?.type === "property" ? node.parent.children?.[0] : undefined;
   const wantsKey = target.kind === "key" && complete;
-  return positionAt(source.text, wantsKey && keyNode ? keyNode.offset : node.offset);
+  return positionIn(source, wantsKey && keyNode ? keyNode.offset : node.offset);
 }
