@@ -24,8 +24,11 @@ const DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema";
  * validation alone). Appending in place gathers the same errors in the same order in linear time.
  */
 export function appendErrorsInPlace(code: string): string {
-  return code.replace(/vErrors = vErrors === null \? ([\w$.]+) : vErrors\.concat\(\1\);/g, "vErrors = vErrors === null ? $1 : ($1.forEach((e) => vErrors.push(e)), vErrors);");
+  return code.replace(CONCAT, APPEND);
 }
+
+const CONCAT = /vErrors = vErrors === null \? ([\w$.]+) : vErrors\.concat\(\1\);/g;
+const APPEND = "vErrors = vErrors === null ? $1 : ($1.forEach((e) => vErrors.push(e)), vErrors);";
 
 /** ajv's options for the meta-schemas: every error, with the failing data and schema (for fixes). */
 const OPTIONS: Options = { allErrors: true, verbose: true, strict: false, code: { process: appendErrorsInPlace } };
@@ -65,8 +68,9 @@ export function readMetaSchemas(): MetaSchemaSources {
 /** What compiled validators depend on: the ajv and ajv-formats versions, the options and the schema files. */
 export function metaFingerprint(sources: MetaSchemaSources): string {
   const version = (pkg: string) => (require(`${pkg}/package.json`) as { version: string }).version;
-  // JSON.stringify drops the code.process function: its source stands for it.
-  const parts = [version("ajv"), version("ajv-formats"), JSON.stringify(OPTIONS), appendErrorsInPlace.toString(), sources.service, sources.resource];
+  // JSON.stringify drops the code.process function: its rewrite stands for it (not its source, which
+  // differs between tsc's output and tsx's).
+  const parts = [version("ajv"), version("ajv-formats"), JSON.stringify(OPTIONS), CONCAT.source, APPEND, sources.service, sources.resource];
   return crypto.createHash("sha256").update(parts.join("\0")).digest("hex");
 }
 
