@@ -63,7 +63,7 @@ function computeSamples(resource: Resource): ResourceSamples {
     if (!seen.has(json)) bodies.push(body);
     seen.add(json);
   }
-  const target = resource.fields.find((f) => f.scalar && f.kind in WRONG && f.name in schema.properties && !(f.schema as { enum?: unknown }).enum);
+  const target = resource.fields.find((f) => f.scalar && f.kind in WRONG && Object.hasOwn(schema.properties, f.name) && !(f.schema as { enum?: unknown }).enum);
   return target ? { bodies, invalid: { property: target.name, value: WRONG[target.kind] } } : { bodies };
 }
 

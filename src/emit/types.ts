@@ -4,7 +4,8 @@
  * ./ts-types.ts when it keeps to the subset definitions commonly use, else compiled by
  * json-schema-to-typescript (the same output either way).
  */
-import { withArticle } from "../model/names.js";
+import { setOwn } from "../model/build-schema.js";
+import { OBJECT_MEMBERS, withArticle } from "../model/names.js";
 import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, ident, isSafeIdentifier, key, str } from "./shared/escape.js";
@@ -118,7 +119,17 @@ export interface Orphans {
  */
 export async function compileTypes(schema: Record<string, unknown>): Promise<string> {
   const { compile } = await import("json-schema-to-typescript");
-  return compile(schema as never, ROOT, {
+  // json-schema-to-typescript calls schema.hasOwnProperty(…) on every object it walks, `properties` maps
+  // included: a property named hasOwnProperty (or another Object.prototype member) crashes it. Such names
+  // go in as placeholders, which it prints as it would the name, and come out as themselves.
+  const names: string[] = [];
+  const placeholder = (name: string): string => {
+    let i = names.indexOf(name);
+    if (i < 0) i = names.push(name) - 1;
+    return `rsryProtoKey${i}x`;
+  };
+  const renamed = renameProtoKeys(schema, placeholder) as Record<string, unknown>;
+  const out = await compile((names.length === 0 ? schema : renamed) as never, ROOT, {
     bannerComment: "",
     format: false,
     unreachableDefinitions: true,
@@ -126,6 +137,28 @@ export async function compileTypes(schema: Record<string, unknown>): Promise<str
     declareExternallyReferenced: true,
     strictIndexSignatures: true,
   });
+  return names.length === 0 ? out : out.replace(/rsryProtoKey(\d+)x/g, (_, i: string) => names[Number(i)]!);
+}
+
+/** The schema with every `properties` key and `required` name that is an Object.prototype member renamed. */
+function renameProtoKeys(value: unknown, rename: (name: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((v) => renameProtoKeys(v, rename));
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    let next: unknown;
+    if (k === "properties" && v !== null && typeof v === "object" && !Array.isArray(v)) {
+      const props: Record<string, unknown> = {};
+      for (const [name, sub] of Object.entries(v)) setOwn(props, OBJECT_MEMBERS.has(name) ? rename(name) : name, renameProtoKeys(sub, rename));
+      next = props;
+    } else if (k === "required" && Array.isArray(v)) {
+      next = v.map((name) => (typeof name === "string" && OBJECT_MEMBERS.has(name) ? rename(name) : name));
+    } else {
+      next = renameProtoKeys(v, rename);
+    }
+    setOwn(out, k, next);
+  }
+  return out;
 }
 
 /** client/types.ts (the one source of the types), and src/generated/types.ts re-exporting it for the server. */

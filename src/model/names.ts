@@ -162,6 +162,18 @@ export function unsafeReason(name: string): string | undefined {
  */
 export const CAMEL_NAME = /^[a-z][A-Za-z0-9]*$/;
 
+/**
+ * The shape of an action name: a camelCase name, or lower-case words joined by dashes (`calculate-total`,
+ * whose handler and client method are `calculateTotal`). A dash is as safe as a letter in a URL segment
+ * and a file name; nothing else reaches a path.
+ */
+export const ACTION_NAME = /^[a-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$/;
+
+/** True for a name of the ACTION_NAME shape. @example isActionName("calculate-total") === true */
+export function isActionName(name: string): boolean {
+  return ACTION_NAME.test(name);
+}
+
 /** True for a name of the CAMEL_NAME shape. @example isCamelName("convertCurrency") === true */
 export function isCamelName(name: string): boolean {
   return CAMEL_NAME.test(name);

@@ -467,8 +467,15 @@ export function parseAuthorization(header: string | undefined): Credentials {
  * @example challenges(["bearer"], "Library", "invalid_token") → ['Bearer realm="Library", error="invalid_token"']
  */
 export function challenges(schemes: readonly AuthScheme[], realm: string, bearerError?: "invalid_token"): string[] {
-  // Control characters cannot appear in a header; quotes and backslashes are escaped (RFC 9110 quoted-string).
-  const quoted = realm.replace(/[\u0000-\u001f\u007f]/g, " ").replace(/[\\"]/g, "\\$&");
+  // A header holds printable ASCII portably (Node refuses anything above U+00FF and clients read Latin-1
+  // differently): control characters become spaces, accents are dropped ("è" → "e"), any other character
+  // is "?"; quotes and backslashes are escaped (RFC 9110 quoted-string). The docs show the realm as written.
+  const quoted = realm
+    .replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, " ")
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^\x20-\x7e]/g, "?")
+    .replace(/[\\"]/g, "\\$&");
   const out: string[] = [];
   for (const scheme of schemes) {
     const name = scheme === "basic" ? "Basic" : "Bearer";

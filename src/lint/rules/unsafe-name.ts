@@ -1,7 +1,7 @@
 import { childPointer, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { report } from "../../diagnostics/report.js";
 import { isObject } from "../../model/build-schema.js";
-import { camelFix, FORBIDDEN_NAMES, isCamelName, isDeviceName, unsafeReason } from "../../model/names.js";
+import { camelFix, FORBIDDEN_NAMES, isActionName, isCamelName, isDeviceName, unsafeReason } from "../../model/names.js";
 import { defineRule } from "../rule.js";
 
 /** The fix of a name that is not an identifier once camel-cased, or reaches the prototype. */
@@ -13,7 +13,8 @@ const DEVICE_FIX = "choose another name: Windows reserves CON, PRN, AUX, NUL, CO
  * Names that become identifiers, object keys, URL segments or file names are safe. Property and parameter
  * names are quoted where they are emitted: they must only camel-case to an identifier and stay off the
  * prototype. Action names and collection links are written as they are, into paths (src/actions/<name>.ts,
- * /<name>) and bare identifiers: they must be camelCase names already. Collections (whose shape is R3's)
+ * /<name>): collection links must be camelCase names already (they are bare identifiers too), action names
+ * camelCase or dashed lower-case words (their handler and client method are camel-cased). Collections (whose shape is R3's)
  * and actions must not be Windows device names; error keys must stay off the prototype.
  */
 export const unsafeName = defineRule({
@@ -35,7 +36,7 @@ export const unsafeName = defineRule({
     for (const a of model.actions) {
       const at = { ...a.origin, kind: "key" as const };
       if (FORBIDDEN_NAMES.has(a.name)) out.push(report("unsafe-name", at, { what: "action", name: a.name, reason: PROTOTYPE, fix: IDENTIFIER_FIX }));
-      else if (!isCamelName(a.name)) out.push(report("unsafe-name", at, { what: "action", name: a.name, reason: notCamel("a URL segment, the file src/actions/<name>.ts and a function name"), fix: camelFixText(a.name, "convert") }));
+      else if (!isActionName(a.name)) out.push(report("unsafe-name", at, { what: "action", name: a.name, reason: notActionName(), fix: camelFixText(a.name, "convert") }));
       else if (isDeviceName(a.name)) out.push(report("unsafe-name", at, { what: "action", name: a.name, reason: deviceReason("src/actions", a.name), fix: DEVICE_FIX }));
       for (const p of a.params) {
         const why = unsafeReason(p.name);
@@ -54,6 +55,10 @@ export const unsafeName = defineRule({
 
 function notCamel(becomes: string): string {
   return `is not a camelCase name (ASCII letters and digits, starting with a lower-case letter): it becomes ${becomes}`;
+}
+
+function notActionName(): string {
+  return "is not a camelCase or dashed lower-case name (ASCII letters and digits, words joined by \"-\", starting with a lower-case letter): it becomes a URL segment and the file src/actions/<name>.ts";
 }
 
 function deviceReason(folder: string, name: string): string {

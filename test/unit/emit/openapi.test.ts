@@ -74,7 +74,8 @@ const TRICKY: Record<string, Record<string, unknown>> = {
       },
     },
   },
-  // OAuth 2.0 and API keys, a resource whose type name is "Link" (a shared schema's name), links both
+  // OAuth 2.0 and API keys, a resource titled "Link" (a shared schema's name; a collection "links" is a
+  // name-collision with the client's own Link type, refused by check), links both
   // ways and stored collection links, a local $defs $ref, a dashed action with typed parameters, an
   // action whose operationId is taken, and a service-specific error code.
   shop: {
@@ -161,7 +162,7 @@ const TRICKY: Record<string, Record<string, unknown>> = {
       title: "Link",
       description: "A web link.",
       type: "object",
-      "x-collection": "links",
+      "x-collection": "weblinks",
       required: ["url"],
       additionalProperties: false,
       properties: { url: { type: "string", format: "uri" }, product: { $ref: "product.json" } },

@@ -322,6 +322,8 @@ test("challenges: one WWW-Authenticate value per distinct challenge, realm quote
   assert.equal(challenges([], "lib"), []);
   assert.equal(challenges(["basic"], 'say "hi" \\ bye'), ['Basic realm="say \\"hi\\" \\\\ bye"']);
   assert.equal(challenges(["basic"], "a\r\nSet-Cookie: x"), ['Basic realm="a  Set-Cookie: x"'], "no header injection");
+  // Node refuses a header value with a character above U+00FF (every 401 became a 500); clients read Latin-1 unevenly.
+  assert.equal(challenges(["basic"], "Bibliothèque \u56fe\u4e66\u9986\u2028x"), ['Basic realm="Bibliotheque ??? x"']);
 });
 
 test("challenges for a refused Bearer token carry error=\"invalid_token\" (RFC 6750), the Basic one does not", () => {
