@@ -1176,8 +1176,11 @@ export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs:
       }
     };
     const timer = setTimeout(() => {
+      // For triage: a stall on a reused connection may be the doing of the request before on it.
+      const previous = req ? before.get(req) : undefined;
+      const after = previous ? `, on a connection reused after case ${previous.case.index} (${previous.status}${previous.said ? ", Connection: close" : ""})` : "";
       req?.destroy();
-      done({ status: 0, headers: {}, body: Buffer.alloc(0), error: `no answer within ${timeoutMs} ms` });
+      done({ status: 0, headers: {}, body: Buffer.alloc(0), error: `no answer within ${timeoutMs} ms${after}` });
     }, timeoutMs);
     let req: http.ClientRequest | undefined;
     try {
