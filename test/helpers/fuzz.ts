@@ -1178,7 +1178,7 @@ export function sendHttp(origin: URL, agent: http.Agent, c: HttpCase, timeoutMs:
     const timer = setTimeout(() => {
       // For triage: a stall on a reused connection may be the doing of the request before on it.
       const previous = req ? before.get(req) : undefined;
-      const after = previous ? `, on a connection reused after case ${previous.case.index} (${previous.status}${previous.said ? ", Connection: close" : ""})` : "";
+      const after = previous ? ` [on a connection reused after case ${previous.case.index}, ${previous.status}${previous.said ? " with Connection: close" : ""}]` : "";
       req?.destroy();
       done({ status: 0, headers: {}, body: Buffer.alloc(0), error: `no answer within ${timeoutMs} ms${after}` });
     }, timeoutMs);
@@ -1375,7 +1375,7 @@ export function problemsOf(c: Case, r: Reply, ctx: CheckContext): string[] {
   if (r.error !== undefined && r.status === 0) {
     // A raw case the server closed without answering is not counted (nothing to check); a stall is.
     if (c.kind === "raw" && r.error === "closed without an answer") return [];
-    return [`no answer (${r.error})`];
+    return [`no answer: ${r.error}`];
   }
   if (r.error !== undefined) problems.push(`broken answer (${r.error})`);
   const expect = c.kind === "http" ? c.expect : undefined;
