@@ -213,7 +213,7 @@ function explain(e: ErrorObject): { pointer: string; kind: "key" | "value"; prob
       return { pointer: at, kind: "value", problem: `${where} must be ${JSON.stringify(p.allowedValue)}`, fix: schemaFix ?? `set it to ${JSON.stringify(p.allowedValue)}` };
     case "pattern":
     case "format":
-      return { pointer: at, kind: "value", problem: `${where} is not valid: ${JSON.stringify(e.data)}`, fix: schemaFix ?? `give a value that ${e.message ?? "is valid"}` };
+      return { pointer: at, kind: "value", problem: `${where} is not valid: ${JSON.stringify(withoutPassword(e.data))}`, fix: schemaFix ?? `give a value that ${e.message ?? "is valid"}` };
     case "uniqueItems":
       return { pointer: at, kind: "value", problem: `${where} has the same item twice (items ${p.j} and ${p.i})`, fix: "remove the repeated item" };
     case "minItems":
@@ -232,4 +232,9 @@ function describe(pointer: string): string {
   if (last === undefined) return "the document";
   if (/^\d+$/.test(last)) return tokens.length > 1 ? `item ${last} of "${tokens.at(-2)}"` : `item ${last}`;
   return `"${last}"`;
+}
+
+/** A URL's password written as "***": a diagnostic is printed into CI logs, which must not show it. */
+function withoutPassword(value: unknown): unknown {
+  return typeof value === "string" ? value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i, "$1:***@") : value;
 }

@@ -148,6 +148,8 @@ export function isIdentifier(name: string): boolean {
 /** Why a name is unsafe to emit, or undefined when it is safe. */
 export function unsafeReason(name: string): string | undefined {
   if (FORBIDDEN_NAMES.has(name)) return "would reach the object prototype";
+  // SQLite reads a JSON path up to its first NUL: "a\u0000b" and "a" would be one stored property.
+  if (name.includes("\u0000")) return "holds the character U+0000, which the store cannot tell from the end of the name";
   const c = camelCase(name);
   // camelCase keeps only ASCII letters and digits, lower-casing the first: what can go wrong is the start.
   if (c === "") return "has no ASCII letters or digits";

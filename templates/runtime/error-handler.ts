@@ -9,6 +9,9 @@ import { negotiate } from "./negotiate.js";
 import { sendJson, type ServiceContext } from "./context.js";
 import type { StoreBusy } from "./store.js";
 
+/** The largest announced body over the limit that is read and discarded so that its 413 arrives. */
+const DRAIN_BYTES = 16 * 1024 * 1024;
+
 /** Errors of a request stream the client broke off (or that a timeout cut): nobody is left to answer. */
 const ABORTED = new Set(["ECONNRESET", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE"]);
 
@@ -27,6 +30,12 @@ export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiE
       if (api.status >= 500) svc.logOf(req).error({ err: error }, "request failed");
       const chosen = negotiate(req.headers.accept, offers, svc.spec);
       for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
+      if ((error as FastifyError).code === "FST_ERR_CTP_BODY_TOO_LARGE" && Number(req.headers["content-length"]) <= DRAIN_BYTES) {
+        // Fastify closes the connection of a body announced over the limit; a client still sending it then
+        // reads a reset, not the 413. Kept open, Node reads and discards the rest (never parsed, and cut at
+        // REQUEST_TIMEOUT_MS) and the answer arrives; a body announced larger still closes the connection.
+        reply.removeHeader("connection");
+      }
       return sendJson(reply, api.status, chosen.ok ? chosen.type : "application/json", api.body);
     } catch (failure) {
       svc.logOf(req).error({ err: failure }, "error answer failed");
