@@ -6,7 +6,7 @@
  * expectations hold (405, 415, 401 before the body, never a success with two Authorization headers);
  * the process never crashes; its memory stays flat.
  *
- * The seed is random (printed, and in every failure); FUZZ_SEED=<n> replays a run, FUZZ_REQUESTS=<n>
+ * The seed is random (printed, and in every failure; fixed in CI); FUZZ_SEED=<n> replays a run, FUZZ_REQUESTS=<n>
  * changes its length. One case alone: `FUZZ_SEED=<n> FUZZ_CASE=<index> node --import tsx bench/fuzz.ts`.
  */
 import crypto from "node:crypto";
@@ -19,7 +19,12 @@ import { repoRoot } from "../helpers/cli.js";
 import { describeReport, prepareService, rssKb, runFuzz, type FuzzReport, type PreparedService } from "../helpers/fuzz.js";
 import { freePort, start, type Started } from "../helpers/package.js";
 
-const seed = Number(process.env.FUZZ_SEED ?? crypto.randomInt(2 ** 31));
+/**
+ * CI runs one fixed seed, so that a rare failure a new seed finds is reported by a developer's run (whose
+ * seed is random and printed) or the longer bench run, not met as an unrelated red build; FUZZ_SEED
+ * chooses one.
+ */
+const seed = Number(process.env.FUZZ_SEED ?? (process.env.CI ? 15_2026 : crypto.randomInt(2 ** 31)));
 const requests = Number(process.env.FUZZ_REQUESTS ?? 20_000);
 /** The HTTP timeouts the service runs with here: short, so that a request the fuzzer leaves incomplete is cut soon. */
 const limits = { REQUEST_TIMEOUT_MS: "5000", HEADERS_TIMEOUT_MS: "3000" };
