@@ -80,6 +80,17 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/**
+ * Logs where the service listens, once, whatever LOG_LEVEL is (but `silent`): an info record through a
+ * child logger of level info, so that stdout stays one JSON record per line and the level stays true
+ * (it is no warning), yet an operator running with LOG_LEVEL=warn still learns the address and base URL.
+ * @example announceListening(log, "http://127.0.0.1:3000", "http://127.0.0.1:3000/v1") // {"level":30,…,"msg":"listening on http://127.0.0.1:3000 (base URL http://127.0.0.1:3000/v1)"}
+ */
+export function announceListening(log: FastifyBaseLogger, url: string, baseUrl: string): void {
+  if (log.level === "silent") return;
+  log.child({}, { level: "info" }).info({ url, baseUrl }, `listening on ${url} (base URL ${baseUrl})`);
+}
+
 /** Opens the store and keys, builds the app and listens; SIGTERM/SIGINT close it gracefully. */
 export async function startService(
   spec: ServiceSpec,
@@ -102,6 +113,7 @@ export async function startService(
     limits: settings.limits,
   });
   const url = await app.listen({ port: settings.port, host: settings.host });
+  announceListening(log, url, settings.baseUrl);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

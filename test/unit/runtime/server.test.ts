@@ -2,9 +2,11 @@
  * Starting a generated service (templates/runtime/server.ts): the data path's limits read from the
  * environment (EXPAND_LIMIT, DATABASE_BUSY_TIMEOUT_MS), their defaults, and their effect on a started service.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { BUILTIN_ERRORS } from "../../../src/model/builtin-errors.js";
@@ -78,6 +80,38 @@ test("a started service applies EXPAND_LIMIT to its responses", async () => {
     await service.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** The lines a service started in a process of its own with `env` prints on stdout before it is closed. */
+function startupOutput(env: Record<string, string>): string[] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rsc-server-"));
+  try {
+    const server = pathToFileURL(fileURLToPath(new URL("../../../templates/runtime/server.ts", import.meta.url))).href;
+    const script = `const { startService } = await import(${JSON.stringify(server)});
+const service = await startService(JSON.parse(process.argv[1]), {}, { ...process.env });
+await service.close();`;
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, JSON.stringify(spec)], {
+      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? "", PORT: "0", BASE_URL: BASE, KEYS_FILE: path.join(dir, "keys.json"), DATABASE_FILE: ":memory:", ...env },
+    });
+    assert.is(run.status, 0, run.stderr);
+    return run.stdout.split("\n").filter((line) => line !== "");
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("with LOG_LEVEL=warn a started service still prints where it listens: one JSON record at info level", () => {
+  const lines = startupOutput({ LOG_LEVEL: "warn" });
+  assert.is(lines.length, 1, lines.join("\n"));
+  const record = JSON.parse(lines[0]!) as { level: number; msg: string; url: string; baseUrl: string };
+  assert.is(record.level, 30);
+  assert.match(record.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.is(record.baseUrl, BASE);
+  assert.is(record.msg, `listening on ${record.url} (base URL ${BASE})`);
+  assert.equal(startupOutput({ LOG_LEVEL: "silent" }), []);
 });
 
 test.run();
