@@ -154,6 +154,11 @@ export function modelOf(doc: any): ServiceModel {
     }
   };
   walk(doc);
+  // The alias media types are listed once, in x-media-type-aliases (alias → vendor type), not in each content.
+  for (const [alias, vendorType] of Object.entries<string>(doc["x-media-type-aliases"] ?? {})) {
+    if (mediaTypes.has(vendorType)) mediaTypes.add(alias);
+    if (errorTypes.has(vendorType)) errorTypes.add(alias);
+  }
   let errorDocsUrl = "";
   for (const ex of Object.values<any>(doc.components?.examples ?? {})) {
     const v = ex?.value;

@@ -80,6 +80,8 @@ class OpenApiBuilder {
   private readonly components: Record<SharedKind, Json> = { responses: {}, requestBodies: {}, examples: {} };
   /** Error responses by name: the name (status and codes) decides the object, built once. */
   private readonly errorResponses = new Map<string, Json>();
+  /** Answers of HEAD operations by their JSON text (see withoutBody). */
+  private readonly headResponses = new Map<string, Json>();
   private readonly operationIds = new Set<string>();
   private ops: { op: Operation; method: string; id: string }[] = [];
   /** Lookups by key rather than scans per operation, which made the document quadratic in the resources. */
@@ -125,7 +127,9 @@ class OpenApiBuilder {
     const paths: Json = {};
     for (const { op, method, id } of this.ops) {
       const item = (paths[op.path] ??= op.path.includes("{id}") ? { parameters: [{ $ref: ref("parameters", "id") }] } : {}) as Json;
-      item[method.toLowerCase()] = this.operation(op, method, id);
+      const operation = this.operation(op, method, id);
+      item[method.toLowerCase()] = operation;
+      if (method === "GET") item.head = this.headOperation(operation);
     }
 
     // The link schemas of a service without links would be unused components.
@@ -133,7 +137,7 @@ class OpenApiBuilder {
       if (!this.linkSchemasUsed.has(shared)) delete this.schemas[shared];
     }
 
-    const schemes = service.auth.schemes;
+    const securitySchemes = securitySchemesOf(this.model);
     return {
       openapi: OPENAPI_VERSION,
       info: {
@@ -148,7 +152,9 @@ class OpenApiBuilder {
         ...this.model.resources.map((r) => ({ name: r.collection, description: r.description || `The ${r.collection} collection and its instances.` })),
         ...(this.model.actions.length > 0 ? [{ name: "actions", description: "Operations that are not on a resource: a verb as the path segment (E2/E3)." }] : []),
       ],
-      security: schemes.map((s) => ({ [s]: [] })),
+      // Any one of the schemes: alternatives, each a requirement of its own.
+      "x-media-type-aliases": this.mediaTypeAliases(),
+      security: Object.keys(securitySchemes).map((s) => ({ [s]: [] })),
       paths,
       components: {
         schemas: this.schemas,
@@ -156,7 +162,7 @@ class OpenApiBuilder {
         responses: sortedKeys(this.components.responses),
         requestBodies: sortedKeys(this.components.requestBodies),
         examples: sortedKeys(this.components.examples),
-        securitySchemes: Object.fromEntries(schemes.map((s) => [s, securityScheme(s, this.model)])),
+        securitySchemes,
       },
     };
   }
@@ -201,6 +207,37 @@ class OpenApiBuilder {
     if (parameters.length > 0) out.parameters = parameters;
     if (r && (op.kind === "create" || op.kind === "replace" || op.kind === "update")) out.requestBody = this.requestBody(op, r);
     out.responses = this.responses(op);
+    return out;
+  }
+
+  /**
+   * HEAD of a GET route (Fastify answers HEAD on every GET route with the GET's status and headers, and no
+   * body): the GET's parameters and statuses, each answer without `content` and `links`.
+   */
+  private headOperation(get: Json): Json {
+    const responses: Json = {};
+    for (const [status, answer] of Object.entries(get.responses as Json)) setOwn(responses, status, this.withoutBody(answer as Json));
+    return {
+      ...get,
+      operationId: this.operationId(`${String(get.operationId)}Head`),
+      summary: `${String(get.summary)} (HEAD)`,
+      description: `The same as \`GET\` on this path (the same status and headers) without a body. ${String(get.description)}`,
+      responses,
+    };
+  }
+
+  /**
+   * A $ref to the shared answer `answer` refers to, without its body: one component per distinct object (a
+   * list and a sub-collection of the same resource, for one, differ only in their bodies' examples).
+   */
+  private withoutBody(answer: Json): Json {
+    const source = String(answer.$ref);
+    const name = source.slice(source.lastIndexOf("/") + 1);
+    const { content: _content, links: _links, description, ...rest } = this.components.responses[name] as Json;
+    const value: Json = { description: `${String(description)} No body (HEAD).`, ...rest };
+    const key = JSON.stringify(value);
+    let out = this.headResponses.get(key);
+    if (!out) this.headResponses.set(key, (out = this.shared("responses", `${name}Head`, value)));
     return out;
   }
 
@@ -416,15 +453,28 @@ class OpenApiBuilder {
     return out;
   }
 
-  /** The vendor type and its alias, for a canonical vendor type of the model. */
+  /**
+   * The vendor type of a canonical vendor type of the model, as `content` lists it: without its alias
+   * (`application/<vendor>.v<N>.<resource>.json`). JSON tools (Prism, Spectral's example checks, client
+   * generators) read a media type as JSON only when it is `application/json` or ends in `+json`: under the
+   * alias they would take a JSON body for text and flag or mangle it. The alias is the same body under another
+   * name, so it is documented once, in the info description and in `x-media-type-aliases` (alias → canonical
+   * type), and every `content` stays readable as JSON.
+   */
   private vendorTypes(name: string): string[] {
-    const t = this.mediaTypesByName.get(name);
-    return t ? [t.name, t.alias] : [name];
+    return [this.mediaTypesByName.get(name)?.name ?? name];
   }
 
   private errorTypes(): string[] {
     const t = this.model.mediaTypes.find((m) => m.kind === "error");
-    return t ? [t.name, t.alias] : [];
+    return t ? [t.name] : [];
+  }
+
+  /** Each alias media type → its canonical vendor type (the root's `x-media-type-aliases`; see vendorTypes). */
+  private mediaTypeAliases(): Json {
+    const out: Json = {};
+    for (const m of this.model.mediaTypes) setOwn(out, m.alias, m.name);
+    return out;
   }
 
   private infoDescription(): string {
@@ -434,7 +484,9 @@ class OpenApiBuilder {
       service.description || `The ${service.title}.`,
       "",
       `Every instance and page carries \`meta: { href, mediaType }\`; links are \`{ "meta": { ... } }\`. ` +
-        `Answers are \`application/json\` or the vendor types \`${vendor}\` and \`application/${service.vendor}.v${service.version}.<resource>.json\`, chosen by \`Accept\` (an unknown version is a 406). ` +
+        `Answers are \`application/json\` or the vendor types \`${vendor}\`, chosen by \`Accept\` (an unknown version is a 406). ` +
+        `Each vendor type has an alias, \`application/${service.vendor}.v${service.version}.<resource>.json\`, with the same body, answered when \`Accept\` asks for it and read as a request's \`Content-Type\`; ` +
+        "the aliases are listed in `x-media-type-aliases` (alias → vendor type) rather than in each operation, since JSON tools recognize JSON only as `application/json` or a `+json` suffix. " +
         `Pages hold at most ${PAGING.maxLimit} items (${PAGING.defaultLimit} by default). ` +
         `Every error has the body \`{ status, code, property, message, dev, info }\`, where \`info\` is \`${service.errorDocsUrl}/<code>\`.`,
     ].join("\n");
@@ -626,28 +678,42 @@ class OpenApiBuilder {
 // -----------------------------------------------------------------------------------------------
 // Security
 
-function securityScheme(scheme: AuthScheme, model: Model): Json {
-  const realm = model.service.auth.realm;
-  switch (scheme) {
-    case "apiKey":
-      return {
-        type: "http",
-        scheme: "bearer",
-        description:
-          `An API key: send its secret as the Bearer token (\`Authorization: Bearer <secret>\`). Keys are created with \`npm run keys -- create --roles …\`. ` +
-          `The key may also be sent as \`Authorization: Basic base64(<key id>:<secret>)\`, over TLS only. Without valid credentials the answer is a 401 with \`WWW-Authenticate\` (realm "${realm}").`,
-      };
-    case "bearer":
-      return { type: "http", scheme: "bearer", description: `A Bearer token: \`Authorization: Bearer <token>\` (an API key's secret). Without valid credentials the answer is a 401 with \`WWW-Authenticate: Bearer realm="${realm}"\`.` };
-    case "basic":
-      return {
-        type: "http",
-        scheme: "basic",
-        description: `Basic authentication with an API key, \`Authorization: Basic base64(<key id>:<secret>)\`, over TLS only: on plain HTTP it is refused with a 401 (code 40101). Without valid credentials the answer is a 401 with \`WWW-Authenticate: Basic realm="${realm}"\`.`,
-      };
-    case "oauth2":
-      return { type: "http", scheme: "bearer", description: `OAuth 2.0 access token, sent as \`Authorization: Bearer <token>\` (realm "${realm}").` };
+/**
+ * The security schemes: one per credential the runtime reads (templates/runtime/authenticate.ts), not one per
+ * entry of `auth.schemes`. `apiKey`, `bearer` and `oauth2` all enable the same `Authorization: Bearer <token>`,
+ * checked as an API key's secret; `basic` and `apiKey` enable `Authorization: Basic base64(<key id>:<secret>)`
+ * over TLS. Two schemes for one header made generated clients pick the wrong encoding (e.g. @hey-api/openapi-ts
+ * sent `Basic base64(secret)`). `oauth2` is not an OAuth 2.0 security scheme here: the service has no token
+ * endpoint (an oauth2 scheme needs its flows' URLs), so its tokens are described as what is accepted today.
+ * Bearer comes first: a client that takes the first scheme it has credentials for sends the key's secret as is.
+ */
+export function securitySchemesOf(model: Model): Record<string, Json> {
+  const { schemes, realm } = model.service.auth;
+  const out: Record<string, Json> = {};
+  const enabledBy = (names: AuthScheme[]) => list(schemes.filter((s) => names.includes(s)));
+  if (schemes.some((s) => s === "apiKey" || s === "bearer" || s === "oauth2")) {
+    out.bearer = {
+      type: "http",
+      scheme: "bearer",
+      description:
+        `A Bearer token, \`Authorization: Bearer <token>\` (enabled by ${enabledBy(["apiKey", "bearer", "oauth2"])}): the secret of an API key. ` +
+        "Keys are created with `npm run keys -- create --roles …`, which prints the key's id and secret. " +
+        (schemes.includes("oauth2")
+          ? "An OAuth 2.0 client sends its access token the same way; the service issues no tokens of its own yet (it has no token endpoint), so the access token it accepts is a key's secret. "
+          : "") +
+        `Without valid credentials the answer is a 401 with \`WWW-Authenticate: Bearer realm="${realm}"\`.`,
+    };
   }
+  if (schemes.some((s) => s === "apiKey" || s === "basic")) {
+    out.basic = {
+      type: "http",
+      scheme: "basic",
+      description:
+        `Basic authentication with an API key, \`Authorization: Basic base64(<key id>:<secret>)\` (enabled by ${enabledBy(["apiKey", "basic"])}), over TLS only: ` +
+        `on plain HTTP it is refused with a 401 (code 40101). Without valid credentials the answer is a 401 with \`WWW-Authenticate: Basic realm="${realm}"\`.`,
+    };
+  }
+  return out;
 }
 
 // -----------------------------------------------------------------------------------------------

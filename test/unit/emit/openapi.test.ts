@@ -28,7 +28,7 @@ import { repoRoot } from "../../helpers/cli.js";
 
 type Json = Record<string, any>;
 
-const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+const METHODS = ["get", "head", "post", "put", "patch", "delete"] as const;
 const RULESET = path.join(repoRoot, "test/fixtures/spectral/.spectral.yaml");
 const SPECTRAL = path.join(repoRoot, "node_modules/@stoplight/spectral-cli/dist/index.js");
 
@@ -274,17 +274,19 @@ function schemaValidator(doc: Json): (schema: Json) => ValidateFunction {
 function expectedRoutes(model: Model): Map<string, string[]> {
   const routes = new Map<string, string[]>();
   for (const r of model.resources) {
-    routes.set(`/${r.collection}`, ["get", "post"]);
-    routes.set(`/${r.collection}/{id}`, ["delete", "get", "patch", "post", "put"]);
-    for (const f of r.fields.filter((x) => x.kind === "links")) routes.set(`/${r.collection}/{id}/${f.name}`, ["get"]);
+    routes.set(`/${r.collection}`, ["get", "head", "post"]);
+    routes.set(`/${r.collection}/{id}`, ["delete", "get", "head", "patch", "post", "put"]);
+    for (const f of r.fields.filter((x) => x.kind === "links")) routes.set(`/${r.collection}/{id}/${f.name}`, ["get", "head"]);
   }
-  for (const a of model.actions) routes.set(`/${a.name}`, [a.method.toLowerCase()]);
+  // Fastify answers HEAD on every GET route.
+  for (const a of model.actions) routes.set(`/${a.name}`, a.method === "GET" ? ["get", "head"] : [a.method.toLowerCase()]);
   return routes;
 }
 
-/** The operation of operations.ts that a documented method of a path describes (POST on an instance: the update). */
+/** The operation of operations.ts that a documented method of a path describes (POST on an instance: the update; HEAD: the GET). */
 function sourceOf(model: Model, p: string, method: string): ReturnType<typeof operationsOf>[number] {
-  const found = opsOf(model).find((o) => o.path === p && (o.method.toLowerCase() === method || (method === "post" && o.kind === "update")));
+  const wanted = method === "head" ? "get" : method;
+  const found = opsOf(model).find((o) => o.path === p && (o.method.toLowerCase() === wanted || (method === "post" && o.kind === "update")));
   assert.ok(found, `${method} ${p} is an operation of operations.ts`);
   return found!;
 }
@@ -347,11 +349,13 @@ for (const { name, model, doc, file } of projects) {
     const ids = operations(doc).map((o) => o.op.operationId as string);
     assert.is(new Set(ids).size, ids.length);
     const ops = opsOf(model);
-    assert.is(ids.length, ops.length + ops.filter((o) => o.kind === "update").length);
+    assert.is(ids.length, ops.length + ops.filter((o) => o.kind === "update").length + ops.filter((o) => o.method === "GET").length);
     for (const { op, method, path: p } of operations(doc)) {
       const source = sourceOf(model, p, method);
       // operations.ts's id, with ByPost for POST on an instance, and a number when another took it.
-      assert.match(op.operationId, new RegExp(`^${source.id}${method === "post" && source.kind === "update" ? "ByPost" : ""}\\d*$`));
+      // HEAD: the GET's final id with Head.
+      const id = method === "head" ? `${doc.paths[p].get.operationId}Head` : `${source.id}${method === "post" && source.kind === "update" ? "ByPost" : ""}`;
+      assert.match(op.operationId, new RegExp(`^${id}\\d*$`));
       assert.ok(op.summary && op.description, `${method} ${p} has a summary and a description`);
       assert.equal(op.tags.length, 1);
       assert.ok((doc.tags as Json[]).some((t) => t.name === op.tags[0]));
@@ -376,8 +380,13 @@ for (const { name, model, doc, file } of projects) {
           assert.ok(response.description.includes(`${code}`) && response.description.includes(e!.title), `${status} describes ${code}`);
           listed.add(code);
         }
-        assert.equal(Object.keys(response.content).sort(), ["application/json", errorType.name, errorType.alias].sort());
-        for (const media of Object.values(response.content as Json)) assert.is(media.schema.$ref, "#/components/schemas/Error");
+        if (method === "head") {
+          assert.is(response.content, undefined, `HEAD ${p} ${status} has no body`);
+        } else {
+          // The alias shape is in x-media-type-aliases, not in content (JSON tools read only +json and application/json).
+          assert.equal(Object.keys(response.content).sort(), ["application/json", errorType.name].sort());
+          for (const media of Object.values(response.content as Json)) assert.is(media.schema.$ref, "#/components/schemas/Error");
+        }
         if (status === "401") assert.ok(response.headers["WWW-Authenticate"]);
       }
       // Every error key operations.ts names for the operation is there (but the two that cannot happen).
@@ -399,19 +408,33 @@ for (const { name, model, doc, file } of projects) {
       const source = sourceOf(model, p, method);
       const success = deref(doc, op.responses[String(source.status)]);
       assert.ok(success, `${method} ${p} answers ${source.status}`);
+      if (method === "head") {
+        // The GET's parameters and statuses, no body and no links (they would read the body).
+        const get = doc.paths[p].get;
+        assert.equal(op.parameters, get.parameters);
+        assert.equal(Object.keys(op.responses), Object.keys(get.responses));
+        for (const [status, r] of Object.entries(op.responses as Json)) {
+          const answer = deref(doc, r);
+          const gets = deref(doc, get.responses[status]);
+          assert.is(answer.content, undefined);
+          assert.is(answer.links, undefined);
+          assert.equal(answer.headers, gets.headers);
+          assert.equal(answer["x-error-codes"], gets["x-error-codes"]);
+        }
+        continue;
+      }
       if (source.status === 204) {
         assert.is(success.content, undefined);
         continue;
       }
       const vendor = source.action?.mediaType ?? (source.kind === "list" || source.kind === "sub-collection" ? source.answers!.collectionMediaType : source.resource!.mediaType);
-      const alias = model.mediaTypes.find((m) => m.name === vendor)!.alias;
-      assert.equal(Object.keys(success.content).sort(), ["application/json", vendor, alias].sort(), `${method} ${p}`);
+      assert.equal(Object.keys(success.content).sort(), ["application/json", vendor].sort(), `${method} ${p}`);
       if (op.requestBody) {
         const types = Object.keys(deref(doc, op.requestBody).content).sort();
         const merge = source.kind === "update";
         const r = source.resource!;
         const rmt = model.mediaTypes.find((m) => m.name === r.mediaType)!;
-        assert.equal(types, (merge ? ["application/merge-patch+json"] : []).concat(["application/json", rmt.name, rmt.alias]).sort());
+        assert.equal(types, (merge ? ["application/merge-patch+json"] : []).concat(["application/json", rmt.name]).sort());
       }
       if (source.kind === "create") {
         assert.ok(success.headers.Location);
@@ -434,18 +457,38 @@ for (const { name, model, doc, file } of projects) {
     assert.equal([limit.default, limit.maximum], [25, 100]);
   });
 
-  test(`${name}: security schemes from service.auth, any one of them required`, () => {
+  test(`${name}: every content type is read as JSON by JSON tools; the alias shape is in x-media-type-aliases`, () => {
+    const types = new Set<string>();
+    const walk = (v: any): void => {
+      if (v === null || typeof v !== "object") return;
+      if (v.content && typeof v.content === "object" && !Array.isArray(v.content)) for (const t of Object.keys(v.content)) types.add(t);
+      for (const x of Object.values(v)) walk(x);
+    };
+    walk(doc.paths);
+    walk(doc.components);
+    // What Prism and client generators take for JSON: application/json or a +json suffix.
+    for (const t of types) assert.match(t, /^application\/(json|[^/]+\+json)$/, t);
+    assert.equal(doc["x-media-type-aliases"], Object.fromEntries(model.mediaTypes.map((m) => [m.alias, m.name])));
+    for (const m of model.mediaTypes) assert.not.ok(types.has(m.alias), m.alias);
+    assert.match(doc.info.description, /x-media-type-aliases/);
+  });
+
+  test(`${name}: one security scheme per credential the runtime reads, Bearer first, any one of them required`, () => {
     const schemes = doc.components.securitySchemes as Json;
-    assert.equal(Object.keys(schemes), [...model.service.auth.schemes]);
-    assert.equal(doc.security, model.service.auth.schemes.map((s) => ({ [s]: [] })));
-    for (const [s, def] of Object.entries(schemes)) {
-      assert.is(def.type, "http");
-      assert.is(def.scheme, s === "basic" ? "basic" : "bearer");
-      assert.ok(def.description.length > 0);
-    }
-    if (schemes.basic) assert.match(schemes.basic.description, /TLS only/);
-    if (schemes.oauth2) assert.match(schemes.oauth2.description, /OAuth 2\.0 access token/);
-    if (schemes.apiKey) assert.match(schemes.apiKey.description, /secret as the Bearer token/);
+    const enabled = model.service.auth.schemes;
+    // authenticate.ts: apiKey, bearer and oauth2 read a Bearer token; apiKey and basic read Basic credentials.
+    const bearer = enabled.some((s) => s === "apiKey" || s === "bearer" || s === "oauth2");
+    const basic = enabled.some((s) => s === "apiKey" || s === "basic");
+    const expected = [...(bearer ? ["bearer"] : []), ...(basic ? ["basic"] : [])];
+    assert.equal(Object.keys(schemes), expected);
+    assert.equal(doc.security, expected.map((s) => ({ [s]: [] })));
+    for (const [s, def] of Object.entries(schemes)) assert.equal({ type: def.type, scheme: def.scheme }, { type: "http", scheme: s });
+    if (basic) assert.match(schemes.basic.description, /Basic base64\(<key id>:<secret>\).*TLS only/);
+    if (bearer) assert.match(schemes.bearer.description, /Bearer <token>.*the secret of an API key/);
+    // oauth2 is the Bearer token it really is: no OAuth flows (the service has no token endpoint).
+    assert.not.ok(JSON.stringify(schemes).includes("tokenUrl"));
+    if (enabled.includes("oauth2")) assert.match(schemes.bearer.description, /OAuth 2\.0 client sends its access token the same way.*no token endpoint/);
+    else assert.not.match(schemes.bearer?.description ?? "", /OAuth/);
   });
 
   test(`${name}: the shared link schemas are components exactly when some $ref names them`, () => {
@@ -463,11 +506,11 @@ for (const { name, model, doc, file } of projects) {
       for (const [k, x] of Object.entries(v)) {
         if (!propertyMap) {
           assert.not.ok(k === "$schema" || k === "$id", `${where}/${k}`);
-          assert.ok(!k.startsWith("x-") || k === "x-error-codes", `${where}/${k}`);
+          assert.ok(!k.startsWith("x-") || k === "x-error-codes" || (where === "" && k === "x-media-type-aliases"), `${where}/${k}`);
           if (k === "$ref") assert.ok(typeof x === "string" && x.startsWith("#/") && at(doc, x) !== undefined, `${where}: ${String(x)}`);
         }
         // Values of these maps are named by the user (properties) or are data (examples, enum, default).
-        if (!propertyMap && (k === "value" || k === "example" || k === "enum" || k === "default" || k === "const" || k === "examples" && Array.isArray(x))) continue;
+        if (!propertyMap && (k === "value" || k === "example" || k === "enum" || k === "default" || k === "const" || k === "x-media-type-aliases" || k === "examples" && Array.isArray(x))) continue;
         walk(x, `${where}/${k}`, !propertyMap && (k === "properties" || k === "patternProperties" || k === "$defs"));
       }
     };
@@ -512,7 +555,7 @@ for (const { name, model, doc, file } of projects) {
       const request = shown(deref(doc, op.requestBody)?.content);
       if (source.exampleBody !== undefined && op.requestBody) assert.ok(request.length > 0 && request.every((v) => JSON.stringify(v) === JSON.stringify(source.exampleBody)), `${method} ${p} request example`);
       const answer = shown(deref(doc, op.responses[String(source.status)]).content);
-      if (source.exampleAnswer !== undefined) assert.ok(answer.length > 0 && answer.every((v) => JSON.stringify(v) === JSON.stringify(source.exampleAnswer)), `${method} ${p} answer example`);
+      if (source.exampleAnswer !== undefined && method !== "head") assert.ok(answer.length > 0 && answer.every((v) => JSON.stringify(v) === JSON.stringify(source.exampleAnswer)), `${method} ${p} answer example`);
     }
     // No two components of a kind are the same object, and every one is referred to.
     const text = JSON.stringify(doc);
@@ -580,7 +623,15 @@ async function conformance(model: Model, doc: Json): Promise<void> {
     const response = deref(doc, op.responses[String(res.statusCode)] ?? (res.statusCode >= 400 ? op.responses.default : undefined));
     assert.ok(response, `${where}: the status is documented`);
     if (res.statusCode === 204) return { res, body: undefined };
-    const type = String(res.headers["content-type"]).split(";")[0]!.trim();
+    if (method === "HEAD") {
+      assert.is(res.body, "", `${where}: no body`);
+      assert.is(response.content, undefined, `${where}: documented without a body`);
+      checked++;
+      return { res, body: undefined };
+    }
+    const answered = String(res.headers["content-type"]).split(";")[0]!.trim();
+    // An alias type is documented once, as the vendor type it stands for.
+    const type = (doc["x-media-type-aliases"] as Json)[answered] ?? answered;
     const media = response.content?.[type];
     assert.ok(media, `${where}: ${type} is documented`);
     const body: any = JSON.parse(res.body);
@@ -628,6 +679,11 @@ async function conformance(model: Model, doc: Json): Promise<void> {
       const all = ["id", "createdAt", "modifiedAt", ...r.fields.map((f) => f.name)].filter((n) => /^[A-Za-z0-9_$-]+$/.test(n));
       assert.is((await call("GET", one, id)).res.statusCode, 200);
       assert.is((await call("GET", one, id, { accept: r.mediaType })).res.headers["content-type"], r.mediaType);
+      const alias = model.mediaTypes.find((m) => m.name === r.mediaType)!.alias;
+      assert.is((await call("GET", one, id, { accept: alias })).res.headers["content-type"], alias);
+      assert.is((await call("HEAD", one, id)).res.statusCode, 200);
+      assert.is((await call("HEAD", `/${r.collection}`, undefined)).res.statusCode, 200);
+      assert.is((await call("HEAD", one, "0190b6c2-7d4e-7a10-8f3e-000000000000")).res.statusCode, 404);
       assert.is((await call("GET", one, id, { query: `fields=${all.join(",")}` })).res.statusCode, 200);
       assert.is((await call("GET", one, id, { query: "fields=id" })).res.statusCode, 200);
       if (links.length > 0) {
@@ -659,6 +715,7 @@ async function conformance(model: Model, doc: Json): Promise<void> {
       const op = doc.paths[`/${a.name}`][a.method.toLowerCase()];
       const query = new URLSearchParams((op.parameters ?? []).filter((p: Json) => p.example !== undefined).map((p: Json) => [p.name, String(p.example)])).toString();
       assert.is((await call(a.method, `/${a.name}`, undefined, { query })).res.statusCode, 501); // no handler in this app
+      if (a.method === "GET") assert.is((await call("HEAD", `/${a.name}`, undefined, { query })).res.statusCode, 501);
       if (a.params.some((p) => p.required)) assert.is((await call(a.method, `/${a.name}`, undefined)).res.statusCode, 400);
     }
 
