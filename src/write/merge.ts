@@ -39,7 +39,7 @@ export function mergePackageJson(current: string, emitted: string): string | und
   const theirs = JSON.parse(emitted) as Record<string, unknown>;
   // Only the keys that make the package work are merged; name, version, description stay the user's.
   const wanted: Record<string, unknown> = {};
-  for (const key of ["type", "exports", "scripts", "dependencies", "devDependencies", "allowScripts", "engines"]) {
+  for (const key of ["type", "exports", "scripts", "dependencies", "devDependencies", "allowScripts", "overrides", "engines"]) {
     if (key in theirs) wanted[key] = theirs[key];
   }
   const merged = addMissing(mine, wanted);
