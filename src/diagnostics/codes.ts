@@ -229,6 +229,30 @@ export const codes = {
     message: (a) => `x-inverse of "${a.name}" names "${a.inverse}", which is not a link from ${a.target} to this resource`,
     hint: () => "name a property of the target resource whose schema is a $ref to this resource",
   }),
+  "unknown-keyword": def<{ keyword: string; fix: string }>({
+    severity: "error",
+    title: "A resource's root has no x- keyword resourcery does not read",
+    message: (a) => `"${a.keyword}" is not a keyword resourcery reads at a resource's root: it is ignored, so what it says does not apply`,
+    hint: (a) => a.fix,
+  }),
+  "unknown-extension": def<{ keyword: string; where: string; fix: string }>({
+    severity: "warning",
+    title: "An x- keyword in a schema is one resourcery reads, or another tool's",
+    message: (a) => `resourcery does not read "${a.keyword}" here${a.where}: it is ignored`,
+    hint: (a) => a.fix,
+  }),
+  "unknown-format": def<{ format: string; where: string; fix: string }>({
+    severity: "warning",
+    title: "A format is one the service's validator or JSON Schema knows",
+    message: (a) => `format "${a.format}" is not one the service's validator knows${a.where}: values are not checked against it`,
+    hint: (a) => a.fix,
+  }),
+  "required-default": def<{ name: string; value: string }>({
+    severity: "warning",
+    title: "A required property has no default",
+    message: (a) => `property "${a.name}" is required, so its default ${a.value} never applies: every valid body carries it`,
+    hint: (a) => `to have the default apply, make "${a.name}" optional (remove it from "required"); else remove "default"`,
+  }),
 } as const;
 
 export type Code = keyof typeof codes;

@@ -1,0 +1,50 @@
+import { childPointer, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { report } from "../../diagnostics/report.js";
+import { defineRule } from "../rule.js";
+import { visitSchemas } from "../schema-sites.js";
+
+const isRecord = (v: unknown): v is Readonly<Record<string, unknown>> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The value as JSON, cut to 40 characters. */
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? "null";
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
+/**
+ * A `default` on a property its object requires can never apply: every valid instance carries the
+ * property, and the API description and the generated client demand it in every body. Either the
+ * property is optional with that default, or required without one. Found where written (resource
+ * roots, nested objects, shared definitions, action queries), and for a resource's required property
+ * whose default comes from the shared schema its $ref names, at that property.
+ */
+export const requiredDefault = defineRule({
+  codes: ["required-default"],
+  description: "no property is both required and given a default",
+  check: (model) => {
+    const out: Diagnostic[] = [];
+    const warn = (name: string, value: unknown, at: { file: string; pointer: string }) =>
+      out.push(report("required-default", at, { name, value: shortJson(value) }));
+    visitSchemas(model, (schema, at, viaRef) => {
+      if (viaRef || !Array.isArray(schema.required) || !isRecord(schema.properties)) return;
+      for (const name of new Set(schema.required)) {
+        if (typeof name !== "string" || !Object.hasOwn(schema.properties, name)) continue;
+        const property = schema.properties[name];
+        if (isRecord(property) && Object.hasOwn(property, "default")) {
+          warn(name, property.default, { file: at.file, pointer: childPointer(at.pointer, "properties", name, "default") });
+        }
+      }
+    });
+    // A required property whose default is not written on it but reached through its $ref.
+    for (const r of model.resources) {
+      const written = isRecord(r.schema) && isRecord(r.schema.properties) ? r.schema.properties : {};
+      for (const f of r.fields) {
+        const own = written[f.name];
+        if (!f.required || !isRecord(f.schema) || !Object.hasOwn(f.schema, "default")) continue;
+        if (isRecord(own) && Object.hasOwn(own, "default")) continue;
+        warn(f.name, f.schema.default, f.origin);
+      }
+    }
+    return out;
+  },
+});

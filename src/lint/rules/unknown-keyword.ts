@@ -1,0 +1,66 @@
+import { childPointer, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { report } from "../../diagnostics/report.js";
+import { defineRule } from "../rule.js";
+import { visitSchemas } from "../schema-sites.js";
+import { closest } from "../suggest.js";
+
+/**
+ * The `x-` keywords resourcery reads (CONTRACT §2, §6, §7, §11), by where they are written: at a
+ * resource's root, and in the schemas below it (a property, a link's items). `x-since` is both.
+ */
+export const ROOT_KEYWORDS = ["x-collection", "x-unique", "x-access", "x-owner", "x-id", "x-since"] as const;
+export const SCHEMA_KEYWORDS = ["x-inverse", "x-on-delete", "x-since", "x-until", "x-renamed", "x-max-bytes"] as const;
+
+const ROOT_PLACE = "a resource's root";
+const SCHEMA_PLACE = "a property";
+
+/** Written like an extension keyword: `x-…`, in any case, or `x_…`. */
+const looksLikeExtension = (key: string) => /^x[-_]/i.test(key);
+
+/**
+ * An `x-` keyword resourcery does not know is ignored by every output, so what it meant silently does
+ * not happen: a misspelt `x-access` at a resource's root leaves every action open to any caller, which
+ * is an error (`unknown-keyword`; the root belongs to resourcery: its keywords and JSON Schema's). In
+ * the schemas below it (properties, items, shared definitions, actions' query and response), `x-` is
+ * also how other tools' annotations are written (`"x-widget": "textarea"` for a form builder), which
+ * JSON Schema allows and resourcery keeps: there it is a warning (`unknown-extension`), with "did you
+ * mean" when it is a near miss of one of resourcery's keywords.
+ */
+export const unknownKeyword = defineRule({
+  codes: ["unknown-keyword", "unknown-extension"],
+  description: "every x- keyword is one resourcery reads, in the place it reads it",
+  check: (model) => {
+    const out: Diagnostic[] = [];
+    const roots = new Set(model.resources.map((r) => `${r.origin.file}#${r.origin.pointer}`));
+    const reported = new Set<string>();
+    visitSchemas(model, (schema, at, viaRef) => {
+      const atRoot = !viaRef && roots.has(`${at.file}#${at.pointer}`);
+      for (const keyword of Object.keys(schema)) {
+        if (!looksLikeExtension(keyword) || (viaRef && reported.has(keyword))) continue;
+        const fix = fixFor(keyword, atRoot);
+        if (fix === undefined) continue;
+        const where = viaRef ? at : { file: at.file, pointer: childPointer(at.pointer, keyword), kind: "key" as const };
+        if (atRoot) out.push(report("unknown-keyword", where, { keyword, fix }));
+        else out.push(report("unknown-extension", where, { keyword, where: viaRef ? " (reached through a $ref)" : "", fix }));
+        reported.add(keyword);
+      }
+    });
+    return out;
+  },
+});
+
+/** The hint for `keyword` where it is written, or undefined when resourcery reads it there. */
+export function fixFor(keyword: string, atRoot: boolean): string | undefined {
+  const [here, there] = atRoot ? [ROOT_KEYWORDS, SCHEMA_KEYWORDS] : [SCHEMA_KEYWORDS, ROOT_KEYWORDS];
+  const [herePlace, therePlace] = atRoot ? [ROOT_PLACE, SCHEMA_PLACE] : [SCHEMA_PLACE, ROOT_PLACE];
+  if ((here as readonly string[]).includes(keyword)) return undefined;
+  const list = `resourcery reads ${here.join(", ")} at ${herePlace}`;
+  if ((there as readonly string[]).includes(keyword)) return `"${keyword}" is read at ${therePlace} only: move it there`;
+  const near = closest(keyword, here);
+  if (near !== undefined) return `did you mean "${near}"? ${list}`;
+  const elsewhere = closest(keyword, there);
+  if (elsewhere !== undefined) return `did you mean "${elsewhere}"? it is read at ${therePlace} only; ${list}`;
+  return atRoot
+    ? `remove it or correct it: ${list}`
+    : `${list}; if "${keyword}" is an annotation for another tool, leave it: resourcery ignores it`;
+}
