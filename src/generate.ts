@@ -9,7 +9,8 @@ import { hasErrors } from "./diagnostics/diagnostic.js";
 import type { CheckOptions } from "./load/limits.js";
 import type { CheckResult } from "./pipeline.js";
 import type { Orphans } from "./emit/types.js";
-import { pascalCase, singularize } from "./model/names.js";
+import { pascalCase, resourceTypeNames, singularize } from "./model/names.js";
+import type { Model } from "./model/types.js";
 import { mark } from "./timing.js";
 import { generatorId, inputsHash, relativeSources, upToDate } from "./write/inputs.js";
 import { outErrorOf } from "./write/out-error.js";
@@ -37,22 +38,38 @@ export interface GenerateResult {
   readonly written: boolean;
 }
 
-/** The type names the kept user files of removed resources and actions import. */
-function orphanTypes(plan: Plan): Orphans {
+/** The type names the kept user files of removed resources and actions import, unless the model still defines them. */
+function orphanTypes(plan: Plan, out: string, model: Model): Orphans {
+  const defined = new Set([
+    ...model.resources.flatMap((r) => resourceTypeNames(r.name)),
+    ...model.actions.flatMap((a) => [`${a.typeName}Params`, `${a.typeName}Result`]),
+  ]);
   const types: { name: string; file: string }[] = [];
   for (const step of plan.steps) {
     if (step.kind !== "orphan") continue;
     const hook = /^src\/hooks\/([^/]+)\.ts$/.exec(step.path);
     const action = /^src\/actions\/([^/]+)\.ts$/.exec(step.path);
     if (hook) {
-      const type = pascalCase(singularize(hook[1]!));
+      // The resource's type was named by its title or its collection's singular: the file says which.
+      const type = hookType(path.join(out, step.path)) ?? pascalCase(singularize(hook[1]!));
       types.push({ name: type, file: step.path }, { name: `${type}Input`, file: step.path });
     } else if (action) {
       const type = pascalCase(action[1]!);
       types.push({ name: `${type}Params`, file: step.path }, { name: `${type}Result`, file: step.path });
     }
   }
-  return { types };
+  return { types: types.filter((t) => !defined.has(t.name)) };
+}
+
+/** The type a kept hook file imports as `import type { T, TInput } from "../generated/types.js"`, if it still does. */
+function hookType(file: string): string | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8").slice(0, 65_536);
+  } catch {
+    return undefined;
+  }
+  return /import\s+type\s*\{\s*([A-Za-z_$][\w$]*)\s*,\s*\1Input\s*\}\s*from\s*["']\.\.\/generated\/types\.js["']/.exec(text)?.[1];
 }
 
 /**
@@ -138,7 +155,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
       let files = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage) : await emitService(model);
       mark("emitted");
       let plan = planWrite(out, files, previous, options.force ?? false);
-      const orphans = orphanTypes(plan);
+      const orphans = orphanTypes(plan, out, model);
       if (orphans.types.length > 0 && !options.clientOnly) {
         // Hook and action files of removed resources and actions are kept: their type names stay defined.
         files = await emitService(model, orphans);

@@ -13,7 +13,7 @@ import { RefResolver } from "../load/resolve-refs.js";
 import { BUILTIN_ERRORS } from "./builtin-errors.js";
 import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./build-schema.js";
 import { mediaSubject, vendorMediaType } from "./media-types.js";
-import { camelCase, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, singularize, words } from "./names.js";
+import { camelCase, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, words } from "./names.js";
 import type {
   Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, Param, Resource, SchemaRoot, Service,
 } from "./types.js";
@@ -116,7 +116,8 @@ function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTyp
   const file = doc.file;
   reader.checkRefs(raw, file, "");
   const collection = String(raw["x-collection"]);
-  const name = singularize(collection);
+  // The singular (type name, instance media type): the title when it is a short noun, else by the inflection library.
+  const name = resourceName(collection, typeof raw.title === "string" ? raw.title : undefined);
   const required = Array.isArray(raw.required) ? raw.required.filter((r): r is string => typeof r === "string") : [];
   const props = isObject(raw.properties) ? raw.properties : {};
   const budget = reader.budget(`resource "${collection}"`);

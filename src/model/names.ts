@@ -2,6 +2,7 @@
  * Every identifier decided once: casing, singular/plural forms, verb detection and safe property keys.
  * Emitters read the results from the model and never re-case strings themselves.
  */
+import inflection from "pluralize";
 
 /** Verbs that mark a name as an action rather than a resource (R2, E2). */
 export const VERBS: readonly string[] = [
@@ -16,28 +17,6 @@ export const VERBS: readonly string[] = [
 ];
 
 const VERB_SET = new Set(VERBS);
-
-/** Plural nouns that do not end in "s" and singulars that do. */
-const IRREGULAR: Readonly<Record<string, string>> = {
-  person: "people", child: "children", man: "men", woman: "women", mouse: "mice", goose: "geese",
-  foot: "feet", tooth: "teeth", datum: "data", medium: "media", criterion: "criteria",
-  index: "indices", matrix: "matrices", vertex: "vertices", analysis: "analyses", ox: "oxen",
-};
-const IRREGULAR_PLURALS: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(IRREGULAR).map(([s, p]) => [p, s]),
-);
-/** A word's entry in one of the tables above: own keys only, so "constructor" is not found on the prototype. */
-function lookup(table: Readonly<Record<string, string>>, word: string): string | undefined {
-  return Object.prototype.hasOwnProperty.call(table, word) ? table[word] : undefined;
-}
-/** Singular nouns that end in "s" (their plural adds "es"). */
-const S_SINGULARS = new Set([
-  "alias", "atlas", "bias", "bonus", "bus", "campus", "canvas", "census", "corpus", "focus", "gas", "genus",
-  "iris", "lens", "nexus", "plus", "minus", "octopus", "prospectus", "radius", "status", "syllabus", "thesaurus", "virus",
-]);
-
-/** Nouns whose singular and plural are the same. */
-const INVARIANT = new Set(["series", "species", "news", "sheep", "fish", "deer", "information", "equipment", "metadata", "settings", "status"]);
 
 /** Splits camelCase, PascalCase, snake_case and kebab-case into lower-case words. */
 export function words(name: string): string[] {
@@ -62,49 +41,85 @@ export function pascalCase(name: string): string {
   return c.charAt(0).toUpperCase() + c.slice(1);
 }
 
-/** Applies `fn` to the last word of a camelCase name, keeping the rest and the casing. */
+/**
+ * Applies `fn` to the last word of a camelCase name, keeping the rest and the casing. Digits after the
+ * word are a suffix, not part of the noun: `fn` sees "tickets" in "tickets2", which keeps its 2.
+ */
 function mapLastWord(name: string, fn: (word: string) => string): string {
-  const m = /^(.*?)([A-Z]?[a-z0-9]+)$/.exec(name);
-  if (!m) return fn(name.toLowerCase());
-  const [, prefix = "", last = ""] = m;
+  const m = /^(.*?)([A-Z]?[a-z]*)([0-9]*)$/.exec(name);
+  const [, prefix = "", last = "", digits = ""] = m ?? [];
+  if (!m || last === "") return name;
   const mapped = fn(last.toLowerCase());
   const upper = last.charAt(0) !== last.charAt(0).toLowerCase();
-  return prefix + (upper ? mapped.charAt(0).toUpperCase() + mapped.slice(1) : mapped);
+  return prefix + (upper ? mapped.charAt(0).toUpperCase() + mapped.slice(1) : mapped) + digits;
 }
 
-/** Plural of an English noun (the last word of a camelCase name). @example pluralize("directory") === "directories" */
+/** The last word of a name, without the digits after it. @example lastNoun("userAccounts2") === "accounts" */
+function lastNoun(name: string): string {
+  return (words(name).at(-1) ?? "").replace(/[0-9]+$/, "");
+}
+
+/**
+ * Plural of an English noun (the last word of a camelCase name), by the pluralize library.
+ * @example pluralize("directory") === "directories"; pluralize("shelf") === "shelves"
+ */
 export function pluralize(name: string): string {
-  return mapLastWord(name, (w) => {
-    if (INVARIANT.has(w) || lookup(IRREGULAR_PLURALS, w)) return w;
-    const plural = lookup(IRREGULAR, w);
-    if (plural) return plural;
-    if (/(s|x|z|ch|sh)$/.test(w)) return w + "es";
-    if (/[^aeiou]y$/.test(w)) return w.slice(0, -1) + "ies";
-    return w + "s";
-  });
+  return mapLastWord(name, (w) => inflection.plural(w));
 }
 
-/** Singular of an English plural noun. @example singularize("directories") === "directory" */
+/**
+ * Singular of an English plural noun (the last word of a camelCase name), by the pluralize library.
+ * @example singularize("movies") === "movie"; singularize("shelves") === "shelf"
+ */
 export function singularize(name: string): string {
-  return mapLastWord(name, (w) => {
-    if (INVARIANT.has(w) || lookup(IRREGULAR, w)) return w;
-    const singular = lookup(IRREGULAR_PLURALS, w);
-    if (singular) return singular;
-    if (/[^aeiou]ies$/.test(w)) return w.slice(0, -3) + "y";
-    // "statuses", "buses", "aliases": singulars ending in -s take -es; other "-ses" are "-se" nouns ("houses", "excuses").
-    if (/(ss|x|z|ch|sh)es$/.test(w) || (w.endsWith("ses") && S_SINGULARS.has(w.slice(0, -2)))) return w.slice(0, -2);
-    if (/(us|ss|is)$/.test(w)) return w;
-    if (/s$/.test(w)) return w.slice(0, -1);
-    return w;
-  });
+  return mapLastWord(name, (w) => inflection.singular(w));
 }
 
-/** True when the last word of a name reads as a plural noun. */
+/** True when the last word of a name reads as a plural noun (by the pluralize library). */
 export function isPlural(name: string): boolean {
-  const last = words(name).at(-1) ?? "";
-  if (INVARIANT.has(last) || lookup(IRREGULAR_PLURALS, last)) return true;
-  if (lookup(IRREGULAR, last)) return false;
-  return /s$/.test(last) && !/(ss|us|is)$/.test(last);
+  const last = lastNoun(name);
+  return last !== "" && inflection.isPlural(last);
+}
+
+/**
+ * Type names the generated client and types modules declare or import themselves (client/index.ts,
+ * client/types.ts, client/select.ts, client/runtime.ts): a resource or action type of the same name
+ * would be declared twice, or conflict with an import (name-collision reports it).
+ */
+export const CLIENT_TYPE_NAMES: ReadonlySet<string> = new Set([
+  "ApiError", "Auth", "CallOptions", "Checked", "Client", "ClientOptions", "Collection", "CollectionLink", "ErrorBody", "ErrorCode",
+  "Expanded", "GetOptions", "Link", "LinkInput", "MergePatch", "Meta", "Page", "ReadOptions", "Registry", "RetryOptions", "Sel",
+  "Selected", "ServerFields", "Types",
+]);
+
+/** The types a resource named `name` declares in the client. */
+export function resourceTypeNames(name: string): string[] {
+  const t = pascalCase(name);
+  return [t, `${t}Input`, `${t}Fields`, `${t}Api`];
+}
+
+/** A title of one to three words of ASCII letters and digits, the first a letter: a noun, not a sentence. */
+const NOUN_TITLE = /^[A-Za-z][A-Za-z0-9]*(?:[ _-][A-Za-z0-9]+)*$/;
+
+/**
+ * The singular name of a resource: its `title` camel-cased when the title is a short noun (one to three
+ * words of ASCII letters and digits: "Movie" → "movie", "Library book" → "libraryBook") that is not just
+ * the collection's name again ("Movies" for movies) and whose types the client does not declare itself
+ * (a "Link" of weblinks); else the singular of its collection.
+ * @example resourceName("shelves", undefined) === "shelf"; resourceName("books", "Library book") === "libraryBook"
+ */
+export function resourceName(collection: string, title: string | undefined): string {
+  const t = title?.trim() ?? "";
+  const fromTitle = camelCase(t);
+  const usable =
+    NOUN_TITLE.test(t) &&
+    words(t).length <= 3 &&
+    isCamelName(fromTitle) &&
+    !OBJECT_MEMBERS.has(fromTitle) &&
+    !FORBIDDEN_NAMES.has(fromTitle) &&
+    fromTitle.toLowerCase() !== collection.toLowerCase() &&
+    !resourceTypeNames(fromTitle).some((t) => CLIENT_TYPE_NAMES.has(t));
+  return usable ? fromTitle : singularize(collection);
 }
 
 /** The verb a camelCase name starts with, if any. @example leadingVerb("getAccount") === "get" */

@@ -1,20 +1,9 @@
 import { childPointer, tokensOf, type Diagnostic, type Target } from "../../diagnostics/diagnostic.js";
 import { report } from "../../diagnostics/report.js";
 import { mediaSubject, vendorMediaType } from "../../model/media-types.js";
-import { FORBIDDEN_NAMES, handlerIdentifier, OBJECT_MEMBERS } from "../../model/names.js";
+import { CLIENT_TYPE_NAMES, FORBIDDEN_NAMES, handlerIdentifier, OBJECT_MEMBERS } from "../../model/names.js";
 import type { Model } from "../../model/types.js";
 import { defineRule } from "../rule.js";
-
-/**
- * Type names the generated client and types modules declare or import themselves (client/index.ts,
- * client/types.ts, client/select.ts, client/runtime.ts): a resource or action type of the same name
- * would be declared twice, or conflict with an import.
- */
-export const CLIENT_TYPE_NAMES: ReadonlySet<string> = new Set([
-  "ApiError", "Auth", "CallOptions", "Checked", "Client", "ClientOptions", "Collection", "CollectionLink", "ErrorBody", "ErrorCode",
-  "Expanded", "GetOptions", "Link", "LinkInput", "MergePatch", "Meta", "Page", "ReadOptions", "Registry", "RetryOptions", "Sel",
-  "Selected", "ServerFields", "Types",
-]);
 
 /** What is named, where it is written, and how to say it in a message. */
 interface Named {

@@ -1,7 +1,7 @@
 /** The name helpers the lint rules decide with (src/model/names.ts), each with exact expectations. */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { camelCase, isPlural, leadingVerb, nounFix, pluralize, singularize, unsafeReason } from "../../../src/model/names.js";
+import { camelCase, isPlural, leadingVerb, nounFix, pluralize, resourceName, singularize, unsafeReason } from "../../../src/model/names.js";
 
 /** Applies `fn` to every key of `cases` and compares the results with the values, all at once. */
 function table<T>(fn: (name: string) => T, cases: Record<string, T>): void {
@@ -30,6 +30,13 @@ test("pluralize: regular, -y, sibilant, irregular and invariant nouns; only the 
     fish: "fish",
     userAccount: "userAccounts",
     BookCopy: "BookCopies",
+    movie: "movies",
+    shelf: "shelves",
+    leaf: "leaves",
+    hero: "heroes",
+    // Digits after the noun are a suffix: the noun is pluralized, not the number.
+    ticket2: "tickets2",
+    bookCopy2: "bookCopies2",
     // Not found on Object.prototype by the irregular-noun tables.
     constructor: "constructors",
   });
@@ -56,6 +63,11 @@ test("singularize: the inverse of pluralize, and leaves singulars alone", () => 
     series: "series",
     news: "news",
     userAccounts: "userAccount",
+    movies: "movie",
+    shelves: "shelf",
+    wolves: "wolf",
+    quizzes: "quiz",
+    tickets2: "ticket2",
     address: "address",
     bus: "bus",
     analysis: "analysis",
@@ -74,7 +86,14 @@ test("isPlural: judges the last word of a camelCase name", () => {
     analyses: true,
     series: true,
     news: true,
+    movies: true,
+    shelves: true,
+    indices: true,
+    tickets2: true,
     book: false,
+    movie: false,
+    shelf: false,
+    ticket2: false,
     person: false,
     datum: false,
     analysis: false,
@@ -85,6 +104,61 @@ test("isPlural: judges the last word of a camelCase name", () => {
     constructor: false,
     "": false,
   });
+});
+
+test("resourceName: a short noun title camel-cased, else the collection's singular", () => {
+  const named = (collection: string, title?: string) => resourceName(collection, title);
+  assert.equal(
+    {
+      movies: named("movies"),
+      shelves: named("shelves"),
+      people: named("people"),
+      indices: named("indices"),
+      series: named("series"),
+      tickets2: named("tickets2"),
+      Movie: named("movies", "Movie"),
+      "Library book": named("books", "Library book"),
+      "  Library-book  ": named("books", "  Library-book  "),
+      LibraryBook: named("books", "LibraryBook"),
+      Cache: named("caches", "Cache"),
+      // The collection's own name again says nothing about the singular.
+      Movies: named("movies", "Movies"),
+      // A sentence, a title in other characters, or one that would not be a safe name: the library decides.
+      sentence: named("movies", "A film shown in our cinema"),
+      accents: named("cafes", "Café"),
+      punctuation: named("movies", "Movie (feature)"),
+      digitFirst: named("movies", "3D movie"),
+      prototype: named("things", "Constructor"),
+      member: named("things", "to string"),
+      // A type the client declares itself (Link, LinkInput): the collection's singular instead.
+      clientType: named("weblinks", "Link"),
+      clientInput: named("weblinks", "Link input"),
+      empty: named("movies", ""),
+    },
+    {
+      movies: "movie",
+      shelves: "shelf",
+      people: "person",
+      indices: "index",
+      series: "series",
+      tickets2: "ticket2",
+      Movie: "movie",
+      "Library book": "libraryBook",
+      "  Library-book  ": "libraryBook",
+      LibraryBook: "libraryBook",
+      Cache: "cache",
+      Movies: "movie",
+      sentence: "movie",
+      accents: "cafe",
+      punctuation: "movie",
+      digitFirst: "movie",
+      prototype: "thing",
+      member: "thing",
+      clientType: "weblink",
+      clientInput: "weblink",
+      empty: "movie",
+    },
+  );
 });
 
 test("leadingVerb: the first word when it is a verb, else undefined", () => {

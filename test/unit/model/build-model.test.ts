@@ -92,4 +92,25 @@ test("the model is plain JSON data", () => {
   assert.ok(library.sources.some((s) => s.endsWith("common.json")), "files read through $ref are sources too");
 });
 
+
+test("a resource's singular: its short noun title, else the inflection library; type names and media types use it", () => {
+  const result = checkProject(path.join(repoRoot, "test", "fixtures", "check", "clean-irregular-nouns"));
+  assert.equal(result.diagnostics, []);
+  const names = result.model!.resources.map((r) => [r.collection, r.name, r.typeName, r.mediaType]);
+  assert.equal(names, [
+    ["analyses", "analysis", "Analysis", "application/vnd.acme-people.v3.analysis+json"],
+    // The library alone reads "caches" as the plural of "cach": the title "Cache" names it.
+    ["caches", "cache", "Cache", "application/vnd.acme-people.v3.cache+json"],
+    ["holdings", "libraryBook", "LibraryBook", "application/vnd.acme-people.v3.library-book+json"],
+    ["indices", "index", "Index", "application/vnd.acme-people.v3.index+json"],
+    ["movies", "movie", "Movie", "application/vnd.acme-people.v3.movie+json"],
+    // A sentence for a title names nothing: the collection's singular.
+    ["notes", "note", "Note", "application/vnd.acme-people.v3.note+json"],
+    ["people", "person", "Person", "application/vnd.acme-people.v3.person+json"],
+    ["series", "series", "Series", "application/vnd.acme-people.v3.series+json"],
+    ["shelves", "shelf", "Shelf", "application/vnd.acme-people.v3.shelf+json"],
+    ["tickets2", "ticket2", "Ticket2", "application/vnd.acme-people.v3.ticket2+json"],
+  ]);
+});
+
 test.run();
