@@ -1,5 +1,6 @@
 /** Emits src/generated/spec.ts: the service description the runtime serves from. */
-import type { Field, Model, Resource } from "../model/types.js";
+import { isObject, kindOf } from "../model/build-schema.js";
+import type { Field, FieldKind, JsonSchema, Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, jsValue } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
@@ -75,6 +76,7 @@ export function specOf(model: Model): Record<string, unknown> {
         kind: f.kind,
         ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}) } } : {}),
         ...(isWriteOnly(f) ? { writeOnly: true } : {}),
+        ...propertiesOf(f.kind, f.schema),
       })),
       required: r.required,
       unique: r.unique,
@@ -86,6 +88,20 @@ export function specOf(model: Model): Record<string, unknown> {
     })),
     actions: model.actions.map((a) => ({ name: a.name, method: a.method, query: a.query, roles: a.roles, mediaType: a.mediaType })),
   };
+}
+
+/**
+ * `{ properties }` of a plain object with declared properties (each with its kind, nested objects with
+ * theirs), so `fields=address(city)` can select inside it; `{}` for anything else.
+ */
+function propertiesOf(kind: FieldKind, schema: JsonSchema, depth = 2): Record<string, unknown> {
+  // A selection has at most 8 levels (MAX_SELECTION_DEPTH in the runtime): deeper properties cannot be named.
+  if (kind !== "object" || depth > 8 || !isObject(schema) || !isObject(schema.properties)) return {};
+  const properties = Object.entries(schema.properties).map(([name, sub]) => {
+    const subKind = kindOf(sub as JsonSchema);
+    return { name, kind: subKind, ...propertiesOf(subKind, sub as JsonSchema, depth + 1) };
+  });
+  return { properties };
 }
 
 /** src/generated/spec.ts */

@@ -1,7 +1,8 @@
 /**
  * Typed selections: the type of a representation after `fields` and `expand`, computed from the
  * selection strings at compile time. `fields: ["title", "author(name)"]` gives { meta, title,
- * author: { meta, name } }; a name that is not a field is a compile error.
+ * author: { meta, name } }, `fields: ["address(city)"]` { meta, address: { city } } (inside a plain
+ * object its declared properties); a name that is not a field is a compile error.
  */
 
 /** The meta object of every representation and link. */
@@ -113,9 +114,50 @@ type ValidItem<R extends Registry, C, Item, Mode extends "fields" | "expand"> = 
       ? true
       : HeadOf<Item> extends LinkNames<R, C>
         ? IsValid<R, TargetOf<R, C, HeadOf<Item>>, [InnerOf<Item>], Mode>
-        : false
+        : Mode extends "fields"
+          ? HeadOf<Item> extends keyof Shape<R, C>["fields"]
+            ? ValidInside<Shape<R, C>["fields"][HeadOf<Item>], InnerOf<Item>>
+            : false
+          : false
     : false
   : false;
+
+/** The declared keys of an object type (an index signature such as `[k: string]: unknown` names none). */
+type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : symbol extends K ? never : K]: 0 };
+
+/** The plain object a field's value is (null, undefined, arrays and scalars left out); never when it is none. */
+type ObjectOf<V> = Exclude<NonNullable<V>, readonly unknown[]> extends infer O ? (O extends object ? O : never) : never;
+
+/** True when the selection list `Inner` names declared properties of the plain object a value `V` is, recursively. */
+type ValidInside<V, Inner extends string> = [ObjectOf<V>] extends [never] ? false : IsValidObject<ObjectOf<V>, [Inner]>;
+
+type IsValidObject<T, L extends readonly string[]> =
+  Items<L> extends infer Its extends string[]
+    ? { [I in keyof Its]: ValidObjectItem<T, Its[I]> }[number] extends true
+      ? true
+      : false
+    : false;
+
+type ValidObjectItem<T, Item> = Item extends string
+  ? HeadOf<Item> extends KnownKeys<T>
+    ? [InnerOf<Item>] extends [never]
+      ? true
+      : ValidInside<T[HeadOf<Item> & keyof T], InnerOf<Item>>
+    : false
+  : false;
+
+/** A plain object value `V` with only the properties the selection items `L` name (null and undefined kept as they are). */
+type SelectedObject<V, L extends readonly string[]> = V extends null | undefined
+  ? V
+  : V extends readonly unknown[]
+    ? V
+    : V extends object
+      ? Simplify<{
+          [P in HeadsOf<L> & KnownKeys<V>]: [InnerFor<L, P & string>] extends [never]
+            ? V[P & keyof V]
+            : SelectedObject<V[P & keyof V], Items<[InnerFor<L, P & string>]>>;
+        }>
+      : V;
 
 type TargetOf<R extends Registry, C, N> = N extends keyof Shape<R, C>["links"]
   ? Shape<R, C>["links"][N] extends { target: infer T } ? T : never
@@ -172,6 +214,8 @@ type SelectFields<R extends Registry, C, F extends readonly string[], E extends 
           ? CollectionValue<R, C, K, E>
           : Page<Selected<R, TargetOf<R, C, K>, [InnerFor<F, K>], InnerList<E, K & string>>>
         : K extends keyof Shape<R, C>["fields"]
-          ? Shape<R, C>["fields"][K]
+          ? [InnerFor<F, K>] extends [never]
+            ? Shape<R, C>["fields"][K]
+            : SelectedObject<Shape<R, C>["fields"][K], Items<[InnerFor<F, K>]>>
           : never;
 };

@@ -81,13 +81,13 @@ export async function representInstance(ctx: RepresentContext, resource: Resourc
  */
 export function representNow(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, expand: Selection = EMPTY_SELECTION, fields?: Selection): Json | Promise<Json> {
   if (isEmptySelection(expand)) return representPlain(ctx, resource, record, fields);
-  return andThen(build(ctx, resource, record, expand, new ExpandBudget(ctx)), (full) => (fields ? pick(full, fields) : full));
+  return andThen(build(ctx, resource, record, expand, new ExpandBudget(ctx)), (full) => (fields ? pick(full, fields, resource, ctx.resources) : full));
 }
 
 /** The representation of one instance with nothing to expand, then `fields`: synchronous, it needs nothing from the store. */
 export function representPlain(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord, fields?: Selection): Json {
   const full = buildPlain(ctx, resource, record);
-  return fields ? pick(full, fields) : full;
+  return fields ? pick(full, fields, resource, ctx.resources) : full;
 }
 
 /** A page of a collection: { meta, offset, limit, size, items }. */
@@ -107,7 +107,7 @@ export async function representPage(
     const budget = new ExpandBudget(ctx); // one for the whole page: it bounds the response
     for (const record of page.items) {
       const full = await build(ctx, resource, record, expand, budget);
-      items.push(fields ? pick(full, fields) : full);
+      items.push(fields ? pick(full, fields, resource, ctx.resources) : full);
     }
   }
   return { meta: { href: at.href, mediaType: resource.collectionMediaType }, offset: at.offset, limit: at.limit, size: page.size, items };
@@ -189,21 +189,35 @@ function canRead(caller: Caller, resource: ResourceSpec): boolean {
   return allowed === undefined || isAdmin(caller, resource) || caller.roles.some((r) => allowed.includes(r));
 }
 
-/** Keeps `meta` and the selected fields; a nested selection applies inside an expanded link or page. */
-export function pick(value: Json, fields: Selection): Json {
+/**
+ * Keeps `meta` and the selected fields of a representation of `resource`; a nested selection applies
+ * inside an expanded link or page (to the target's fields) and inside a plain object (to its properties).
+ */
+export function pick(value: Json, fields: Selection, resource: ResourceSpec, resources: ReadonlyMap<string, ResourceSpec>): Json {
   const out: Json = { meta: value.meta };
+  pickInto(out, value, fields, resource.fields, resources);
+  return out;
+}
+
+/** Copies the selected own keys of `value` (never `meta`) into `out`, selecting inside by `declared`. */
+function pickInto(out: Json, value: Json, fields: Selection, declared: readonly FieldSpec[], resources: ReadonlyMap<string, ResourceSpec>): void {
   for (const name of Object.keys(fields)) {
     if (!Object.prototype.hasOwnProperty.call(value, name) || name === "meta") continue;
     const v = value[name];
     const nested = fields[name]!;
-    if (Object.keys(nested).length > 0 && v !== null && typeof v === "object") {
-      const inner = v as Json;
-      out[name] = Array.isArray(inner.items)
-        ? { ...inner, items: (inner.items as Json[]).map((item) => pick(item, nested)) }
-        : pick(inner, nested);
-    } else {
+    const field = declared.find((f) => f.name === name);
+    if (isEmptySelection(nested) || v === null || typeof v !== "object" || Array.isArray(v) || field === undefined) {
       out[name] = v;
+    } else if (field.link !== undefined) {
+      const target = resources.get(field.link.target);
+      const inner = v as Json;
+      if (target === undefined) out[name] = inner;
+      else if (Array.isArray(inner.items)) out[name] = { ...inner, items: (inner.items as Json[]).map((item) => pick(item, nested, target, resources)) };
+      else out[name] = pick(inner, nested, target, resources);
+    } else {
+      const inner: Json = {};
+      pickInto(inner, v as Json, nested, field.properties ?? [], resources);
+      out[name] = inner;
     }
   }
-  return out;
 }

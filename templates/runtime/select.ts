@@ -52,6 +52,7 @@ export function parseSelection(expr: string): ParseSelectionResult {
 
 /**
  * Checks every name of a selection against the resource (fields mode: its fields and the server's; expand mode: its links), returning the first unknown name, dotted when nested.
+ * Inside a link the names are the target's; inside a plain object (fields mode) its declared properties.
  * A writeOnly property is never returned, so it is unknown here too.
  * @example checkSelection({ author: { nme: {} } }, books, resources, "fields") → { ok: false, name: "author.nme" }
  */
@@ -149,7 +150,7 @@ class SelectionParser {
 
   private invalid(): never {
     const char = String.fromCodePoint(this.text.codePointAt(this.pos)!);
-    const hint = char === "." ? ': select inside a link with "name(subfield)"' : "";
+    const hint = char === "." ? ': select inside a link or an object with "name(subfield)"' : "";
     this.fail(`invalid character ${JSON.stringify(char)} at character ${this.pos + 1}${hint}`);
   }
 
@@ -194,19 +195,37 @@ function firstUnknown(
   mode: "fields" | "expand",
   prefix: string,
 ): string | undefined {
-  const fields = new Map(resource.fields.filter((f) => !f.writeOnly).map((f) => [f.name, f]));
+  return firstUnknownIn(tree, resource.fields, true, resources, mode, prefix);
+}
+
+/** firstUnknown among `declared` (a resource's fields, with the server's when `server`, or a plain object's properties). */
+function firstUnknownIn(
+  tree: Selection,
+  declared: readonly FieldSpec[],
+  server: boolean,
+  resources: ReadonlyMap<string, ResourceSpec>,
+  mode: "fields" | "expand",
+  prefix: string,
+): string | undefined {
+  const fields = new Map(declared.filter((f) => !f.writeOnly).map((f) => [f.name, f]));
   for (const name of Object.keys(tree)) {
     const path = prefix + name;
     const field = fields.get(name);
-    const known = mode === "expand" ? isLink(field) : field !== undefined || SERVER_FIELDS.has(name);
+    const known = mode === "expand" ? isLink(field) : field !== undefined || (server && SERVER_FIELDS.has(name));
     if (!known) return path;
     const inner = tree[name]!;
     const nested = Object.keys(inner);
     if (nested.length === 0) continue;
-    // Only a link has names inside it; for anything else the first nested name is the unknown one.
+    // A link has the names of its target inside it, a plain object (in fields) its declared properties;
+    // for anything else the first nested name is the unknown one.
+    if (mode === "fields" && field?.kind === "object" && field.properties !== undefined) {
+      const unknown = firstUnknownIn(inner, field.properties, false, resources, mode, `${path}.`);
+      if (unknown !== undefined) return unknown;
+      continue;
+    }
     const target = isLink(field) && field?.link !== undefined ? resources.get(field.link.target) : undefined;
     if (target === undefined) return `${path}.${nested[0]}`;
-    const unknown = firstUnknown(inner, target, resources, mode, `${path}.`);
+    const unknown = firstUnknownIn(inner, target.fields, true, resources, mode, `${path}.`);
     if (unknown !== undefined) return unknown;
   }
   return undefined;

@@ -59,6 +59,8 @@ export interface FieldSpec {
   };
   /** Declared `"writeOnly": true` (a password, a secret): accepted in bodies, never in a representation. */
   readonly writeOnly?: boolean;
+  /** For a plain object with declared properties: those properties (`fields=address(city)` selects among them). */
+  readonly properties?: readonly FieldSpec[];
 }
 
 export interface ActionSpec {

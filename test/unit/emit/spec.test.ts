@@ -50,4 +50,42 @@ test("a writeOnly property, scalar or link, is marked writeOnly in the spec; the
   }
 });
 
+test("a plain object's declared properties are in the spec, nested ones with theirs, so fields can select inside it", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rsc-spec-"));
+  try {
+    fs.mkdirSync(path.join(dir, "resources"));
+    const write = (file: string, value: unknown) => fs.writeFileSync(path.join(dir, file), JSON.stringify(value, null, 2));
+    write("service.json", {
+      name: "people-service",
+      title: "People",
+      vendor: "acme",
+      version: 1,
+      baseUrl: "http://localhost:3000/v1",
+      errorDocsUrl: "http://localhost:3000/docs/errors",
+      resources: ["resources/person.json"],
+      auth: { schemes: ["bearer"] },
+    });
+    write("resources/person.json", {
+      title: "Person",
+      type: "object",
+      "x-collection": "people",
+      properties: {
+        name: { type: "string" },
+        address: { type: "object", properties: { city: { type: "string" }, geo: { type: "object", properties: { lat: { type: "number" } } } } },
+        extra: { type: "object" },
+      },
+    });
+    const { model, diagnostics } = checkProject(dir);
+    assert.ok(model, JSON.stringify(diagnostics));
+    const resources = specOf(model!).resources as { fields: unknown[] }[];
+    assert.equal(resources[0]!.fields, [
+      { name: "address", kind: "object", properties: [{ name: "city", kind: "string" }, { name: "geo", kind: "object", properties: [{ name: "lat", kind: "number" }] }] },
+      { name: "extra", kind: "object" },
+      { name: "name", kind: "string" },
+    ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

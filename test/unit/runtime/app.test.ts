@@ -101,7 +101,16 @@ const DEFS: ResourceDef[] = [
   {
     name: "author",
     collection: "authors",
-    fields: [plain("name", { type: "string", minLength: 1 }), plain("born", { type: "integer" }), plain("pin", { type: "string", writeOnly: true }), collectionLink("books", "books", "author")],
+    fields: [
+      plain("name", { type: "string", minLength: 1 }),
+      plain("born", { type: "integer" }),
+      plain("pin", { type: "string", writeOnly: true }),
+      collectionLink("books", "books", "author"),
+      {
+        spec: { name: "address", kind: "object", properties: [{ name: "city", kind: "string" }, { name: "street", kind: "string" }, { name: "geo", kind: "object", properties: [{ name: "lat", kind: "number" }] }] },
+        schema: { type: "object", properties: { city: { type: "string" }, street: { type: "string" }, geo: { type: "object", properties: { lat: { type: "number" } } } } },
+      },
+    ],
     required: ["name"],
     unique: ["name"],
   },
@@ -580,6 +589,26 @@ test("fields: only the listed fields plus meta; selecting inside a link expands 
 
     const both = json(await call(h, "GET", `/books/${b.id}?fields=title&expand=author`));
     assert.equal(both, { meta: b.meta, title: "One" });
+  }));
+
+test("fields: selecting inside a plain object keeps only the selected properties", () =>
+  withApp(async (h) => {
+    const a = await createAuthor(h, "Ann", { address: { city: "Oslo", street: "Storgata 1", geo: { lat: 59.9 } } });
+    const b = await createBook(h, "One", a.id);
+    assert.equal(json(await call(h, "GET", `/authors/${a.id}?fields=address(city)`)), { meta: a.meta, address: { city: "Oslo" } });
+    assert.equal(json(await call(h, "GET", `/authors/${a.id}?fields=name,address(geo(lat))`)), { meta: a.meta, name: "Ann", address: { geo: { lat: 59.9 } } });
+    assert.equal(json(await call(h, "GET", `/authors/${a.id}?fields=address`)), { meta: a.meta, address: { city: "Oslo", street: "Storgata 1", geo: { lat: 59.9 } } });
+    // inside a link's target, and on every item of a list
+    assert.equal(json(await call(h, "GET", `/books/${b.id}?fields=author(address(city))`)), { meta: b.meta, author: { meta: a.meta, address: { city: "Oslo" } } });
+    assert.equal(json(await call(h, "GET", "/authors?fields=address(street)")).items, [{ meta: a.meta, address: { street: "Storgata 1" } }]);
+    // a property the instance does not hold is left out, as a top-level field is
+    const c = await createAuthor(h, "Cy", { address: { street: "Elm" } });
+    assert.equal(json(await call(h, "GET", `/authors/${c.id}?fields=address(city,geo(lat))`)), { meta: c.meta, address: {} });
+    // unknown names inside the object stay a 400 on fields
+    assertError(await call(h, "GET", `/authors/${a.id}?fields=address(town)`), "unknownField", "fields");
+    assertError(await call(h, "GET", `/authors/${a.id}?fields=address(geo(alt))`), "unknownField", "fields");
+    assertError(await call(h, "GET", `/authors/${a.id}?fields=address(city(x))`), "unknownField", "fields");
+    assertError(await call(h, "GET", `/authors/${a.id}?expand=address`), "unknownExpand", "expand");
   }));
 
 test("unknown names in fields or expand: 400 with property fields / expand", () =>

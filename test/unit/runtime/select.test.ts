@@ -34,6 +34,14 @@ const books = resource("book", "books", [
   { name: "pages", kind: "integer" },
   { name: "tags", kind: "array" },
   { name: "details", kind: "object" },
+  {
+    name: "address",
+    kind: "object",
+    properties: [
+      { name: "city", kind: "string" },
+      { name: "geo", kind: "object", properties: [{ name: "lat", kind: "number" }, { name: "lng", kind: "number" }] },
+    ],
+  },
   { name: "author", kind: "link", link: { kind: "instance", target: "authors" } },
   { name: "publisher", kind: "link", link: { kind: "instance", target: "publishers" } },
   { name: "reviews", kind: "links", link: { kind: "collection", target: "reviews" } },
@@ -152,7 +160,7 @@ test("parseSelection: unbalanced parentheses", () => {
 });
 
 test("parseSelection: characters outside [A-Za-z0-9_$-]", () => {
-  fails("author.name", 'invalid character "." at character 7: select inside a link with "name(subfield)"');
+  fails("author.name", 'invalid character "." at character 7: select inside a link or an object with "name(subfield)"');
   fails("a/b", 'invalid character "/" at character 2');
   fails("title;pages", 'invalid character ";" at character 6');
   fails("*", 'invalid character "*" at character 1');
@@ -203,7 +211,7 @@ test(`parseSelection: at most ${MAX_SELECTION_NAMES} names, repeats included`, (
 });
 
 test("parseSelection: the first error from the left is the one reported", () => {
-  fails("a.b,(", 'invalid character "." at character 2: select inside a link with "name(subfield)"');
+  fails("a.b,(", 'invalid character "." at character 2: select inside a link or an object with "name(subfield)"');
   fails("a(,b.c", "empty name at character 3");
 });
 
@@ -235,6 +243,26 @@ test("checkSelection fields: nothing can be selected inside a field that is not 
   assert.equal(checkSelection(tree("details(a,b)"), books, resources, "fields"), { ok: false, name: "details.a" });
   assert.equal(checkSelection(tree("meta(href)"), books, resources, "fields"), { ok: false, name: "meta.href" });
   assert.equal(checkSelection(tree("author(name(first))"), books, resources, "fields"), { ok: false, name: "author.name.first" });
+});
+
+test("checkSelection fields: names inside a plain object are its declared properties, at any depth", () => {
+  assert.equal(checkSelection(tree("address(city)"), books, resources, "fields"), { ok: true });
+  assert.equal(checkSelection(tree("title,address(city,geo(lat,lng))"), books, resources, "fields"), { ok: true });
+  assert.equal(checkSelection(tree("address(town)"), books, resources, "fields"), { ok: false, name: "address.town" });
+  assert.equal(checkSelection(tree("address(geo(alt))"), books, resources, "fields"), { ok: false, name: "address.geo.alt" });
+  assert.equal(checkSelection(tree("address(city(x))"), books, resources, "fields"), { ok: false, name: "address.city.x" });
+  // the server's fields are a representation's, not an object's
+  assert.equal(checkSelection(tree("address(id)"), books, resources, "fields"), { ok: false, name: "address.id" });
+  assert.equal(checkSelection(tree("address(meta)"), books, resources, "fields"), { ok: false, name: "address.meta" });
+  // inside a link's target too
+  assert.equal(checkSelection(tree("reviews(book(address(city)))"), books, resources, "fields"), { ok: true });
+  // expand names links only: an object is not one
+  assert.equal(checkSelection(tree("address"), books, resources, "expand"), { ok: false, name: "address" });
+  assert.equal(checkSelection(tree("address(city)"), books, resources, "expand"), { ok: false, name: "address" });
+});
+
+test("expansionOf: a selection inside a plain object expands nothing", () => {
+  assert.equal(plain(expansionOf(tree("address(city)"), undefined, books, resources)), {});
 });
 
 test("checkSelection fields: a link whose target is unknown has nothing inside it", () => {
