@@ -3,6 +3,7 @@ import { randomFillSync } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { canSee, requireOwner, requireRole, isAdmin, rolesFor, type Caller } from "./authenticate.js";
 import { sendJson, type ResourceHooks, type ServiceContext } from "./context.js";
+import { ApiError, entry } from "./errors.js";
 import { hrefOf, hrefOfLink, idFromHref } from "./links.js";
 import { representInstance, representNow, representPage, subCollection, subCollectionHref, type RepresentContext } from "./represent.js";
 import { isJsonContentType } from "./negotiate.js";
@@ -49,7 +50,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const input = ((await hooks.beforeCreate?.(req.body as Json, ctx)) ?? req.body) as Json;
     const now = new Date().toISOString();
     const record: StoredRecord = { id: newId(), createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data: await toStored(svc, caller, resource, input) };
-    await unique(svc, () => svc.store.insert(resource.collection, record));
+    await unique(svc, resource, () => svc.store.insert(resource.collection, record));
     const body = await representInstance(rep(caller), resource, record);
     await hooks.afterCreate?.(body, ctx);
     reply.header("location", hrefOf(svc.baseUrl, resource.collection, record.id));
@@ -84,7 +85,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const before = await representInstance(rep(caller), resource, current);
     input = ((await hooks.beforeUpdate?.(input, before, ctx)) ?? input) as Json;
     const record: StoredRecord = { ...current, modifiedAt: new Date().toISOString(), data: await toStored(svc, caller, resource, input, current) };
-    await unique(svc, () => svc.store.update(resource.collection, record));
+    await unique(svc, resource, () => svc.store.update(resource.collection, record));
     const body = await representInstance(rep(caller), resource, record);
     await hooks.afterUpdate?.(body, ctx);
     return sendJson(reply, 200, type, body);
@@ -228,14 +229,26 @@ function requireBody(svc: ServiceContext, req: FastifyRequest, resource: Resourc
   }
 }
 
-/** Runs a write, answering 409 with the property when an x-unique value is taken. */
-async function unique(svc: ServiceContext, write: () => Promise<unknown>): Promise<void> {
+/**
+ * Runs a write, answering 409 with the property when an x-unique value is taken.
+ * @example "Another author already has this name."
+ */
+async function unique(svc: ServiceContext, resource: ResourceSpec, write: () => Promise<unknown>): Promise<void> {
   try {
     await write();
   } catch (e) {
-    if (e instanceof UniqueViolation) throw svc.error("conflict", e.property, `Another ${e.collection} instance already has this ${e.property}.`);
-    throw e;
+    if (!(e instanceof UniqueViolation)) throw e;
+    const noun = spokenName(resource.name);
+    throw new ApiError(entry(svc.catalog, "conflict"), e.property, {
+      message: `Another ${noun} already has this ${e.property}.`,
+      dev: `Another ${noun} already has this ${e.property}: "${e.property}" is unique among ${resource.collection}. Choose another value, or update that ${noun} instead.`,
+    });
   }
+}
+
+/** A resource's camelCase singular as words: "libraryBook" → "library book". */
+function spokenName(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
 }
 
 /**

@@ -104,17 +104,69 @@ function propertyOf(e: ErrorObject): string {
   return path.join(".");
 }
 
+/** An example of each format the generator knows, shown when a value does not match it. */
+const FORMAT_EXAMPLES: Readonly<Record<string, string>> = {
+  "date-time": "2024-05-01T12:00:00Z",
+  date: "2024-05-01",
+  time: "12:00:00Z",
+  email: "ann@example.com",
+  uri: "https://example.com/page",
+  uuid: "0f8fad5b-d9cb-469f-a165-70867728950e",
+  ipv4: "192.0.2.1",
+  ipv6: "2001:db8::1",
+  hostname: "example.com",
+};
+
+/** JSON types in words: "integer" → "an integer". */
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  string: "a string",
+  number: "a number",
+  integer: "an integer",
+  boolean: "true or false",
+  object: "an object",
+  array: "an array",
+  null: "null",
+};
+
+/**
+ * What is wrong with the value, in words: the allowed values of an enum, the format with an example,
+ * the type (in a body, where nothing is converted, with how to send it); else ajv's own message.
+ * @example whatIsWrong(an enum error at "status", …) → 'status must be one of "draft", "published"'
+ */
+function whatIsWrong(e: ErrorObject, property: string, where: "body" | "query"): string {
+  const subject = property || "the value";
+  const list = (values: readonly unknown[]) => values.map((v) => JSON.stringify(v)).join(", ");
+  switch (e.keyword) {
+    case "enum":
+      return `${subject} must be one of ${list((e.params as { allowedValues: readonly unknown[] }).allowedValues)}`;
+    case "const":
+      return `${subject} must be ${list([(e.params as { allowedValue: unknown }).allowedValue])}`;
+    case "format": {
+      const format = String((e.params as { format: string }).format);
+      const example = FORMAT_EXAMPLES[format];
+      return `${subject} must be a valid ${format}${example === undefined ? "" : ` such as "${example}"`}`;
+    }
+    case "type": {
+      const types = String((e.params as { type: string | string[] }).type).split(",");
+      const words = `${subject} must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(" or ")}`;
+      const scalar = types.some((t) => t === "number" || t === "integer" || t === "boolean");
+      return where === "body" && scalar ? `${words}. Values are never converted: send 12 and true, not "12" and "true"` : words;
+    }
+    default:
+      return `${subject} ${e.message ?? "is not valid"}`;
+  }
+}
+
 function toApiError(e: ErrorObject | undefined, catalog: Catalog, where: "body" | "query"): ApiError {
   if (!e) return new ApiError(entry(catalog, where === "query" ? "invalidParameter" : "invalidProperty"));
   const property = propertyOf(e);
-  const detail = `${property || "the value"} ${e.message ?? "is not valid"}`;
-  if (where === "query") return new ApiError(entry(catalog, "invalidParameter"), property, { dev: `Query parameter ${detail}.` });
+  if (where === "query") return new ApiError(entry(catalog, "invalidParameter"), property, { dev: `Query parameter ${whatIsWrong(e, property, where)}.` });
   switch (e.keyword) {
     case "required":
       return new ApiError(entry(catalog, "missingProperty"), property, { dev: `The body lacks "${property}", which is required.` });
     case "additionalProperties":
       return new ApiError(entry(catalog, "unknownProperty"), property, { dev: `"${property}" is not a property of this resource; remove it or correct its spelling.` });
     default:
-      return new ApiError(entry(catalog, "invalidProperty"), property, { dev: `${detail}. Values are never coerced: send numbers as numbers.` });
+      return new ApiError(entry(catalog, "invalidProperty"), property, { dev: `${whatIsWrong(e, property, where)}.` });
   }
 }

@@ -1038,7 +1038,9 @@ test("409 conflict with property on a duplicate unique value, on POST and on PAT
   withApp(async (h) => {
     const a = await createAuthor(h, "Ann");
     const b = await createAuthor(h, "Bob");
-    assertError(await call(h, "POST", "/authors", { body: { name: "Ann" } }), "conflict", "name");
+    const conflict = assertError(await call(h, "POST", "/authors", { body: { name: "Ann" } }), "conflict", "name");
+    assert.is(conflict.message, "Another author already has this name.");
+    assert.ok(conflict.dev.startsWith("Another author already has this name: "), conflict.dev);
     assertError(await call(h, "PATCH", `/authors/${b.id}`, { body: { name: "Ann" } }), "conflict", "name");
     assertError(await call(h, "PUT", `/authors/${b.id}`, { body: { name: "Ann" } }), "conflict", "name");
     assert.is(json(await call(h, "GET", `/authors/${b.id}`)).name, "Bob");
@@ -1046,7 +1048,8 @@ test("409 conflict with property on a duplicate unique value, on POST and on PAT
     assert.is((await call(h, "PATCH", `/authors/${a.id}`, { body: { name: "Ann", born: 1 } })).statusCode, 200);
 
     await createBook(h, "One", a.id, { isbn: "111-1111111111" });
-    assertError(await call(h, "POST", "/books", { body: { title: "Two", author: link("authors", a.id), isbn: "111-1111111111" } }), "conflict", "isbn");
+    const isbn = assertError(await call(h, "POST", "/books", { body: { title: "Two", author: link("authors", a.id), isbn: "111-1111111111" } }), "conflict", "isbn");
+    assert.is(isbn.message, "Another book already has this isbn.");
   }));
 
 test("20 concurrent POSTs of one unique value: exactly one 201, the rest 409", () =>
