@@ -536,7 +536,7 @@ function conventionsOf(model: Model, ref: (k: string) => Segment[], errorExample
       title: "Partial and expanded representations",
       rules: "§4 expand, fields",
       paragraphs: [
-        text(`\`?expand=a,b\` inlines the named links (a link to a collection inlines a page of it); \`a(b)\` nests, e.g. \`?expand=${link ? `${link.name}` : "directory"}\`. \`?fields=x,y,a(z)\` returns only the listed fields plus \`meta\`; selecting inside a link expands it.`),
+        text(`\`?expand=a,b\` inlines the named links (a link to a collection inlines a page of it); \`a(b)\` nests, e.g. \`?expand=${link ? `${link.name}` : "directory"}\`. \`?fields=x,y,a(z)\` returns only the listed fields plus \`meta\`; selecting inside a link expands it, inside an object keeps only the named properties (\`?fields=address(city)\`).`),
         text("Each resource page lists the names its `fields` and `expand` accept. An unknown name answers 400 with `property` set to `fields` (", ref("unknownField"), ") or `expand` (", ref("unknownExpand"), ")."),
       ],
       example: "",
@@ -614,12 +614,12 @@ function fieldsOf(r: Resource): FieldDoc[] {
     serverField("createdAt", "string (date-time)", "When the instance was created."),
     serverField("modifiedAt", "string (date-time)", "When the instance was last changed."),
   ];
-  const own = r.fields.map((f): FieldDoc => {
+  const own = r.fields.flatMap((f): FieldDoc[] => {
     const constraints = f.link ? [] : constraintsOf(f.schema);
     if (r.unique.includes(f.name)) constraints.unshift(text("unique in the collection"));
     if (f.name === r.owner) constraints.unshift(text("read-only: set by the server to the caller's key id"));
     if (f.link?.inverse) constraints.unshift(text(`read-only: the ${f.link.target} whose \`${f.link.inverse}\` is this ${r.name}`));
-    return {
+    const row: FieldDoc = {
       name: f.name,
       anchor: `field-${slug(f.name)}`,
       type: fieldType(f),
@@ -627,8 +627,41 @@ function fieldsOf(r: Resource): FieldDoc[] {
       description: describe(f.description, f.schema),
       constraints,
     };
+    return f.link ? [row] : [row, ...nestedFieldsOf(f.name, f.schema, 1)];
   });
   return [...server, ...own];
+}
+
+/** Deepest level of nested properties the reference lists (a selection nests 8 levels at most). */
+const MAX_NESTED_DEPTH = 8;
+
+/**
+ * The rows of the declared properties inside a plain field, named by their path: `address.city` inside
+ * an object, `lines[].sku` inside the objects of an array; nested ones follow their parent.
+ */
+function nestedFieldsOf(path: string, schema: JsonSchema, depth: number): FieldDoc[] {
+  if (depth > MAX_NESTED_DEPTH) return [];
+  const s = asSchema(schema);
+  const items = asSchema(s["items"] as JsonSchema | undefined);
+  const [inside, prefix] = isPlainObject(s["properties"]) ? [s, `${path}.`] : isPlainObject(items["properties"]) ? [items, `${path}[].`] : [undefined, ""];
+  if (inside === undefined) return [];
+  const required = Array.isArray(inside["required"]) ? (inside["required"] as unknown[]) : [];
+  return Object.entries(inside["properties"] as Record<string, JsonSchema>).flatMap(([name, sub]) => {
+    const full = prefix + name;
+    const row: FieldDoc = {
+      name: full,
+      anchor: `field-${slug(full)}`,
+      type: [plain(typeText(sub))],
+      required: required.includes(name),
+      description: describe("", sub),
+      constraints: constraintsOf(sub),
+    };
+    return [row, ...nestedFieldsOf(full, sub, depth + 1)];
+  });
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function serverField(name: string, type: string, description: string): FieldDoc {
@@ -730,7 +763,7 @@ function paramsOf(op: Operation): ParamDoc[] {
     const items = op.kind === "get" ? "" : " of each item";
     const page = PAGES.resource(op.answers.collection);
     const toField = (name: string) => target(page, `field-${slug(name)}`);
-    out.push({ name: "fields", in: "query", type: [plain("string")], required: false, description: text(`Comma-separated fields${items} to return (plus \`meta\`); \`link(field)\` selects inside a link.`), constraints: [text("one of ", ...codeList(fieldNames(op.answers), toField))] });
+    out.push({ name: "fields", in: "query", type: [plain("string")], required: false, description: text(`Comma-separated fields${items} to return (plus \`meta\`); \`link(field)\` selects inside a link, \`object(property)\` inside an object.`), constraints: [text("one of ", ...codeList(fieldNames(op.answers), toField))] });
     const expand = expandNames(op.answers);
     if (expand.length) out.push({ name: "expand", in: "query", type: [plain("string")], required: false, description: text(`Comma-separated links${items} to inline; \`link(sub)\` nests.`), constraints: [text("one of ", ...codeList(expand, toField))] });
   }

@@ -231,6 +231,56 @@ test("every resource page documents its fields and every operation of its collec
   assert.ok(files.get("actions.html")!.includes("await api.lookup("));
 });
 
+test("a nested object's fields are rows of the resource page, named by their path, in the HTML and the Markdown", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-docs-nested-"));
+  try {
+    fs.mkdirSync(path.join(dir, "resources"));
+    const service = { name: "people-service", title: "People", vendor: "acme", version: 1, baseUrl: "https://api.acme.example/v1", errorDocsUrl: "https://docs.acme.example/errors", resources: ["resources/*.json"], auth: { schemes: ["apiKey"] } };
+    const person = {
+      title: "Person",
+      type: "object",
+      "x-collection": "people",
+      additionalProperties: false,
+      properties: {
+        name: { type: "string" },
+        address: {
+          type: "object",
+          description: "Where the person lives.",
+          required: ["city"],
+          properties: {
+            city: { type: "string", description: "The city's name.", minLength: 1 },
+            geo: { type: "object", properties: { lat: { type: "number", minimum: -90 } } },
+          },
+        },
+        lines: { type: "array", items: { type: "object", properties: { sku: { type: "string", description: "Stock keeping unit." } } } },
+      },
+    };
+    fs.writeFileSync(path.join(dir, "service.json"), JSON.stringify(service));
+    fs.writeFileSync(path.join(dir, "resources/person.json"), JSON.stringify(person));
+    const model = checkProject(dir).model;
+    assert.ok(model);
+    const html = byPath(emitHtmlReference(model)).get("resources/people.html")!;
+    const row = (name: string) => new RegExp(`<tr id="field-[^"]*"><td><code>${name.replace(/[.[\]]/g, "\\$&")}</code></td><td>([^<]*)</td><td>(?:<strong>)?(yes|no)(?:</strong>)?</td><td>(.*?)</td><td>(.*?)</td></tr>`).exec(html);
+    const city = row("address.city");
+    assert.ok(city, "a row for address.city");
+    assert.equal([city![1], city![2]], ["string", "yes"]);
+    assert.match(city![3]!, /The city&#x27;s name\.|The city's name\./);
+    assert.match(city![4]!, /at least 1 character/);
+    assert.equal([row("address.geo")?.[1], row("address.geo")?.[2]], ["object", "no"]);
+    assert.match(row("address.geo.lat")?.[4] ?? "", /-90/);
+    assert.match(row("lines[].sku")?.[3] ?? "", /Stock keeping unit/);
+    // nested rows follow their parent
+    const order = ["address", "address.city", "address.geo", "address.geo.lat", "lines", "lines[].sku"].map((n) => html.indexOf(`<code>${n}</code></td>`));
+    assert.ok(order.every((i) => i > 0), JSON.stringify(order));
+    assert.equal(order, [...order].sort((a, b) => a - b));
+    for (const id of ["field-address.2ecity", "field-address.2egeo.2elat"]) assert.ok(idsOf(html).has(id), id);
+    const md = byPath(emitMarkdownReference(model)).get("resources/people.md")!;
+    for (const n of ["address.city", "address.geo.lat", "lines[].sku"]) assert.ok(md.includes(n), `${n} in the Markdown`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("user text is escaped in every HTML page and in the Markdown", () => {
   const evil = "<script>alert(1)</script>";
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-docs-"));
