@@ -301,7 +301,9 @@ test("SIGTERM ends the process within SHUTDOWN_TIMEOUT_MS while a client is stil
       let out = "";
       child.stdout.on("data", (d) => {
         out += d;
-        if (out.includes("\n")) resolve(out.trim());
+        // The service logs where it listens as a JSON record; the helper then prints the bare URL.
+        const line = /^https?:\/\/\S+$/m.exec(out);
+        if (line) resolve(line[0]);
       });
       child.on("exit", (code) => reject(new Error(`the service exited (${code}) before listening`)));
     });
