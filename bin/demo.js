@@ -1,13 +1,17 @@
 #!/usr/bin/env node
-// `npm run demo`: generates examples/directory into .demo/directory-service, installs it, creates an
-// API key, prints curl lines to try, and starts the service on the embedded SQLite store.
+// `npm run demo`: generates examples/directory into .demo/directory-service (or DEMO_DIR), installs and
+// builds it, creates an API key, prints curl lines to try, and starts the service on the embedded SQLite
+// store. The service runs as the demo's own child (node, with no npm and shell between them that would
+// keep a signal from it), so SIGINT or SIGTERM sent to the demo reaches it and stops it gracefully; the
+// demo then exits with the service's code.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const out = path.join(root, ".demo", "directory-service");
+const out = path.resolve(process.env.DEMO_DIR ?? path.join(root, ".demo", "directory-service"));
 const port = process.env.PORT ?? "3000";
 const base = `http://127.0.0.1:${port}/v1`;
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -19,6 +23,8 @@ if (!fs.existsSync(path.join(out, "node_modules"))) {
   step("npm install (the first time builds better-sqlite3: about a minute)");
   execFileSync(npm, ["install", "--no-audit", "--no-fund"], { cwd: out, stdio: "inherit" });
 }
+step("npm run build");
+execFileSync(npm, ["run", "--silent", "build"], { cwd: out, stdio: "inherit" });
 step("npm run keys -- create --roles admin");
 const key = JSON.parse(execFileSync(npm, ["run", "--silent", "keys", "--", "create", "--roles", "admin"], { cwd: out, encoding: "utf8" }).trim());
 console.log(JSON.stringify(key));
@@ -34,7 +40,19 @@ Try it (in another terminal) once the service is listening:
   curl -s -H "Authorization: Bearer $SECRET" -H "Accept: application/vnd.acme.v1.directory+json" "$DIR?expand=accounts"
   curl -s -i ${base}/accounts        # 401 with WWW-Authenticate
 `);
-step(`npm start (PORT=${port}, BASE_URL=${base}); Ctrl-C stops it`);
-const child = spawn(npm, ["start"], { cwd: out, stdio: "inherit", env: { ...process.env, PORT: port, BASE_URL: base } });
+step(`node dist/src/main.js (what npm start runs; PORT=${port}, BASE_URL=${base}); Ctrl-C stops it`);
+// In a process group of its own: Ctrl-C then reaches the demo only, which passes it on once (a second
+// SIGINT would cut the service's graceful shutdown short).
+const child = spawn(process.execPath, [path.join("dist", "src", "main.js")], {
+  cwd: out,
+  stdio: "inherit",
+  detached: process.platform !== "win32",
+  env: { ...process.env, PORT: port, BASE_URL: base },
+});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-child.on("exit", (code) => process.exit(code ?? 0));
+// Being in a session of its own, the service would outlive a closed terminal or a demo that dies: not so.
+process.on("SIGHUP", () => child.kill("SIGTERM"));
+process.on("exit", () => {
+  if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+});
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1)));
