@@ -1,8 +1,9 @@
 /** Emits the generated package's README: how to run it, its routes, media types and error codes. */
-import type { Model } from "../model/types.js";
+import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { member, shellWord, str } from "./shared/escape.js";
 import { render } from "./shared/templates.js";
+import { exampleBody } from "./tests.js";
 import { BODY_LIMIT, PAGING } from "./spec.js";
 
 /** README.md (generated). */
@@ -24,15 +25,8 @@ export function emitReadme(model: Model): EmittedFile[] {
   const routeRows = routes.map((r) => ({ route: `${r.method} ${r.path}`, answer: r.answer }));
   const roles = [...new Set(model.resources.flatMap((r) => Object.values(r.access).flat()).concat(model.actions.flatMap((a) => a.roles)))].sort();
   const first = model.resources[0];
-  const local = `http://127.0.0.1:3000${base}`;
-  // Shell lines of a code block: every piece from the definitions is one quoted shell word.
-  const curl = first
-    ? [
-        `curl -s -H "Authorization: Bearer $SECRET" ${shellWord(`${local}/${first.collection}`)}`,
-        `curl -s -H "Authorization: Bearer $SECRET" -H "Content-Type: application/json" -d '{...}' ${shellWord(`${local}/${first.collection}`)}`,
-        `curl -s -H "Authorization: Bearer $SECRET" -H ${shellWord(`Accept: ${first.mediaType}`)} ${shellWord(`${local}/${first.collection}/<id>?expand=...`)}`,
-      ]
-    : [];
+  const { local, setBaseUrl } = localBaseUrl(service.baseUrl, base);
+  const curl = tryItLines(model, local);
   const linked = model.resources.find((r) => r.fields.some((f) => f.link?.kind === "instance"));
   const link = linked?.fields.find((f) => f.link?.kind === "instance");
   const clientExamples = first
@@ -48,6 +42,8 @@ export function emitReadme(model: Model): EmittedFile[] {
     description: service.description,
     baseUrl: service.baseUrl,
     basePath: base,
+    local,
+    setBaseUrl,
     dbFile: `data/${service.name.replace(/^@[^/]+\//, "")}.db`,
     exampleRoles: roles.length ? roles.join(",") : "reader",
     basic: service.auth.schemes.includes("basic"),
@@ -60,4 +56,40 @@ export function emitReadme(model: Model): EmittedFile[] {
     errors: model.errors,
   };
   return [{ path: "README.md", contents: render("package/README.md.hbs", data), owner: "generated" }];
+}
+
+/**
+ * The base URL a service started with `npm start` (PORT 3000, HOST 127.0.0.1) answers on, and whether
+ * BASE_URL must be set for its hrefs to point at it: the service's own base URL when it is plain HTTP on
+ * a loopback host and port 3000 (the hrefs it answers with are then reachable as they are), else
+ * http://127.0.0.1:3000 with the base URL's path, to be passed as BASE_URL.
+ * @example localBaseUrl("http://localhost:3000/v2", "/v2") // { local: "http://localhost:3000/v2", setBaseUrl: false }
+ * @example localBaseUrl("https://api.example.com/v2", "/v2") // { local: "http://127.0.0.1:3000/v2", setBaseUrl: true }
+ */
+export function localBaseUrl(baseUrl: string, basePath: string): { local: string; setBaseUrl: boolean } {
+  const url = new URL(baseUrl);
+  const loopback = url.protocol === "http:" && (url.hostname === "localhost" || url.hostname === "127.0.0.1") && url.port === "3000";
+  return loopback ? { local: baseUrl.replace(/\/+$/, ""), setBaseUrl: false } : { local: `http://127.0.0.1:3000${basePath}`, setBaseUrl: true };
+}
+
+/**
+ * The "Try it" lines, runnable as written once SECRET holds a key's secret: list a collection, create an
+ * instance of the first resource that needs no link (its example body), read it back by the href the
+ * service gave it with its first link expanded, and see the 401 without credentials. Every piece from the
+ * definitions is one quoted shell word.
+ */
+function tryItLines(model: Model, local: string): string[] {
+  const auth = `-H "Authorization: Bearer $SECRET"`;
+  const needsLink = (res: Resource) => res.fields.some((f) => f.link && f.required);
+  const r = model.resources.find((res) => !needsLink(res)) ?? model.resources[0];
+  if (!r) return [];
+  const collection = `"$BASE"/${shellWord(r.collection)}`;
+  const lines = [`BASE=${shellWord(local)}`, `curl -s ${auth} ${collection}`];
+  const body = exampleBody(r);
+  if (body !== undefined && !needsLink(r)) lines.push(`curl -s ${auth} -H "Content-Type: application/json" -d ${shellWord(JSON.stringify(body))} ${collection}`);
+  lines.push(`HREF=$(curl -s ${auth} ${collection} | node -pe 'JSON.parse(require("fs").readFileSync(0)).items[0].meta.href')`);
+  const link = r.fields.find((f) => f.link);
+  lines.push(`curl -s ${auth} -H ${shellWord(`Accept: ${r.mediaType}`)} "$HREF"${link ? shellWord(`?expand=${link.name}`) : ""}`);
+  lines.push(`curl -s -i ${collection}   # 401 with WWW-Authenticate`);
+  return lines;
 }

@@ -2,6 +2,7 @@
  * A generated package as its user runs it: npm install, keys, npm start over HTTP and HTTPS, and the
  * requests of CONTRACT.md section 3 against the real process and its SQLite file.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import https from "node:https";
 import os from "node:os";
@@ -65,6 +66,21 @@ test("npm start serves the API over HTTP", async () => {
   const unauth = await call("GET", `${base}/authors`, { secret: null });
   assert.is(unauth.status, 401);
   assert.match(unauth.headers.get("www-authenticate") ?? "", 'Bearer realm="Library API"');
+});
+
+test("the README's Try it lines run as written (SECRET set, BASE naming this service's port)", () => {
+  const block = /## Try it\n```sh\n([\s\S]*?)\n```/.exec(fs.readFileSync(path.join(out, "README.md"), "utf8"));
+  assert.ok(block, "a Try it block");
+  const lines = block[1]!.split("\n");
+  assert.is(lines[1], "BASE=http://localhost:3000/v2", "the base URL npm start serves and puts in its hrefs");
+  const script = [`BASE=${base}`, ...lines.slice(2)].join("\n");
+  const r = spawnSync("bash", ["-e", "-c", script], { encoding: "utf8", env: { ...process.env, SECRET: admin.secret }, timeout: 30_000 });
+  assert.is(r.status, 0, r.stderr);
+  const created = /"meta":\{"href":"([^"]+)","mediaType":"application\/vnd\.library\.v2\.author\+json"\}/.exec(r.stdout);
+  assert.ok(created && created[1]!.startsWith(`${base}/authors/`), r.stdout);
+  assert.ok(r.stdout.includes(`"books":{"meta":{"href":"${created[1]}/books","mediaType":"application/vnd.library.v2.books+json"},"offset":0`), "the instance read back by its href, books expanded");
+  assert.equal(r.stdout.match(/"status":4\d\d/g), ['"status":401'], "no refusal but the last line's 401");
+  assert.match(r.stdout, /HTTP\/1\.1 401 Unauthorized\r?\n/);
 });
 
 test("create, links, expand, fields, sub-collections", async () => {
