@@ -9,29 +9,32 @@ import type { ResourceSpec, ServiceSpec } from "./spec.js";
 import type { Store } from "./store.js";
 import { compileValidators, type Validators } from "./validate.js";
 
-/** What a hook or action handler receives besides its data. */
-export interface HandlerContext {
+/**
+ * What a hook or action handler receives besides its data. `Key` is the catalog's keys: the generated
+ * src/generated/errors.ts binds it to ErrorKey, so a key not in the catalog is a compile error.
+ */
+export interface HandlerContext<Key extends string = string> {
   readonly caller: Caller;
   readonly log: FastifyBaseLogger;
   readonly store: Store;
   /** An ApiError of a catalog entry, to throw: `throw ctx.error("unknownCurrency", "from")`. */
-  error(key: string, property?: string, dev?: string): ApiError;
+  error(key: Key, property?: string, dev?: string): ApiError;
 }
 
 /** Typed hooks a user writes per resource; each may throw an ApiError. Inputs are request bodies as validated. */
-export interface ResourceHooks<Input = Record<string, unknown>, Instance = Record<string, unknown>> {
+export interface ResourceHooks<Input = Record<string, unknown>, Instance = Record<string, unknown>, Key extends string = string> {
   /** Runs before an instance is created; may return a changed input. */
-  beforeCreate?(input: Input, ctx: HandlerContext): Promise<Input | void> | Input | void;
-  afterCreate?(instance: Instance, ctx: HandlerContext): Promise<void> | void;
+  beforeCreate?(input: Input, ctx: HandlerContext<Key>): Promise<Input | void> | Input | void;
+  afterCreate?(instance: Instance, ctx: HandlerContext<Key>): Promise<void> | void;
   /** Runs before an update (replace or merge patch) with the whole new input and the current instance. */
-  beforeUpdate?(input: Input, current: Instance, ctx: HandlerContext): Promise<Input | void> | Input | void;
-  afterUpdate?(instance: Instance, ctx: HandlerContext): Promise<void> | void;
-  beforeDelete?(current: Instance, ctx: HandlerContext): Promise<void> | void;
-  afterDelete?(current: Instance, ctx: HandlerContext): Promise<void> | void;
+  beforeUpdate?(input: Input, current: Instance, ctx: HandlerContext<Key>): Promise<Input | void> | Input | void;
+  afterUpdate?(instance: Instance, ctx: HandlerContext<Key>): Promise<void> | void;
+  beforeDelete?(current: Instance, ctx: HandlerContext<Key>): Promise<void> | void;
+  afterDelete?(current: Instance, ctx: HandlerContext<Key>): Promise<void> | void;
 }
 
 /** An action's handler: typed parameters in, response body out. */
-export type ActionHandler<Params = Record<string, unknown>, Result = unknown> = (params: Params, ctx: HandlerContext) => Promise<Result> | Result;
+export type ActionHandler<Params = Record<string, unknown>, Result = unknown, Key extends string = string> = (params: Params, ctx: HandlerContext<Key>) => Promise<Result> | Result;
 
 /** Everything the routes share. */
 export class ServiceContext {

@@ -80,6 +80,37 @@ test("a generated file edited by hand stops generate before it writes anything; 
   assert.match(fs.readFileSync(path.join(out, "src/hooks/books.ts"), "utf8"), "my hook", "user files survive --force");
 });
 
+test("ctx.error in a hook or an action handler takes only a key of the error catalog: another key does not compile", () => {
+  const out = path.join(tmp, "error-keys");
+  assert.is(runCli(["generate", "examples/library", "--out", out]).code, 0);
+  linkModules(out);
+  const hooksFile = path.join(out, "src/hooks/books.ts");
+  const actionFile = path.join(out, "src/actions/lookup.ts");
+  const seededHooks = fs.readFileSync(hooksFile, "utf8");
+  const seededAction = fs.readFileSync(actionFile, "utf8");
+  // The user writes hooks and a handler into the seeded files, with a built-in key and the service's own.
+  const writeUserCode = (hookKey: string, actionKey: string) => {
+    const hooks = seededHooks.replace(
+      /\{\n[\s\S]*\n\};/,
+      `{\n  beforeDelete(current, ctx) {\n    throw ctx.error(${JSON.stringify(hookKey)});\n  },\n};`,
+    );
+    assert.is.not(hooks, seededHooks);
+    fs.writeFileSync(hooksFile, hooks);
+    const action = seededAction.replace(/throw apiError\([^\n]*\);/, `throw ctx.error(${JSON.stringify(actionKey)}, "isbn");`);
+    assert.is.not(action, seededAction);
+    fs.writeFileSync(actionFile, action);
+  };
+  const tsc = () => run(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json", "--noEmit", "--pretty", "false"], out);
+  writeUserCode("conflict", "bookOnLoan");
+  const right = tsc();
+  assert.is(right.code, 0, right.output);
+  writeUserCode("noSuchKey", "noSuchActionKey");
+  const wrong = tsc();
+  assert.is.not(wrong.code, 0, "a key not in the catalog is a compile error");
+  assert.match(wrong.output, /src\/hooks\/books\.ts\(\d+,\d+\): error TS2345: Argument of type '"noSuchKey"'/, wrong.output);
+  assert.match(wrong.output, /src\/actions\/lookup\.ts\(\d+,\d+\): error TS2345: Argument of type '"noSuchActionKey"'/, wrong.output);
+});
+
 test("broken definitions: nothing is written, not even the output folder", () => {
   const broken = path.join(tmp, "broken-defs");
   fs.cpSync(path.join(repoRoot, "examples/library"), broken, { recursive: true });

@@ -1,6 +1,5 @@
 // Handler of the convert action (your code): resourcery created this file once and never overwrites it.
-import { apiError } from "../generated/errors.js";
-import type { HandlerContext } from "../generated/runtime/context.js";
+import { apiError, type HandlerContext } from "../generated/errors.js";
 import type { ConvertParams, ConvertResult } from "../generated/types.js";
 
 /** GET /v1/convert: Converts an amount from one currency to another. */

@@ -1,7 +1,7 @@
 // Hooks of the groups collection (your code): resourcery created this file once and never
-// overwrites it. Each hook may return a changed input, or throw apiError("<key>", "<property>") to
-// answer with an entry of the error catalog (src/generated/errors.ts).
-import type { ResourceHooks } from "../generated/runtime/context.js";
+// overwrites it. Each hook may return a changed input, or throw ctx.error("<key>", "<property>") to
+// answer with an entry of the error catalog (src/generated/errors.ts); another key does not compile.
+import type { ResourceHooks } from "../generated/errors.js";
 import type { Group, GroupInput } from "../generated/types.js";
 
 /** Business rules of groups. */

@@ -1,6 +1,5 @@
 // Handler of the lookup action (your code): resourcery created this file once and never overwrites it.
-import { apiError } from "../generated/errors.js";
-import type { HandlerContext } from "../generated/runtime/context.js";
+import { apiError, type HandlerContext } from "../generated/errors.js";
 import type { LookupParams, LookupResult } from "../generated/types.js";
 
 /** GET /v2/lookup: Looks a book up by its ISBN. */
