@@ -205,8 +205,9 @@ function pickInto(out: Json, value: Json, fields: Selection, declared: readonly 
     if (!Object.prototype.hasOwnProperty.call(value, name) || name === "meta") continue;
     const v = value[name];
     const nested = fields[name]!;
-    const field = declared.find((f) => f.name === name);
-    if (isEmptySelection(nested) || v === null || typeof v !== "object" || Array.isArray(v) || field === undefined) {
+    // A flat selection (the common case) copies the value: the field's declaration is looked up only to select inside it.
+    const field = isEmptySelection(nested) || v === null || typeof v !== "object" || Array.isArray(v) ? undefined : declared.find((f) => f.name === name);
+    if (field === undefined) {
       out[name] = v;
     } else if (field.link !== undefined) {
       const target = resources.get(field.link.target);
