@@ -3,7 +3,7 @@ import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { member, shellWord, str } from "./shared/escape.js";
 import { render } from "./shared/templates.js";
-import { exampleBody } from "./tests.js";
+import { exampleBody } from "./contract-samples.js";
 import { BODY_LIMIT, PAGING } from "./spec.js";
 
 /** README.md (generated). */

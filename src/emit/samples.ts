@@ -80,22 +80,60 @@ export function ajvIsValid(schema: JsonSchema, value: unknown): boolean {
 
 /**
  * A value valid against `schema`, varied by `seed` (so unique fields can get distinct values), or
- * undefined when none was found.
+ * undefined when none was found. The schema's own valid `examples` and `default` come first (seed 0
+ * is the first of them, seed 1 the next), at every level; generated values follow.
  * @example sampleOf({ type: "integer", minimum: 3 }) === 3
+ * @example sampleOf({ type: "string", examples: ["Ursula"] }) === "Ursula"
  */
 export function sampleOf(schema: JsonSchema, seed = 0): unknown {
   const value = build(schema, seed, 0);
   return value !== undefined && isValidSample(schema, value) ? value : undefined;
 }
 
+/** How many seeds firstSample tries: as many as the contract tests vary bodies by. */
+export const SAMPLE_SEEDS = 24;
+
+/**
+ * The first sample of `schema` over the seeds (an example that fails a constraint another level adds
+ * gives way to a generated value), or undefined when none is valid.
+ * @example firstSample({ type: "string", examples: ["toolong"], maxLength: 3 }) === "sam"
+ */
+export function firstSample(schema: JsonSchema): unknown {
+  for (let seed = 0; seed < SAMPLE_SEEDS; seed++) {
+    const value = sampleOf(schema, seed);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+const givenCache = new WeakMap<object, readonly unknown[]>();
+
+/**
+ * The values the schema names itself, valid against it: its `examples` in order, then its `default`.
+ * An example the schema rejects (a typo in the definitions) is left out, never sampled.
+ */
+export function givenValues(schema: JsonSchema): readonly unknown[] {
+  if (typeof schema !== "object" || schema === null) return [];
+  let found = givenCache.get(schema);
+  if (found) return found;
+  const s = schema as Schema;
+  const candidates = [...(Array.isArray(s.examples) ? (s.examples as unknown[]) : []), ...(s.default !== undefined ? [s.default] : [])];
+  const valid: unknown[] = [];
+  for (const c of candidates) if (!valid.some((v) => equal(v, c)) && isValidSample(schema, c)) valid.push(c);
+  givenCache.set(schema, (found = valid));
+  return found;
+}
+
 function build(schema: JsonSchema, seed: number, depth: number): unknown {
   if (schema === true || schema === undefined) return `sample-${seed}`;
   if (schema === false || depth > 6) return undefined;
   const s = schema as Schema;
+  if (s.examples !== undefined || s.default !== undefined) {
+    const given = givenValues(s);
+    if (seed < given.length) return given[seed];
+  }
   if ("const" in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[seed % s.enum.length];
-  if (Array.isArray(s.examples) && s.examples.length > 0 && seed === 0) return s.examples[0];
-  if (s.default !== undefined && seed === 0) return s.default;
   for (const key of ["oneOf", "anyOf"] as const) {
     if (Array.isArray(s[key]) && (s[key] as unknown[]).length > 0) return build((s[key] as JsonSchema[])[0]!, seed, depth + 1);
   }

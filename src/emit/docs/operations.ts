@@ -6,7 +6,7 @@ import { withArticle } from "../../model/names.js";
 import type { Action, Field, Model, Resource } from "../../model/types.js";
 import { sampleOf } from "../samples.js";
 import { PAGING } from "../spec.js";
-import { exampleBody } from "../tests.js";
+import { exampleBody } from "../contract-samples.js";
 
 export type OperationKind = "list" | "create" | "get" | "update" | "replace" | "delete" | "sub-collection" | "action";
 

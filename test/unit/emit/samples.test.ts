@@ -1,12 +1,20 @@
 /**
- * The quick sample check (src/emit/samples.ts) answers exactly as ajv does: for every keyword it knows,
- * on valid and invalid values, and on random schemas; a keyword it does not know, or a keyword value
- * ajv's meta-schema rejects, leaves the answer to ajv.
+ * Samples (src/emit/samples.ts, src/emit/contract-samples.ts): the quick sample check answers exactly as
+ * ajv does: for every keyword it knows, on valid and invalid values, and on random schemas; a keyword it
+ * does not know, or a keyword value ajv's meta-schema rejects, leaves the answer to ajv. Samples come from
+ * the schema's own valid `examples` and `default` first (whole bodies at a resource's root, then each
+ * property's), an invalid example never; a schema no sample satisfies says why.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { ajvIsValid, isValidSample, quickCheckOf, sampleOf } from "../../../src/emit/samples.js";
-import type { JsonSchema } from "../../../src/model/types.js";
+import { actionSamples, exampleBody, resourceSamples } from "../../../src/emit/contract-samples.js";
+import { ajvIsValid, firstSample, givenValues, isValidSample, quickCheckOf, sampleOf } from "../../../src/emit/samples.js";
+import { bodySchemaOf } from "../../../src/emit/spec.js";
+import type { JsonSchema, Model } from "../../../src/model/types.js";
+import { checkProject } from "../../../src/pipeline.js";
 
 type Case = readonly [schema: JsonSchema, values: readonly unknown[]];
 
@@ -337,6 +345,152 @@ test("a sample is tested against a catastrophic pattern in linear time (RE2, as 
 test("a pattern RE2 rejects gets no sample, and ajv's answer is as the service's (the schema accepts nothing)", () => {
   assert.is(sampleOf({ type: "string", pattern: "(a)\\1" }), undefined);
   assert.is(ajvIsValid({ type: "string", pattern: "(?=a)a", allOf: [{}] }, "a"), false);
+});
+
+test("a schema's own valid examples, then its default, come first, seed by seed; generated values follow", () => {
+  const name = { type: "string", minLength: 2, examples: ["Ursula", "x", "Octavia"], default: "Ann" };
+  assert.equal(givenValues(name), ["Ursula", "Octavia", "Ann"], "the example shorter than minLength is left out");
+  assert.equal([0, 1, 2, 3].map((seed) => sampleOf(name, seed)), ["Ursula", "Octavia", "Ann", "sample-3"]);
+  assert.is(sampleOf({ type: "integer", minimum: 1, default: 7 }), 7);
+  assert.is(sampleOf({ type: "integer", minimum: 1, default: 0 }), 1, "an invalid default is not used either");
+  assert.is(sampleOf({ enum: ["a", "b"], examples: ["b"] }), "b", "examples come before the enum's first value");
+  // Inside an object, each property's examples; the object's own examples before them.
+  const object = { type: "object", required: ["code"], properties: { code: { type: "string", pattern: "^[A-Z]{3}$", examples: ["eur", "EUR"] } } };
+  assert.equal(sampleOf(object), { code: "EUR" });
+  assert.equal(sampleOf({ ...object, examples: [{ code: "USD" }, { code: 1 }] }), { code: "USD" });
+  assert.equal(sampleOf({ ...object, examples: [{ code: 1 }] }), { code: "EUR" }, "an invalid whole example gives way to the properties'");
+});
+
+test("firstSample: an example another level rejects gives way to the next seed's value", () => {
+  // Valid for the property, but the object's "not" rejects it: seed 0 fails as a whole, seed 1 does not.
+  const schema = { type: "object", required: ["a"], properties: { a: { type: "string", examples: ["taken"] } }, not: { properties: { a: { const: "taken" } } } };
+  assert.is(sampleOf(schema, 0), undefined);
+  assert.equal(firstSample(schema), { a: "sample-1" });
+  assert.is(firstSample({ type: "string", not: { pattern: "^sample" } }), undefined);
+  assert.is(firstSample({ type: "string", not: { pattern: "^sample" }, examples: ["EUR"] }), "EUR", "an example is the way out");
+});
+
+/** The model of a definitions project written to a temporary folder: service.json and resources by file name. */
+function modelOf(service: Record<string, unknown>, resources: Record<string, unknown>): Model {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-samples-"));
+  try {
+    fs.mkdirSync(path.join(dir, "resources"));
+    const base = { name: "samples-service", vendor: "acme", version: 1, baseUrl: "http://localhost:3000/v1", errorDocsUrl: "http://localhost:3000/docs/errors", resources: ["resources/*.json"] };
+    fs.writeFileSync(path.join(dir, "service.json"), JSON.stringify({ ...base, ...service }));
+    for (const [file, schema] of Object.entries(resources)) fs.writeFileSync(path.join(dir, "resources", file), JSON.stringify(schema));
+    const { model, diagnostics } = checkProject(dir);
+    assert.ok(model, JSON.stringify(diagnostics));
+    return model;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const author = { title: "Author", type: "object", "x-collection": "authors", required: ["name"], additionalProperties: false, properties: { name: { type: "string" } } };
+
+test("resource samples: whole-body examples first (without what a body cannot carry), then the properties' examples; every body valid", () => {
+  const book = {
+    title: "Book",
+    type: "object",
+    "x-collection": "books",
+    "x-unique": ["isbn"],
+    required: ["title", "author"],
+    additionalProperties: false,
+    examples: [
+      // The representation's shape: id, meta and the link are dropped, the rest is a body.
+      { id: "b1", meta: { href: "http://localhost:3000/v1/books/b1" }, title: "Dune", isbn: "9780441013593", author: { meta: { href: "http://localhost:3000/v1/authors/a1" } } },
+      { title: "", isbn: "9780441013594" }, // minLength: left out
+      { title: "Dune Messiah", isbn: "9780441013593" }, // repeats the first one's unique isbn: left out
+      { title: "Children of Dune", isbn: "9780441013600", colour: "red" }, // a property the body does not have: left out
+      "not an object",
+    ],
+    properties: {
+      title: { type: "string", minLength: 1, examples: ["Kindred"] },
+      isbn: { type: "string", pattern: "^\\d{13}$", examples: ["9780807083697", "12"] },
+      pages: { type: "integer", minimum: 1, default: 100 },
+      author: { $ref: "author.json" },
+    },
+  };
+  const model = modelOf({}, { "author.json": author, "book.json": book });
+  const books = model.resources.find((r) => r.collection === "books")!;
+  const { bodies, invalid, noBody } = resourceSamples(books);
+  assert.equal(bodies[0], { title: "Dune", isbn: "9780441013593" });
+  assert.equal(bodies[1], { title: "Kindred", isbn: "9780807083697", pages: 100 }, "then the properties' examples and default");
+  assert.ok(bodies.length >= 10, `generated bodies follow (${bodies.length})`);
+  assert.is(exampleBody(books), bodies[0], "the docs' example is the first body");
+  // The service's body schema, but for the required link, which the tests add to each body.
+  const schema = { ...bodySchemaOf(books), required: ["title"] };
+  for (const body of bodies) {
+    assert.ok(ajvIsValid(schema, body), JSON.stringify(body));
+    assert.not.ok("author" in (body as object), "links are left to the tests");
+  }
+  const isbns = bodies.map((b) => (b as { isbn?: string }).isbn);
+  assert.is(new Set(isbns).size, isbns.length, "no two bodies share a unique value");
+  assert.equal(invalid, { property: "isbn", value: 12345 });
+  assert.is(noBody, undefined);
+});
+
+test("resource samples: with no valid example and a schema the generator cannot satisfy, no body and the reason", () => {
+  const gadget = (code: Record<string, unknown>, examples?: unknown[]) => ({
+    title: "Gadget",
+    type: "object",
+    "x-collection": "gadgets",
+    required: ["code"],
+    additionalProperties: false,
+    ...(examples ? { examples } : {}),
+    properties: { code: { type: "string", not: { pattern: "^sample" }, ...code } },
+  });
+  const none = resourceSamples(modelOf({}, { "gadget.json": gadget({ examples: ["sample-9"] }, [{ code: "sample" }]) }).resources[0]!);
+  assert.equal(none.bodies, []);
+  assert.match(none.noBody!, 'no value satisfies the schema of the required property "code" (give it a valid "examples" entry, or the resource valid whole-body "examples" at its root)');
+  const byProperty = resourceSamples(modelOf({}, { "gadget.json": gadget({ examples: ["sample", "G-1"] }) }).resources[0]!);
+  assert.equal(byProperty.bodies[0], { code: "G-1" });
+  const byBody = resourceSamples(modelOf({}, { "gadget.json": gadget({}, [{ code: "G-2" }]) }).resources[0]!);
+  assert.equal(byBody.bodies, [{ code: "G-2" }]);
+  // A wrongly typed value only where the schema really rejects it: a string-or-number property takes 12345.
+  const loose = { ...author, properties: { name: { type: ["string", "number"] } } };
+  assert.is(resourceSamples(modelOf({}, { "author.json": loose }).resources[0]!).invalid, undefined);
+});
+
+test("action samples: parameters and response from examples first, every one valid; else the reason", () => {
+  const model = modelOf(
+    {
+      actions: {
+        convert: {
+          method: "GET",
+          query: {
+            type: "object",
+            required: ["from", "to"],
+            properties: { from: { type: "string", pattern: "^[A-Z]{3}$", examples: ["eur", "EUR"] }, to: { type: "string", pattern: "^[A-Z]{3}$", examples: ["USD"] }, amount: { type: "number", default: 10 } },
+          },
+          response: { type: "object", required: ["rate"], properties: { rate: { type: "number", exclusiveMinimum: 0 } }, examples: [{ rate: -1 }, { rate: 1.08 }] },
+        },
+        fetch: {
+          method: "GET",
+          query: { type: "object", examples: [{ id: "x" }, { id: "A-1" }], required: ["id"], properties: { id: { type: "string", pattern: "^[A-Z]-\\d$" } } },
+          response: { type: "string", format: "date" },
+        },
+        forbid: {
+          method: "GET",
+          query: { type: "object", required: ["code"], properties: { code: { type: "string", not: { pattern: "^sample" } } } },
+          response: { type: "object", required: ["value"], properties: { value: { type: "string", not: { pattern: "^sample" } } } },
+        },
+      },
+    },
+    { "author.json": author },
+  );
+  const samples = Object.fromEntries(model.actions.map((a) => [a.name, actionSamples(a)]));
+  assert.equal(samples.convert, { params: { from: "EUR", to: "USD", amount: 10 }, response: { value: { rate: 1.08 } } });
+  assert.equal(samples.fetch, { params: { id: "A-1" }, response: { value: "2024-01-15" } });
+  for (const a of model.actions) {
+    const s = samples[a.name]!;
+    if (s.params !== undefined) assert.ok(ajvIsValid(a.query, s.params), `${a.name}: params valid`);
+    if (s.response !== undefined) assert.ok(ajvIsValid(a.response, s.response.value), `${a.name}: response valid`);
+  }
+  assert.equal(samples.forbid, {
+    noParams: 'no value satisfies the schema of the required parameter "code" (give it a valid "examples" entry)',
+    noResponse: 'no value satisfies the schema of the required property "value" (give it a valid "examples" entry)',
+  });
 });
 
 test.run();

@@ -2,6 +2,7 @@
 // Your code belongs in src/hooks/, src/actions/ and src/main.ts, which regeneration never overwrites.
 import type { Samples } from "./kit.js";
 
+/** Request bodies, action parameters and the responses the action stubs answer with; where one is missing, why. */
 export const samples: Samples = {
   "resources": {
     "accounts": {
@@ -9,7 +10,7 @@ export const samples: Samples = {
         {
           "email": "someone@example.com",
           "givenName": "sample",
-          "status": "enabled",
+          "status": "unverified",
           "surname": "sample",
           "username": "sample"
         },
@@ -311,7 +312,7 @@ export const samples: Samples = {
     "folders": {
       "bodies": [
         {
-          "color": "red",
+          "color": "none",
           "name": "sample",
           "size": 0,
           "tags": [
@@ -619,6 +620,14 @@ export const samples: Samples = {
         "from": "UCL",
         "to": "UCL",
         "amount": 0
+      },
+      "response": {
+        "value": {
+          "from": "sample",
+          "to": "sample",
+          "amount": 1,
+          "result": 1
+        }
       }
     }
   }

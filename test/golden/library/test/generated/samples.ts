@@ -2,6 +2,7 @@
 // Your code belongs in src/hooks/, src/actions/ and src/main.ts, which regeneration never overwrites.
 import type { Samples } from "./kit.js";
 
+/** Request bodies, action parameters and the responses the action stubs answer with; where one is missing, why. */
 export const samples: Samples = {
   "resources": {
     "authors": {
@@ -337,6 +338,12 @@ export const samples: Samples = {
     "lookup": {
       "params": {
         "isbn": "9787131511178"
+      },
+      "response": {
+        "value": {
+          "title": "sample",
+          "found": true
+        }
       }
     }
   }
