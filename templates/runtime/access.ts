@@ -1,8 +1,8 @@
 /**
  * Who may call a route, decided before its body is read: an `onRequest` hook authenticates the request,
  * sets `request.caller` and checks the roles the route's `config.access` names. Every route gets it,
- * generated or added later by the user: `config: { access: "public" }` needs no credentials, a list of
- * roles needs one of them, and no `access` needs valid credentials only.
+ * generated or added later by the user: `config: { access: "public" }` needs no credentials (valid ones
+ * still set `request.caller`), a list of roles needs one of them, and no `access` needs valid credentials only.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from "fastify";
 import type { Caller } from "./authenticate.js";
@@ -14,7 +14,7 @@ declare module "fastify" {
     access?: "public" | readonly string[] | undefined;
   }
   interface FastifyRequest {
-    /** The caller whose credentials the request carried; undefined on a public route. */
+    /** The caller whose valid credentials the request carried; undefined without (possible on a public route only). */
     caller: Caller | undefined;
   }
 }
@@ -30,13 +30,31 @@ export function installAccess(app: FastifyInstance, svc: ServiceContext): void {
   const guards = new Map<string, onRequestHookHandler>();
   app.addHook("onRoute", (route) => {
     const access = route.config?.access;
-    if (access === "public") return;
-    const key = access === undefined ? "" : `roles:${access.join(",")}`;
+    const key = access === "public" ? "public" : access === undefined ? "" : `roles:${access.join(",")}`;
     let guard = guards.get(key);
-    if (guard === undefined) guards.set(key, (guard = guardOf(svc, access)));
+    if (guard === undefined) guards.set(key, (guard = access === "public" ? publicGuard(svc) : guardOf(svc, access)));
     const own = route.onRequest;
     route.onRequest = own === undefined ? [guard] : [guard, ...(Array.isArray(own) ? own : [own])];
   });
+}
+
+/**
+ * The onRequest hook of a public route: credentials are not needed, but valid ones still name the caller
+ * (`request.caller`), so that a public route can answer a known caller differently. Invalid ones are ignored.
+ */
+function publicGuard(svc: ServiceContext): onRequestHookHandler {
+  return function publicCaller(req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (req.headers.authorization !== undefined) {
+      // The answer may depend on who asks: a shared cache keeps one per Authorization.
+      reply.header("vary", "Authorization");
+      try {
+        req.caller = svc.authenticate(req);
+      } catch {
+        /* a public route answers whatever the credentials */
+      }
+    }
+    done();
+  };
 }
 
 /** The onRequest hook of one access rule: 401 without valid credentials, 403 without one of `roles`. */
