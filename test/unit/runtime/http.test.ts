@@ -132,6 +132,17 @@ test("a route the user adds sits under the base path unless it is already there 
     assertError(await call(h, "GET", "/tools/ping", { key: null }), "unauthenticated");
   }));
 
+test("config.produces negotiates Accept in the access hook: request.negotiated, or 406 before the body is read", () =>
+  withApp(async (h) => {
+    h.app.post("/export", { config: { produces: ["application/json", "text/csv"] } }, async (req, reply) => reply.type(req.negotiated!).send(req.negotiated === "text/csv" ? "a,b" : { a: "b" }));
+    const csv = await call(h, "POST", "/export", { raw: "{}", headers: { accept: "text/csv, application/json;q=0.5" } });
+    assert.is(csv.body, "a,b");
+    assert.match(String(csv.headers["content-type"]), /^text\/csv/);
+    assert.equal(JSON.parse((await call(h, "POST", "/export", { raw: "{}" })).body), { a: "b" });
+    assertError(await call(h, "POST", "/export", { raw: "{", headers: { accept: "image/png" } }), "notAcceptable");
+    assertError(await call(h, "POST", "/export", { key: null, raw: "{}", headers: { accept: "image/png" } }), "unauthenticated");
+  }));
+
 test("a user route's own schema refuses a request with the error body: body failures as the generated routes name them, others invalidParameter", () =>
   withApp(async (h) => {
     const body = { type: "object", required: ["n"], properties: { n: { type: "integer" }, tags: { type: "array", items: { type: "string" } } } };
