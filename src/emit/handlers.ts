@@ -42,19 +42,27 @@ export function emitHandlers(model: Model): EmittedFile[] {
     `/** Hooks per collection, from src/hooks/. */\nexport const hooks = {\n${model.resources.map((r) => `  ${stringKey(r.collection)}: ${hooksOf(r.collection)},\n`).join("")}};\n\n` +
     `/** Action handlers, from src/actions/. */\nexport const actions = {\n${model.actions.map((a) => `  ${stringKey(a.name)}: ${ident(handlerName(a))},\n`).join("")}};\n`;
   const server =
-    tsHeader("start-up of the service") +
+    tsHeader("the service: createService builds it, your src/main.ts adds to it and listens") +
     `import { fileURLToPath } from "node:url";\n` +
-    `import { startService, type RunningService } from "./runtime/server.js";\n` +
+    `import { buildService, startService, type RunningService, type Service, type ServiceOptions } from "./runtime/server.js";\n` +
     `import { actions, hooks } from "./handlers.js";\n` +
     `import { spec } from "./spec.js";\n\n` +
+    `export type { RunningService, Service, ServiceOptions } from "./runtime/server.js";\n` +
+    `export type { Store } from "./runtime/store.js";\n\n` +
     `/** The reference docs (docs/ at the package root), served at /docs. */\n` +
     `export const docsDir = fileURLToPath(new URL("../../../docs/", import.meta.url));\n\n` +
-    `${docComment(`Starts ${model.service.title} with the settings of \`env\` (PORT, HOST, BASE_URL, TLS_CERT_FILE, TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, LOG_LEVEL).`)}\n` +
+    `${docComment(
+      `Builds ${model.service.title} with your hooks and action handlers, without listening: add routes and plugins to \`app\`, then \`listen()\`. ` +
+        "The settings come from `options.env` (default process.env: PORT, HOST, BASE_URL, TLS_CERT_FILE, TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, LOG_LEVEL, ...); " +
+        "`options.store` and `options.keys` replace the store and the key ring the settings select.",
+    )}\n` +
+    `export function createService(options: ServiceOptions = {}): Promise<Service> {\n  return buildService(spec, { hooks, actions, docsDir }, options);\n}\n\n` +
+    `${docComment(`Builds ${model.service.title} and listens at once (the entry point of packages generated before createService).`)}\n` +
     `export function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {\n  return startService(spec, { hooks, actions, docsDir }, env);\n}\n`;
   const index =
     tsHeader("the package's exports") +
     `export { spec } from "./generated/spec.js";\n` +
-    `export { start } from "./generated/server.js";\n` +
+    `export { createService, start, type Service, type ServiceOptions, type Store } from "./generated/server.js";\n` +
     `export { buildApp } from "./generated/runtime/app.js";\n` +
     `export { openSqliteStore } from "./generated/runtime/sqlite-store.js";\n` +
     `export { KeyRing } from "./generated/runtime/keys.js";\n` +

@@ -1,8 +1,10 @@
 /**
  * Who may call a route, decided before its body is read: an `onRequest` hook authenticates the request,
  * sets `request.caller` and checks the roles the route's `config.access` names. Every route gets it,
- * generated or added later by the user: `config: { access: "public" }` needs no credentials, a list of
- * roles needs one of them, and no `access` needs valid credentials only.
+ * generated or added later by the user: `config: { access: "public" }` needs no credentials (valid ones
+ * still set `request.caller`), a list of roles needs one of them, and no `access` needs valid credentials only.
+ * A route whose `config.produces` lists the media types it answers has `Accept` negotiated in the same hook,
+ * right after authentication and still before the body: `request.negotiated` is the chosen type, or 406.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from "fastify";
 import type { Caller } from "./authenticate.js";
@@ -12,35 +14,60 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** "public": no credentials needed; a list of roles: credentials holding one of them; absent: any valid credentials. */
     access?: "public" | readonly string[] | undefined;
+    /** The media types the route answers, the server's preference first (e.g. svc.offers(type)): Accept is negotiated against them. */
+    produces?: readonly string[] | undefined;
   }
   interface FastifyRequest {
-    /** The caller whose credentials the request carried; undefined on a public route. */
+    /** The caller whose valid credentials the request carried; undefined without (possible on a public route only). */
     caller: Caller | undefined;
+    /** The media type negotiated for the answer, on a route with `config.produces`. */
+    negotiated: string | undefined;
   }
 }
 
 /**
  * Decorates requests with `caller` and gives every route registered from now on (the HEAD twin of a GET
- * too) the onRequest hook its `config.access` calls for. One hook per distinct role list, made here at
- * registration: a request runs one function and makes no closure.
+ * too) the onRequest hook its `config.access` and `config.produces` call for. One hook per distinct role
+ * list and media types, made here at registration: a request runs one function and makes no closure.
  * @example installAccess(app, svc); app.get("/v1/report", { config: { access: ["auditor"] } }, handler)
  */
 export function installAccess(app: FastifyInstance, svc: ServiceContext): void {
   app.decorateRequest("caller", undefined);
+  app.decorateRequest("negotiated", undefined);
   const guards = new Map<string, onRequestHookHandler>();
   app.addHook("onRoute", (route) => {
     const access = route.config?.access;
-    if (access === "public") return;
-    const key = access === undefined ? "" : `roles:${access.join(",")}`;
+    const produces = route.config?.produces;
+    const key = `${access === "public" ? "public" : access === undefined ? "" : `roles:${access.join(",")}`}\n${produces?.join(",") ?? ""}`;
     let guard = guards.get(key);
-    if (guard === undefined) guards.set(key, (guard = guardOf(svc, access)));
+    if (guard === undefined) guards.set(key, (guard = access === "public" ? publicGuard(svc, produces) : guardOf(svc, access, produces)));
     const own = route.onRequest;
     route.onRequest = own === undefined ? [guard] : [guard, ...(Array.isArray(own) ? own : [own])];
   });
 }
 
+/**
+ * The onRequest hook of a public route: credentials are not needed, but valid ones still name the caller
+ * (`request.caller`), so that a public route can answer a known caller differently. Invalid ones are ignored.
+ */
+function publicGuard(svc: ServiceContext, produces: readonly string[] | undefined): onRequestHookHandler {
+  return function publicCaller(req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (req.headers.authorization !== undefined) {
+      // The answer may depend on who asks: a shared cache keeps one per Authorization.
+      reply.header("vary", "Authorization");
+      try {
+        req.caller = svc.authenticate(req);
+      } catch {
+        /* a public route answers whatever the credentials */
+      }
+    }
+    if (produces !== undefined) req.negotiated = svc.negotiate(req, produces);
+    done();
+  };
+}
+
 /** The onRequest hook of one access rule: 401 without valid credentials, 403 without one of `roles`. */
-function guardOf(svc: ServiceContext, roles: readonly string[] | undefined): onRequestHookHandler {
+function guardOf(svc: ServiceContext, roles: readonly string[] | undefined, produces: readonly string[] | undefined): onRequestHookHandler {
   const dev = roles === undefined ? "" : roles.length === 0 ? "This route is closed to every key." : `This route needs one of the roles: ${roles.join(", ")}.`;
   return function guard(req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     // What an authenticated request answers depends on its credentials: no cache may keep it or hand it
@@ -49,6 +76,7 @@ function guardOf(svc: ServiceContext, roles: readonly string[] | undefined): onR
     const caller = svc.authenticate(req);
     if (roles !== undefined && !caller.roles.some((r) => roles.includes(r))) throw svc.error("forbidden", "", dev);
     req.caller = caller;
+    if (produces !== undefined) req.negotiated = svc.negotiate(req, produces);
     done();
   };
 }

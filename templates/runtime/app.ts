@@ -5,6 +5,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { installAccess } from "./access.js";
+import { placeUnderBase } from "./base-path.js";
 import { answerOutsideRequests, clientErrorHandler, serverFactoryOf } from "./client-errors.js";
 import { registerDocs } from "./docs.js";
 import { errorHandlerOf } from "./error-handler.js";
@@ -46,7 +47,11 @@ export interface AppOptions {
 /** Levels at which Fastify's per-request lines (info) print. */
 const REQUEST_LOG_LEVELS = new Set(["trace", "debug", "info"]);
 
-/** The Fastify instance of the service, ready to `listen` or `inject`. */
+/**
+ * The Fastify instance of the service with every generated route registered, not yet ready: routes and
+ * plugins registered on it afterwards get the same authentication (`config.access`, `request.caller`), error
+ * body and 404/405 answers, and sit under the base URL's path (base-path.ts).
+ */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { spec } = options;
   const baseUrl = (options.baseUrl ?? spec.baseUrl).replace(/\/+$/, "");
@@ -103,5 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
     });
   }
+  // What the user adds from here on (routes, plugins) sits under the base path like the routes above.
+  placeUnderBase(app, prefix);
   return app;
 }

@@ -67,6 +67,8 @@ export function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiE
       const dev = `The database stayed locked by another writer; nothing was written. Retry in ${seconds} s.`;
       return new ApiError(entry(svc.catalog, "storeBusy"), "", { headers: { "retry-after": String(seconds) }, dev });
     }
+    case "FST_ERR_VALIDATION":
+      return fromValidation(svc, error);
     case "FST_ERR_BAD_URL":
     case "FST_ERR_MAX_PARAM_LENGTH":
       return svc.error("notFound", "", "The id in the path is not one this service gives out (it is too long or not validly percent-encoded).");
@@ -76,4 +78,33 @@ export function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiE
     return svc.error("malformedRequest", "", "The request could not be read.");
   }
   return svc.error("internal");
+}
+
+/** One failure of a route's own `schema` (ajv's error shape, as Fastify passes it on). */
+interface SchemaFailure {
+  readonly keyword: string;
+  readonly instancePath?: string;
+  readonly params?: { readonly missingProperty?: string; readonly additionalProperty?: string };
+  readonly message?: string;
+}
+
+/**
+ * A route's own schema refused the request (a route the user added with `schema`): a body is answered as the
+ * generated routes answer a body (missingProperty, unknownProperty, invalidProperty), a query, path or header
+ * as invalidParameter, each with `property` set to what failed.
+ */
+function fromValidation(svc: ServiceContext, error: FastifyError): ApiError {
+  const failure = (error.validation?.[0] ?? { keyword: "" }) as SchemaFailure;
+  const path = (failure.instancePath ?? "").split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const named = failure.params?.missingProperty ?? failure.params?.additionalProperty;
+  const property = [...path, ...(named === undefined ? [] : [named])].join(".");
+  const what = property === "" ? "The request" : `"${property}"`;
+  const dev =
+    failure.keyword === "required" ? `${what} is required.` :
+    failure.keyword === "additionalProperties" ? `${what} is not a property of this body.` :
+    `${what} ${failure.message ?? "does not match the route's schema"}.`;
+  if (error.validationContext !== "body") return svc.error("invalidParameter", property, dev);
+  if (failure.keyword === "required") return svc.error("missingProperty", property, dev);
+  if (failure.keyword === "additionalProperties") return svc.error("unknownProperty", property, dev);
+  return svc.error("invalidProperty", property, dev);
 }

@@ -70,6 +70,116 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min
   return Number(text);
 }
 
+/** What createService may be given instead of what the settings select. */
+export interface ServiceOptions {
+  /** The settings (PORT, HOST, BASE_URL, ...): default process.env. */
+  readonly env?: NodeJS.ProcessEnv | undefined;
+  /** The store: default the embedded SQLite store of DATABASE_FILE. Any implementation of Store (store.ts) fits. */
+  readonly store?: Store | undefined;
+  /** The API keys: default the key file KEYS_FILE; KeyRing.memory() for tests. */
+  readonly keys?: KeyRing | undefined;
+  /** The service's logger: default a pino logger at LOG_LEVEL. */
+  readonly logger?: FastifyBaseLogger | undefined;
+}
+
+/**
+ * A built service, not yet listening: register routes and plugins on `app`, then `listen()`. A route added
+ * to `app` sits under the base URL's path (unless it already does, or its config says `outsideBase: true`),
+ * sees `request.caller`, and answers 401/403 from its `config.access` exactly as the generated routes do.
+ */
+export interface Service {
+  /** The Fastify app; not ready until listen() (or app.ready()/app.inject()). */
+  readonly app: FastifyInstance;
+  readonly store: Store;
+  readonly keys: KeyRing;
+  /** The settings read from `env`. */
+  readonly settings: Settings;
+  /** The service's logger (LOG_LEVEL). */
+  readonly log: FastifyBaseLogger;
+  /** Listens on PORT/HOST (HTTPS when TLS_CERT_FILE/TLS_KEY_FILE are set) and returns the URL; SIGTERM/SIGINT then close it gracefully. */
+  listen(): Promise<string>;
+  /** Stops accepting requests, lets open ones finish (cut after SHUTDOWN_TIMEOUT_MS) and closes the store. */
+  close(): Promise<void>;
+}
+
+/** The user's code a service runs: hooks per collection, action handlers, and the docs folder. */
+export type ServiceHandlers = Pick<AppOptions, "hooks" | "actions" | "docsDir">;
+
+/**
+ * Builds a service from its spec and the user's handlers, without listening: the store and keys the
+ * settings select unless `options` gives them. src/generated/server.ts's createService calls it.
+ * @example const service = await buildService(spec, { hooks, actions }, { env: { PORT: "0" } }); await service.listen();
+ */
+export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers, options: ServiceOptions = {}): Promise<Service> {
+  const settings = settingsFrom(options.env ?? process.env, spec);
+  const log = options.logger ?? pino({ level: settings.logLevel });
+  const store = options.store ?? openSqliteStore(spec, settings.databaseFile, { busyTimeoutMs: settings.databaseBusyTimeoutMs });
+  let app: FastifyInstance;
+  let keys: KeyRing;
+  try {
+    keys = options.keys ?? KeyRing.open(settings.keysFile);
+    app = await buildApp({
+      spec,
+      store,
+      keys,
+      baseUrl: settings.baseUrl,
+      ...handlers,
+      https: settings.tls,
+      logger: log,
+      expandLimit: settings.expandLimit,
+      limits: settings.limits,
+    });
+  } catch (error) {
+    if (options.store === undefined) await store.close();
+    throw error;
+  }
+  const signals = new Map<NodeJS.Signals, () => void>();
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      for (const [signal, handler] of signals) process.off(signal, handler);
+      // Idle connections close at once; a client still sending (or slowly reading) gets until the
+      // shutdown timeout, then its connection is cut, so that a signal always ends the process.
+      const cut = setTimeout(() => app.server.closeAllConnections(), settings.limits.shutdownTimeoutMs);
+      cut.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(cut);
+        await store.close();
+      }
+    })());
+  const listen = async (): Promise<string> => {
+    // Fastify logs the address itself when it has the logger (LOG_LEVEL info or finer): in our words, once.
+    const fastifyLogs = LISTEN_LOG_LEVELS.has(app.log.level);
+    const url = await app.listen({
+      port: settings.port,
+      host: settings.host,
+      listenTextResolver: (address) => `listening on ${address} (base URL ${settings.baseUrl})`,
+    });
+    if (!fastifyLogs) announceListening(log, url, settings.baseUrl);
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      const handler = () => {
+        log.info({ signal }, "shutting down");
+        close().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            log.error({ err }, "shutdown failed");
+            process.exit(1);
+          },
+        );
+      };
+      signals.set(signal, handler);
+      process.once(signal, handler);
+    }
+    return url;
+  };
+  return { app, store, keys, settings, log, listen, close };
+}
+
+/** Levels at which Fastify's own logger prints info records, the address it listens on among them. */
+const LISTEN_LOG_LEVELS = new Set(["trace", "debug", "info"]);
+
 /** A started service: its app, store and address; `close` stops it gracefully. */
 export interface RunningService {
   readonly app: FastifyInstance;
@@ -91,54 +201,9 @@ export function announceListening(log: FastifyBaseLogger, url: string, baseUrl: 
   log.child({}, { level: "info" }).info({ url, baseUrl }, `listening on ${url} (base URL ${baseUrl})`);
 }
 
-/** Opens the store and keys, builds the app and listens; SIGTERM/SIGINT close it gracefully. */
-export async function startService(
-  spec: ServiceSpec,
-  handlers: Pick<AppOptions, "hooks" | "actions" | "docsDir">,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<RunningService> {
-  const settings = settingsFrom(env, spec);
-  const log = pino({ level: settings.logLevel });
-  const store = openSqliteStore(spec, settings.databaseFile, { busyTimeoutMs: settings.databaseBusyTimeoutMs });
-  const keys = KeyRing.open(settings.keysFile);
-  const app = await buildApp({
-    spec,
-    store,
-    keys,
-    baseUrl: settings.baseUrl,
-    ...handlers,
-    https: settings.tls,
-    logger: log,
-    expandLimit: settings.expandLimit,
-    limits: settings.limits,
-  });
-  const url = await app.listen({ port: settings.port, host: settings.host });
-  announceListening(log, url, settings.baseUrl);
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      // Idle connections close at once; a client still sending (or slowly reading) gets until the
-      // shutdown timeout, then its connection is cut, so that a signal always ends the process.
-      const cut = setTimeout(() => app.server.closeAllConnections(), settings.limits.shutdownTimeoutMs);
-      cut.unref();
-      try {
-        await app.close();
-      } finally {
-        clearTimeout(cut);
-      }
-      await store.close();
-    })());
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
-      log.info({ signal }, "shutting down");
-      close().then(
-        () => process.exit(0),
-        (err: unknown) => {
-          log.error({ err }, "shutdown failed");
-          process.exit(1);
-        },
-      );
-    });
-  }
-  return { app, store, url, log, close };
+/** Builds the service and listens at once (what `start()` of packages generated before createService does). */
+export async function startService(spec: ServiceSpec, handlers: ServiceHandlers, env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
+  const service = await buildService(spec, handlers, { env });
+  const url = await service.listen();
+  return { app: service.app, store: service.store, url, log: service.log, close: service.close };
 }

@@ -114,6 +114,47 @@ test("config.access on a route the user adds: public needs no credentials, a rol
     assert.is(other.headers.allow, "POST");
   }));
 
+test("a route the user adds sits under the base path unless it is already there or says outsideBase; a public one still names a valid caller", () =>
+  withApp(async (h) => {
+    h.app.get("/report", async (req) => ({ caller: req.caller?.id }));
+    h.app.get("/v1/already", { config: { access: "public" } }, async (req) => ({ caller: req.caller?.id ?? null }));
+    h.app.get("/health", { config: { access: "public", outsideBase: true } }, async () => ({ ok: true }));
+    await h.app.register(async (scope) => void scope.get("/ping", async () => ({ pong: true })), { prefix: "/tools" });
+    assert.equal(JSON.parse((await call(h, "GET", "/report")).body), { caller: h.reader.id });
+    assertError(await h.app.inject({ method: "GET", url: "/report" }), "routeNotFound");
+    assert.equal(JSON.parse((await call(h, "GET", "/already", { key: null })).body), { caller: null });
+    const named = await call(h, "GET", "/already");
+    assert.equal(JSON.parse(named.body), { caller: h.reader.id });
+    assert.is(named.headers.vary, "Authorization");
+    assert.equal(JSON.parse((await call(h, "GET", "/already", { key: null, headers: { authorization: "Bearer nonsense" } })).body), { caller: null });
+    assert.equal(JSON.parse((await h.app.inject({ method: "GET", url: "/health" })).body), { ok: true });
+    assert.is((await call(h, "GET", "/tools/ping")).statusCode, 200);
+    assertError(await call(h, "GET", "/tools/ping", { key: null }), "unauthenticated");
+  }));
+
+test("config.produces negotiates Accept in the access hook: request.negotiated, or 406 before the body is read", () =>
+  withApp(async (h) => {
+    h.app.post("/export", { config: { produces: ["application/json", "text/csv"] } }, async (req, reply) => reply.type(req.negotiated!).send(req.negotiated === "text/csv" ? "a,b" : { a: "b" }));
+    const csv = await call(h, "POST", "/export", { raw: "{}", headers: { accept: "text/csv, application/json;q=0.5" } });
+    assert.is(csv.body, "a,b");
+    assert.match(String(csv.headers["content-type"]), /^text\/csv/);
+    assert.equal(JSON.parse((await call(h, "POST", "/export", { raw: "{}" })).body), { a: "b" });
+    assertError(await call(h, "POST", "/export", { raw: "{", headers: { accept: "image/png" } }), "notAcceptable");
+    assertError(await call(h, "POST", "/export", { key: null, raw: "{}", headers: { accept: "image/png" } }), "unauthenticated");
+  }));
+
+test("a user route's own schema refuses a request with the error body: body failures as the generated routes name them, others invalidParameter", () =>
+  withApp(async (h) => {
+    const body = { type: "object", required: ["n"], properties: { n: { type: "integer" }, tags: { type: "array", items: { type: "string" } } } };
+    h.app.post("/typed", { schema: { body, querystring: { type: "object", properties: { page: { type: "integer" } } } } }, async (req) => req.body);
+    const failed = (res: LightMyRequestResponse, key: string, property: string) => assert.is(assertError(res, key).property, property);
+    failed(await call(h, "POST", "/typed", { raw: '{"n":"x"}' }), "invalidProperty", "n");
+    failed(await call(h, "POST", "/typed", { raw: '{"n":1,"tags":[{}]}' }), "invalidProperty", "tags.0");
+    failed(await call(h, "POST", "/typed", { raw: "{}" }), "missingProperty", "n");
+    failed(await call(h, "POST", "/typed?page=x", { raw: '{"n":1}' }), "invalidParameter", "page");
+    assert.is((await call(h, "POST", "/typed?page=2", { raw: '{"n":1}' })).statusCode, 200);
+  }));
+
 test("authenticated answers carry Cache-Control: no-store and Vary: Authorization, errors included", () =>
   withApp(async (h) => {
     for (const res of [await call(h, "GET", "/notes"), await call(h, "GET", "/notes/none"), await call(h, "GET", "/notes", { key: null }), await call(h, "POST", "/memos", { raw: "{}" })]) {
