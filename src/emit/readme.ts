@@ -5,6 +5,7 @@ import { member, shellWord, str } from "./shared/escape.js";
 import { render } from "./shared/templates.js";
 import { exampleBody } from "./contract-samples.js";
 import { BODY_LIMIT, PAGING } from "./spec.js";
+import { serviceRoles } from "./tests.js";
 
 /** README.md (generated). */
 export function emitReadme(model: Model): EmittedFile[] {
@@ -23,7 +24,7 @@ export function emitReadme(model: Model): EmittedFile[] {
   ]);
   for (const a of model.actions) routes.push({ method: a.method, path: `${base}/${a.name}`, answer: a.description || "the action's result" });
   const routeRows = routes.map((r) => ({ route: `${r.method} ${r.path}`, answer: r.answer }));
-  const roles = [...new Set(model.resources.flatMap((r) => Object.values(r.access).flat()).concat(model.actions.flatMap((a) => a.roles)))].sort();
+  const roles = serviceRoles(model);
   const first = model.resources[0];
   const { local, setBaseUrl } = localBaseUrl(service.baseUrl, base);
   const curl = tryItLines(model, local);

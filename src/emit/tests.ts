@@ -1,13 +1,32 @@
 /** Emits the package's own contract tests: the test kit, the samples decided now, and the suite entry. */
+import { assertInternal } from "../diagnostics/internal-error.js";
 import type { Model } from "../model/types.js";
 import { actionSamples, resourceSamples } from "./contract-samples.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { jsValue } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
-import { asset } from "./shared/templates.js";
+import { asset, render } from "./shared/templates.js";
+
+/** Every role the service names (in x-access, admin included, and in actions' roles), sorted. */
+export function serviceRoles(model: Model): string[] {
+  return [...new Set(model.resources.flatMap((r) => Object.values(r.access).flat()).concat(model.actions.flatMap((a) => a.roles)))].sort();
+}
 
 /**
- * test/generated/kit.ts, samples.ts and contract.test.ts. The suite imports the spec and the runtime
+ * test/service.test.ts (the user's, seeded once): the service as createService builds it, the user's
+ * code included, answering one request any definitions serve: a GET of the first collection, with a key
+ * holding every role, on an empty in-memory store.
+ */
+function seedOwnTest(model: Model): EmittedFile {
+  const first = model.resources[0];
+  assertInternal(first !== undefined, "a model without resources reached emit");
+  const path = `${model.service.basePath}/${first.collection}`;
+  const data = { roles: serviceRoles(model), path, testName: `GET ${path} answers an empty page of ${first.collection}` };
+  return { path: "test/service.test.ts", contents: render("package/service.test.ts.hbs", data), owner: "user" };
+}
+
+/**
+ * test/generated/kit.ts, samples.ts and contract.test.ts, and the user's test/service.test.ts. The suite imports the spec and the runtime
  * only, never src/hooks/ or src/actions/: it runs with stubs in their place (kit.ts), so the user's
  * business rules, or a file of theirs that throws when loaded, cannot fail it.
  */
@@ -34,5 +53,6 @@ export function emitTests(model: Model): EmittedFile[] {
         `import { spec } from "../../src/generated/spec.js";\nimport { runContract } from "./kit.js";\nimport { samples } from "./samples.js";\n\nrunContract(spec, samples);\n`,
       owner: "generated",
     },
+    seedOwnTest(model),
   ];
 }

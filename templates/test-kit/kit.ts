@@ -7,10 +7,9 @@
  */
 import { suite, type Test } from "uvu";
 import * as assert from "uvu/assert";
-import type { FastifyInstance } from "fastify";
-import { buildApp } from "../../src/generated/runtime/app.js";
 import type { ActionHandler } from "../../src/generated/runtime/context.js";
 import { KeyRing, type NewKey } from "../../src/generated/runtime/keys.js";
+import { buildService, type Service } from "../../src/generated/runtime/server.js";
 import { openSqliteStore } from "../../src/generated/runtime/sqlite-store.js";
 import type { ActionSpec, ResourceSpec, ServiceSpec } from "../../src/generated/runtime/spec.js";
 
@@ -61,7 +60,7 @@ export function stubActions(spec: ServiceSpec, samples: Samples): Record<string,
 export class TestService {
   private constructor(
     readonly spec: ServiceSpec,
-    readonly app: FastifyInstance,
+    readonly service: Service,
     readonly origin: string,
     readonly keys: { readonly admin: NewKey; readonly nobody: NewKey; readonly other: NewKey },
   ) {}
@@ -79,9 +78,14 @@ export class TestService {
       nobody: ring.create([]),
       other: ring.create([...roles].filter((r) => !adminRoles.has(r))),
     };
-    const app = await buildApp({ spec, store: openSqliteStore(spec, ":memory:"), keys: ring, hooks: {}, actions: stubActions(spec, samples) });
-    const address = await app.listen({ port: 0, host: "127.0.0.1" });
-    return new TestService(spec, app, address, keys);
+    // Built as createService builds the package's service, with stubs for your code, and settings of its
+    // own: whatever the environment says (BASE_URL, LOG_LEVEL, ...) the same tests run the same way.
+    const service = await buildService(
+      spec,
+      { hooks: {}, actions: stubActions(spec, samples) },
+      { env: { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent" }, store: openSqliteStore(spec, ":memory:"), keys: ring },
+    );
+    return new TestService(spec, service, await service.listen(), keys);
   }
 
   /** The path of a route under the base URL. */
@@ -110,7 +114,7 @@ export class TestService {
   }
 
   close(): Promise<void> {
-    return this.app.close();
+    return this.service.close();
   }
 }
 

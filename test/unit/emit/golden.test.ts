@@ -34,12 +34,12 @@ test("runtime files are copied verbatim, each with the do-not-edit header", asyn
   }
 });
 
-test("user-owned files are exactly the hooks, actions, entry point and package files", async () => {
+test("user-owned files are exactly the hooks, actions, entry point, own test and package files", async () => {
   const { model } = checkProject(path.join(repoRoot, "examples", "directory"));
   const files = await emitService(model!);
   assert.equal(
     files.filter((f) => f.owner === "user").map((f) => f.path),
-    [".gitignore", "package.json", "src/actions/convert.ts", "src/hooks/accounts.ts", "src/hooks/directories.ts", "src/hooks/folders.ts", "src/hooks/groups.ts", "src/main.ts", "tsconfig.json"],
+    [".gitignore", "package.json", "src/actions/convert.ts", "src/hooks/accounts.ts", "src/hooks/directories.ts", "src/hooks/folders.ts", "src/hooks/groups.ts", "src/main.ts", "test/service.test.ts", "tsconfig.json"],
   );
 });
 
