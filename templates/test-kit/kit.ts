@@ -134,6 +134,13 @@ const codeOf = (spec: ServiceSpec, key: string): number => spec.errors.find((e) 
 /** How deep the factory follows required links: a longer chain (or a cycle) cannot be created. */
 const MAX_LINK_DEPTH = 4;
 
+/** How many members a body must give the stored list of links `name` of `resource` (its minItems when required; 0 else). */
+function linksNeeded(resource: ResourceSpec, name: string): number {
+  if (!resource.required.includes(name)) return 0;
+  const schema = ((resource.bodySchema as Json).properties ?? {})[name] as Json | undefined;
+  return typeof schema?.minItems === "number" ? schema.minItems : 0;
+}
+
 /** Creates instances (and the instances their required links need) from the samples. */
 class Factory {
   private readonly seeds = new Map<string, number>();
@@ -150,7 +157,7 @@ class Factory {
     const own = this.samples.resources[collection];
     if (!own || own.bodies.length === 0) return `${collection} has no sample body: ${own?.noBody ?? "none was generated"}`;
     for (const f of r.fields) {
-      if (f.kind !== "link" || !r.required.includes(f.name)) continue;
+      if (!f.link || (f.kind === "link" ? !r.required.includes(f.name) : linksNeeded(r, f.name) === 0)) continue;
       if (depth >= MAX_LINK_DEPTH) return `${collection} needs a chain of more than ${MAX_LINK_DEPTH} required links (or a cycle of them)`;
       const why = this.whyNot(f.link!.target, depth + 1);
       if (why) return `${collection} needs a link to ${f.link!.target} (${JSON.stringify(f.name)} is required), and ${why}`;
@@ -165,11 +172,16 @@ class Factory {
     this.seeds.set(resource.collection, seed + 1);
     const body: Json = structuredClone(bodies[seed % bodies.length]!);
     for (const f of resource.fields) {
-      if (f.kind !== "link") continue;
-      const required = resource.required.includes(f.name);
-      if (required || (depth < 2 && this.whyNot(f.link!.target, depth + 1) === undefined)) {
-        const target = await this.create(f.link!.target, depth + 1);
-        body[f.name] = { meta: { href: target.meta.href } };
+      if (f.kind === "link") {
+        const required = resource.required.includes(f.name);
+        if (required || (depth < 2 && this.whyNot(f.link!.target, depth + 1) === undefined)) {
+          const target = await this.create(f.link!.target, depth + 1);
+          body[f.name] = { meta: { href: target.meta.href } };
+        }
+      } else if (f.kind === "links" && resource.required.includes(f.name) && !f.link!.inverse) {
+        const list: Json[] = [];
+        for (let i = 0; i < linksNeeded(resource, f.name); i++) list.push({ meta: { href: (await this.create(f.link!.target, depth + 1)).meta.href } });
+        body[f.name] = list;
       }
     }
     return body;

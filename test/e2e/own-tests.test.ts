@@ -172,6 +172,11 @@ function writeImpossibleProject(dir: string): void {
   fs.writeFileSync(path.join(dir, "resources/part.json"), resource("Part", "parts", ["name", "gadget"], { name: { type: "string" }, gadget: { $ref: "gadget.json" } }));
   // The same schema with examples (one the schema refuses): the valid one is the sample, and nothing is skipped.
   fs.writeFileSync(path.join(dir, "resources/widget.json"), resource("Widget", "widgets", ["code"], { code: { ...refusesSamples, examples: ["sample-1", "W-1"] } }));
+  // A required stored list of links with minItems: the tests create its members. Whole-body examples (one in
+  // the representation's shape, with an id) come first.
+  fs.writeFileSync(path.join(dir, "resources/person.json"), resource("Person", "people", ["name"], { name: { type: "string" } }));
+  const team = JSON.parse(resource("Team", "teams", ["name", "members"], { name: { type: "string" }, members: { type: "array", items: { $ref: "person.json" }, minItems: 2 } }));
+  fs.writeFileSync(path.join(dir, "resources/team.json"), JSON.stringify({ ...team, examples: [{ id: "t1", name: "Core", members: [] }] }));
 }
 
 test("a package whose samples are impossible reports skips with their reasons, not passes, and 0 failures", () => {
@@ -199,9 +204,11 @@ test("a package whose samples are impossible reports skips with their reasons, n
   assert.match(reasons, "skipped: action convert › valid parameters: 200 with the handler's result");
   assert.match(reasons, "no sample of the response of measure for its stub to answer with");
   assert.not.match(reasons, "widgets", "the example gave widgets a sample");
+  assert.not.match(reasons, "teams", "teams are created with the members their list requires");
   assert.is((reasons.match(/skipped: /g) ?? []).length, 13, "one line per skipped case");
   const samples = fs.readFileSync(path.join(out, "test/generated/samples.ts"), "utf8");
   assert.match(samples, /"widgets": \{\n\s+"bodies": \[\n\s+\{\n\s+"code": "W-1"\n/);
+  assert.match(samples, /"teams": \{\n\s+"bodies": \[\n\s+\{\n\s+"name": "Core"\n/);
 });
 
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
