@@ -6,7 +6,7 @@
  */
 import type { Action, Field, JsonSchema, Resource } from "../model/types.js";
 import { firstSample, isValidSample, SAMPLE_SEEDS, sampleOf } from "./samples.js";
-import { bodySchemaOf } from "./spec.js";
+import { bodySchemaOf, SERVER_OWNED } from "./spec.js";
 
 type Json = Record<string, unknown>;
 type BodySchema = { properties: Json; required?: string[] };
@@ -31,10 +31,6 @@ export interface ActionSamples {
 
 /** Wrongly typed values by field kind, for the 400 invalidProperty test. */
 const WRONG: Readonly<Record<string, unknown>> = { string: 12345, number: "not a number", integer: "not a number", boolean: "yes" };
-
-/** Properties a body cannot carry, whatever an example holds: the server's and the owner. */
-const SERVER_OWNED = new Set(["id", "meta", "createdAt", "modifiedAt"]);
-
 
 const sampleCache = new WeakMap<Resource, ResourceSamples>();
 const exampleCache = new WeakMap<Resource, { body: unknown }>();
@@ -113,8 +109,7 @@ function computeSamples(resource: Resource): ResourceSamples {
     seen.add(json);
     const values: [string, string][] = [];
     for (const u of unique) {
-      const value = JSON.stringify((body as Json)[u]);
-      if (value !== undefined) values.push([u, value]);
+      if (Object.hasOwn(body as Json, u)) values.push([u, JSON.stringify((body as Json)[u])]);
     }
     if (values.some(([u, v]) => uniqueSeen.get(u)!.has(v))) return;
     for (const [u, v] of values) uniqueSeen.get(u)!.add(v);

@@ -10,7 +10,8 @@ export const PAGING = { defaultLimit: 25, maxLimit: 100 } as const;
 /** Largest request body a generated service accepts, in bytes. */
 export const BODY_LIMIT = 1_048_576;
 
-const SERVER_OWNED = new Set(["id", "meta", "createdAt", "modifiedAt"]);
+/** Properties the server owns: no body sets them. */
+export const SERVER_OWNED: ReadonlySet<string> = new Set(["id", "meta", "createdAt", "modifiedAt"]);
 
 /** The schema of a link written in a body: { meta: { href } } (a full representation is accepted too). */
 export const LINK_INPUT_SCHEMA = {
