@@ -4,7 +4,7 @@ import type { EmittedFile } from "./emitted-file.js";
 import { member, shellWord, str } from "./shared/escape.js";
 import { render } from "./shared/templates.js";
 import { exampleBody } from "./tests.js";
-import { BODY_LIMIT, PAGING } from "./spec.js";
+import { BODY_LIMIT, DEFAULT_EXPAND_LIMIT, MAX_BODY_DEPTH, PAGING } from "../model/conventions.js";
 
 /** README.md (generated). */
 export function emitReadme(model: Model): EmittedFile[] {
@@ -52,6 +52,8 @@ export function emitReadme(model: Model): EmittedFile[] {
     defaultLimit: PAGING.defaultLimit,
     maxLimit: PAGING.maxLimit,
     bodyLimit: BODY_LIMIT,
+    bodyDepth: MAX_BODY_DEPTH,
+    expandLimit: DEFAULT_EXPAND_LIMIT,
     mediaTypes: model.mediaTypes,
     errors: model.errors,
   };
