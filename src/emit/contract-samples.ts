@@ -4,9 +4,10 @@
  * `examples`/`default` and the generator give), parameters and a response per action, and, where no
  * sample satisfies a schema, why: the tests skip what they cannot feed and print that reason.
  */
+import { SERVER_OWNED } from "../model/conventions.js";
 import type { Action, Field, JsonSchema, Resource } from "../model/types.js";
 import { firstSample, isValidSample, SAMPLE_SEEDS, sampleOf } from "./samples.js";
-import { bodySchemaOf, SERVER_OWNED } from "./spec.js";
+import { bodySchemaOf } from "./spec.js";
 
 type Json = Record<string, unknown>;
 type BodySchema = { properties: Json; required?: string[] };

@@ -1,10 +1,10 @@
 /** Emits the generated package's README: how to run it, its routes, media types and error codes. */
+import { BODY_LIMIT, DEFAULT_EXPAND_LIMIT, MAX_BODY_DEPTH, PAGING } from "../model/conventions.js";
 import type { Model, Resource } from "../model/types.js";
+import { exampleBody } from "./contract-samples.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { member, shellWord, str } from "./shared/escape.js";
 import { render } from "./shared/templates.js";
-import { exampleBody } from "./contract-samples.js";
-import { BODY_LIMIT, PAGING } from "./spec.js";
 import { serviceRoles } from "./tests.js";
 
 /** README.md (generated). */
@@ -53,6 +53,8 @@ export function emitReadme(model: Model): EmittedFile[] {
     defaultLimit: PAGING.defaultLimit,
     maxLimit: PAGING.maxLimit,
     bodyLimit: BODY_LIMIT,
+    bodyDepth: MAX_BODY_DEPTH,
+    expandLimit: DEFAULT_EXPAND_LIMIT,
     mediaTypes: model.mediaTypes,
     errors: model.errors,
   };

@@ -1,17 +1,14 @@
 /** Emits src/generated/spec.ts: the service description the runtime serves from. */
 import { isObject, kindOf } from "../model/build-schema.js";
+import { BODY_LIMIT, PAGING, SERVER_OWNED as SERVER_OWNED_NAMES } from "../model/conventions.js";
 import type { Field, FieldKind, JsonSchema, Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, jsValue } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
 
-/** Page sizes of every collection (documented in the generated README). */
-export const PAGING = { defaultLimit: 25, maxLimit: 100 } as const;
-/** Largest request body a generated service accepts, in bytes. */
-export const BODY_LIMIT = 1_048_576;
+export { BODY_LIMIT, PAGING } from "../model/conventions.js";
 
-/** Properties the server owns: no body sets them. */
-export const SERVER_OWNED: ReadonlySet<string> = new Set(["id", "meta", "createdAt", "modifiedAt"]);
+const SERVER_OWNED: ReadonlySet<string> = new Set(SERVER_OWNED_NAMES);
 
 /** The schema of a link written in a body: { meta: { href } } (a full representation is accepted too). */
 export const LINK_INPUT_SCHEMA = {

@@ -2,6 +2,8 @@
  * The built-in conditions every generated service answers, with their fixed codes. Codes 40000-59999
  * are reserved for them; service.json `errors` add service-specific codes outside that range.
  */
+import { DEFAULT_EXPAND_LIMIT, MAX_BODY_DEPTH } from "./conventions.js";
+
 export interface BuiltinError {
   readonly code: number;
   readonly status: number;
@@ -24,9 +26,9 @@ export const BUILTIN_ERRORS: readonly BuiltinError[] = [
   { code: 40007, status: 400, key: "unknownExpand", title: "Unknown expansion", message: "The expand parameter names something that is not a link.", dev: "Only links can be expanded; use their property names, with name(sub) to nest." },
   { code: 40008, status: 400, key: "invalidPaging", title: "Invalid paging", message: "offset or limit is not allowed.", dev: "offset is an integer >= 0 and limit an integer from 1 to the documented maximum." },
   { code: 40009, status: 400, key: "invalidParameter", title: "Invalid parameter", message: "A query parameter is missing or has a value that is not allowed.", dev: "Check the parameter named in `property` against the action's documented parameters." },
-  { code: 40010, status: 400, key: "expandTooLarge", title: "Expansion too large", message: "The expand or fields parameter would inline too many instances.", dev: "A response inlines at most the documented number of instances (EXPAND_LIMIT, 1000 by default), and an expanded collection link inlines one page. Ask for less: fewer or shallower expansions, a smaller limit, or follow the links in requests of their own." },
+  { code: 40010, status: 400, key: "expandTooLarge", title: "Expansion too large", message: "The expand or fields parameter would inline too many instances.", dev: `A response inlines at most the documented number of instances (EXPAND_LIMIT, ${DEFAULT_EXPAND_LIMIT} by default), and an expanded collection link inlines one page. Ask for less: fewer or shallower expansions, a smaller limit, or follow the links in requests of their own.` },
   { code: 40011, status: 400, key: "malformedRequest", title: "Malformed request", message: "The request is not valid HTTP.", dev: "The request line or a header could not be read: a byte not allowed in a header, a method the server does not know, conflicting Content-Length and Transfer-Encoding, or a broken chunk. Check the client or proxy that sent it." },
-  { code: 40012, status: 400, key: "bodyTooDeep", title: "Body nested too deeply", message: "The request body is nested too deeply.", dev: "Objects and arrays in a request body nest at most 64 levels. Flatten the data." },
+  { code: 40012, status: 400, key: "bodyTooDeep", title: "Body nested too deeply", message: "The request body is nested too deeply.", dev: `Objects and arrays in a request body nest at most ${MAX_BODY_DEPTH} levels. Flatten the data.` },
   { code: 40100, status: 401, key: "unauthenticated", title: "Unauthenticated", message: "Valid credentials are required.", dev: "Send an API key: Authorization: Bearer <secret>, or Basic base64(<key id>:<secret>) over TLS." },
   { code: 40101, status: 401, key: "basicNeedsTls", title: "Basic authentication needs TLS", message: "Basic credentials are accepted over TLS only.", dev: "The request sent Basic credentials over plain HTTP. Use https, or send the secret as a Bearer token. Rotate the key if this connection was not trusted." },
   { code: 40300, status: 403, key: "forbidden", title: "Forbidden", message: "These credentials do not allow this request.", dev: "The key is valid but lacks the role or ownership this resource needs. Use a key with the required role." },

@@ -6,9 +6,10 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ServiceContext } from "./context.js";
+import { MAX_BODY_DEPTH } from "./conventions.js";
 
 /** Deepest nesting of objects and arrays a request body may have. */
-export const MAX_BODY_DEPTH = 64;
+export { MAX_BODY_DEPTH } from "./conventions.js";
 
 /** Every JSON media type this service reads: plain, merge patch, and both vendor shapes. */
 const JSON_TYPES = /^application\/(json|merge-patch\+json|vnd\.[a-z0-9.-]+\+json|[a-z0-9-]+\.v\d+\.[a-z0-9-]+\.json)(\s*;.*)?$/i;

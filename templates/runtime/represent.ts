@@ -4,6 +4,7 @@
  * writeOnly properties are never part of one. One response inlines at most `expandLimit` instances.
  */
 import { canSee, isAdmin, type Caller } from "./authenticate.js";
+import { DEFAULT_EXPAND_LIMIT, EXPANDED_PAGE_LIMIT } from "./conventions.js";
 import { ApiError, catalogOf, entry } from "./errors.js";
 import { hrefOf } from "./links.js";
 import { EMPTY_SELECTION, isEmptySelection, type Selection } from "./select.js";
@@ -23,10 +24,7 @@ export interface RepresentContext {
   readonly expandLimit?: number | undefined;
 }
 
-/** The default of RepresentContext.expandLimit (EXPAND_LIMIT in the environment of a running service). */
-export const DEFAULT_EXPAND_LIMIT = 1000;
-/** Most items an expanded collection link inlines: its first page, never more than this. */
-export const EXPANDED_PAGE_LIMIT = 25;
+export { DEFAULT_EXPAND_LIMIT, EXPANDED_PAGE_LIMIT } from "./conventions.js";
 
 /**
  * What one response has inlined so far. Every instance an expansion reads counts, whether it is there

@@ -20,11 +20,10 @@ export function isEmptySelection(selection: Selection): boolean {
 }
 
 /** Most levels of names in a selection, the top level included. */
-export const MAX_SELECTION_DEPTH = 8;
-/** Most names in a selection, repeats included. */
-export const MAX_SELECTION_NAMES = 200;
+export { MAX_SELECTION_DEPTH, MAX_SELECTION_NAMES } from "./conventions.js";
+import { MAX_SELECTION_DEPTH, MAX_SELECTION_NAMES, SERVER_OWNED } from "./conventions.js";
 /** Fields the server adds to every representation; `fields` may name them. */
-export const SERVER_FIELDS: ReadonlySet<string> = new Set(["id", "meta", "createdAt", "modifiedAt"]);
+export const SERVER_FIELDS: ReadonlySet<string> = new Set(SERVER_OWNED);
 
 const NAME_CHAR = /^[A-Za-z0-9_$-]$/;
 const BLANK = new Set([" ", "\t", "\r", "\n"]);

@@ -5,6 +5,7 @@
 import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
 import formatsPlugin from "ajv-formats";
 import { RE2JS } from "re2js";
+import { SERVER_OWNED as SERVER_OWNED_NAMES } from "./conventions.js";
 import { ApiError, entry, type Catalog } from "./errors.js";
 import type { ServiceSpec } from "./spec.js";
 
@@ -12,7 +13,7 @@ type RegExpEngine = NonNullable<CodeOptions["regExp"]>;
 type RegExpLike = ReturnType<RegExpEngine>;
 
 /** Properties the server owns; sent in a body they are a readOnlyProperty error, not an unknown one. */
-export const SERVER_OWNED: ReadonlySet<string> = new Set(["id", "meta", "createdAt", "modifiedAt"]);
+export const SERVER_OWNED: ReadonlySet<string> = new Set(SERVER_OWNED_NAMES);
 
 /** Compiled validators of one service. */
 export interface Validators {

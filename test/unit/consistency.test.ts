@@ -131,4 +131,10 @@ function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+test("the facts of every service are one text: src/model/conventions.ts is templates/runtime/conventions.ts", () => {
+  const generator = read(path.join(root, "src/model/conventions.ts"));
+  assert.ok(generator.includes("export const SERVER_OWNED"), "the facts are there");
+  assert.fixture(generator, read(path.join(root, "templates/runtime/conventions.ts")));
+});
+
 test.run();

@@ -1,8 +1,9 @@
 import { report } from "../../diagnostics/report.js";
+import { SERVER_OWNED as SERVER_OWNED_NAMES } from "../../model/conventions.js";
 import { defineRule } from "../rule.js";
 
 /** Properties every representation carries and only the server writes. */
-export const SERVER_OWNED: readonly string[] = ["id", "meta", "createdAt", "modifiedAt"];
+export const SERVER_OWNED: readonly string[] = SERVER_OWNED_NAMES;
 
 /** The server owns id, meta, createdAt and modifiedAt: a definition may not declare them. */
 export const serverOwnedProperty = defineRule({
