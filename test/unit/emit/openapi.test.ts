@@ -74,8 +74,8 @@ const TRICKY: Record<string, Record<string, unknown>> = {
       },
     },
   },
-  // OAuth 2.0 and API keys, a resource titled "Link" (a shared schema's name; a collection "links" is a
-  // name-collision with the client's own Link type, refused by check), links both
+  // OAuth 2.0 and API keys, a resource titled "Link" (the name of a shared schema here, and of the client's
+  // own link type, which the resource takes), links both
   // ways and stored collection links, a local $defs $ref, a dashed action with typed parameters, an
   // action whose operationId is taken, and a service-specific error code.
   shop: {
