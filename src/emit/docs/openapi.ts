@@ -465,8 +465,9 @@ class OpenApiBuilder {
   private content(types: readonly string[], vendor: string | undefined, media: Json): Json {
     const out: Json = {};
     for (const t of types) setOwn(out, t, media);
-    const m = vendor === undefined ? undefined : this.mediaTypesByName.get(vendor);
-    if (vendor !== undefined) setOwn(out, vendor, media);
+    if (vendor === undefined) return out;
+    setOwn(out, vendor, media);
+    const m = this.mediaTypesByName.get(vendor);
     if (m) {
       setOwn(out, m.alias, {
         schema: {
@@ -495,7 +496,7 @@ class OpenApiBuilder {
       "",
       `Every instance and page carries \`meta: { href, mediaType }\`; links are \`{ "meta": { ... } }\`. ` +
         `Answers are \`application/json\` or the vendor types \`${vendor}\`, chosen by \`Accept\` (an unknown version is a 406). ` +
-        `Each vendor type has an alias, \`application/${service.vendor}.v${service.version}.<resource>.json\`, with the same body, answered when \`Accept\` asks for it and read as a request's \`Content-Type\`; ` +
+        `Each vendor type has an alias, \`application/${service.vendor}.v${service.version}.<resource>.json\`, with the same body, answered when \`Accept\` asks for it and read as a request's \`Content-Type\`. ` +
         "Since JSON tools read a body as JSON only under `application/json` or a `+json` suffix, each operation lists the alias as a string whose content is that JSON (`contentMediaType`, `contentSchema`), and `x-media-type-aliases` maps each alias to its vendor type. " +
         `Pages hold at most ${PAGING.maxLimit} items (${PAGING.defaultLimit} by default). ` +
         `Every error has the body \`{ status, code, property, message, dev, info }\`, where \`info\` is \`${service.errorDocsUrl}/<code>\`.`,
