@@ -108,7 +108,7 @@ test("the library service is generated, its action written, built and started; i
   // The action's handler, as its user would write it (the stub answers 501, which Prism would answer itself).
   const action = path.join(out, "src/actions/lookup.ts");
   const stub = fs.readFileSync(action, "utf8");
-  const written = stub.replace(/throw apiError\("notImplemented"[^\n]*/, "return { title: `The book with ISBN ${params.isbn}`, found: true };");
+  const written = stub.replace(/throw (?:apiError|ctx\.error)\("notImplemented"[^\n]*/, "return { title: `The book with ISBN ${params.isbn}`, found: true };");
   assert.is.not(written, stub, "the stub's throw is replaced");
   fs.writeFileSync(action, written.replace(/import \{ apiError, type /, "import { type "));
   linkModules(out);
