@@ -2,6 +2,7 @@
  * Emits the typed client (client/): zero dependencies beyond fetch, plain functions and interfaces,
  * typed selections, ApiError with the catalog's codes, and the vendor Accept of this version.
  */
+import type { ClientTypeName } from "../model/names.js";
 import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { handlerName } from "./handlers.js";
@@ -16,31 +17,48 @@ export function subMethod(field: string): string {
   return METHODS.has(field) ? `${field}Collection` : field;
 }
 
+/**
+ * The client's own names in client/index.ts: its modules are imported as namespaces (`runtime`, `select`,
+ * `types`: lower-case, so no resource's type can take them), and what it declares itself is named as the
+ * model decided (a resource's type keeps its plain name; the client's then has another).
+ */
+function namesOf(model: Model) {
+  const own = model.clientTypes;
+  const registry = `types.${ident(own.Registry)}`;
+  return {
+    own,
+    registry,
+    type: (name: string) => `types.${ident(name)}`,
+    page: (collection: string, selection: string) => `select.Page<select.Selected<${registry}, ${str(collection)}, ${selection}>>`,
+  };
+}
+
 function collectionApi(model: Model, r: Resource): string {
+  const { own, registry, type: typeOf, page } = namesOf(model);
   const c = str(r.collection);
-  const type = ident(r.typeName);
+  const type = typeOf(r.typeName);
+  const input = typeOf(`${r.typeName}Input`);
   const subs = r.fields.filter((f) => f.link?.kind === "collection");
   const lines = [
     docComment(`Calls of the ${r.collection} collection.`),
-    `export interface ${type}Api {`,
+    `export interface ${ident(r.typeName)}Api {`,
     docComment(`POST /${r.collection}: creates ${r.name === r.collection ? "an instance" : `a ${r.name}`}; 201 with the new instance.`, "  "),
-    `  create(body: ${type}Input, options?: CallOptions): Promise<${type}>;`,
+    `  create(body: ${input}, options?: runtime.CallOptions): Promise<${type}>;`,
     docComment(`GET /${r.collection}: a page of the collection, optionally with fields and expand applied to the items.`, "  "),
-    `  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<${c}, F, E>, options?: CallOptions): Promise<Page<Selected<Registry, ${c}, F, E>>>;`,
+    `  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ${ident(own.ReadOptions)}<${c}, F, E>, options?: runtime.CallOptions): Promise<${page(r.collection, "F, E")}>;`,
     docComment(`GET /${r.collection}/{id}: one instance, typed by the fields and expand selections.`, "  "),
-    `  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<${c}, F, E>, options?: CallOptions): Promise<Selected<Registry, ${c}, F, E>>;`,
+    `  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ${ident(own.GetOptions)}<${c}, F, E>, options?: runtime.CallOptions): Promise<select.Selected<${registry}, ${c}, F, E>>;`,
     docComment(`PATCH /${r.collection}/{id}: JSON merge patch (null removes an optional field).`, "  "),
-    `  update(id: string, patch: MergePatch<${type}Input>, options?: CallOptions): Promise<${type}>;`,
+    `  update(id: string, patch: ${ident(own.MergePatch)}<${input}>, options?: runtime.CallOptions): Promise<${type}>;`,
     docComment(`PUT /${r.collection}/{id}: replaces the whole instance.`, "  "),
-    `  replace(id: string, body: ${type}Input, options?: CallOptions): Promise<${type}>;`,
+    `  replace(id: string, body: ${input}, options?: runtime.CallOptions): Promise<${type}>;`,
     docComment(`DELETE /${r.collection}/{id}`, "  "),
-    `  delete(id: string, options?: CallOptions): Promise<void>;`,
+    `  delete(id: string, options?: runtime.CallOptions): Promise<void>;`,
   ];
   for (const f of subs) {
-    const t = str(f.link!.target);
     lines.push(
       docComment(`GET /${r.collection}/{id}/${f.name}: a page of ${f.link!.target}${f.link!.inverse ? ` whose ${f.link!.inverse} is this instance` : ""}.`, "  "),
-      `  ${key(subMethod(f.name))}<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ReadOptions<${t}, F, E>, options?: CallOptions): Promise<Page<Selected<Registry, ${t}, F, E>>>;`,
+      `  ${key(subMethod(f.name))}<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ${ident(own.ReadOptions)}<${str(f.link!.target)}, F, E>, options?: runtime.CallOptions): Promise<${page(f.link!.target, "F, E")}>;`,
     );
   }
   lines.push("}");
@@ -57,62 +75,74 @@ function specOf(model: Model, r: Resource): string {
   return `{ collection: ${str(r.collection)}, mediaType: ${str(r.mediaType)}, collectionMediaType: ${str(r.collectionMediaType)}, subCollections: { ${subs.join(", ")} } }`;
 }
 
+/** `name` exported as the public name the model gave it (`Link as ClientLink` when a resource's type is Link). */
+function exported(model: Model, name: ClientTypeName, typeOnly: boolean): string {
+  const as = model.clientTypes[name];
+  return `${typeOnly ? "type " : ""}${name}${as === name ? "" : ` as ${ident(as)}`}`;
+}
+
 /** client/index.ts, and the verbatim client modules. */
 export function emitClient(model: Model): EmittedFile[] {
-  const typeImports = [...model.resources.flatMap((r) => [r.typeName, `${r.typeName}Input`]), ...model.actions.flatMap((a) => [`${a.typeName}Params`, `${a.typeName}Result`]), "Registry"].map(ident).sort();
+  const { own, registry, type: typeOf } = namesOf(model);
   const codes = model.errors.map((e) => jsValue(e.code)).join(" | ");
   const version = jsValue(model.service.version);
+  const runtimeExports = [exported(model, "ApiError", false), exported(model, "ResponseTooLargeError", false), ...(["Auth", "CallOptions", "ClientOptions", "ErrorBody", "RetryOptions"] as const).map((n) => exported(model, n, true))];
+  const selectExports = (["Checked", "CollectionLink", "Expanded", "Link", "LinkInput", "Meta", "Page", "Selected", "ServerFields"] as const).map((n) => exported(model, n, false));
+  const errorCode = ident(own.ErrorCode);
+  const getOptions = ident(own.GetOptions);
+  const readOptions = ident(own.ReadOptions);
+  const client = ident(own.Client);
   const body = [
-    `import { ApiError, type CallOptions, type ClientOptions } from "./runtime.js";`,
+    `import * as runtime from "./runtime.js";`,
     `import { actionApi, collectionApi } from "./collection.js";`,
-    `import type { Checked, Page, Selected } from "./select.js";`,
-    `import type { ${typeImports.join(", ")} } from "./types.js";`,
+    `import type * as select from "./select.js";`,
+    `import type * as types from "./types.js";`,
     "",
-    `export { ApiError, ResponseTooLargeError, type Auth, type CallOptions, type ClientOptions, type ErrorBody, type RetryOptions } from "./runtime.js";`,
-    `export type { Checked, CollectionLink, Expanded, Link, LinkInput, Meta, Page, Selected, ServerFields } from "./select.js";`,
+    `export { ${runtimeExports.join(", ")} } from "./runtime.js";`,
+    `export type { ${selectExports.join(", ")} } from "./select.js";`,
     `export type * from "./types.js";`,
     "",
     docComment(`The vendor media types this client pins (version ${model.service.version}).`),
     `export const version = ${version};`,
     "",
     `/** Every error code the service answers with. */`,
-    `export type ErrorCode = ${codes};`,
+    `export type ${errorCode} = ${codes};`,
     "",
-    `/** True for an ApiError of this service, with its code typed. */`,
-    `export function isApiError(error: unknown): error is ApiError<ErrorCode> {`,
-    `  return error instanceof ApiError;`,
+    docComment(`True for an ${own.ApiError} of this service, with its code typed.`),
+    `export function isApiError(error: unknown): error is runtime.ApiError<${errorCode}> {`,
+    `  return error instanceof runtime.ApiError;`,
     `}`,
     "",
     `type Sel = readonly string[] | undefined;`,
-    `type Collection = keyof Registry;`,
+    `type Collection = keyof ${registry};`,
     `/** fields and expand of a read, checked against the resource at compile time. */`,
-    `export interface GetOptions<C extends Collection, F extends Sel, E extends Sel> {`,
-    `  fields?: F & Checked<Registry, C, NonNullable<F>, "fields">;`,
-    `  expand?: E & Checked<Registry, C, NonNullable<E>, "expand">;`,
+    `export interface ${getOptions}<C extends Collection, F extends Sel, E extends Sel> {`,
+    `  fields?: F & select.Checked<${registry}, C, NonNullable<F>, "fields">;`,
+    `  expand?: E & select.Checked<${registry}, C, NonNullable<E>, "expand">;`,
     `}`,
     `/** Paging plus fields and expand. */`,
-    `export interface ReadOptions<C extends Collection, F extends Sel, E extends Sel> extends GetOptions<C, F, E> {`,
+    `export interface ${readOptions}<C extends Collection, F extends Sel, E extends Sel> extends ${getOptions}<C, F, E> {`,
     `  offset?: number;`,
     `  limit?: number;`,
     `}`,
     `/** A JSON merge patch of T: any subset of its fields; null removes an optional one. */`,
-    `export type MergePatch<T> = { [K in keyof T]?: T[K] | null };`,
+    `export type ${ident(own.MergePatch)}<T> = { [K in keyof T]?: T[K] | null };`,
     "",
     ...model.resources.map((r) => collectionApi(model, r) + "\n"),
     docComment(`The client of ${model.service.title}: one object per collection, one function per action.`),
-    `export interface Client {`,
+    `export interface ${client} {`,
     ...model.resources.map((r) => `  ${key(r.collection)}: ${ident(r.typeName)}Api;`),
-    ...model.actions.map((a) => `${docComment(`${a.method} /${a.name}${a.description ? `: ${a.description}` : ""}`, "  ")}\n  ${key(handlerName(a))}(params: ${ident(a.typeName)}Params, options?: CallOptions): Promise<${ident(a.typeName)}Result>;`),
+    ...model.actions.map((a) => `${docComment(`${a.method} /${a.name}${a.description ? `: ${a.description}` : ""}`, "  ")}\n  ${key(handlerName(a))}(params: ${typeOf(`${a.typeName}Params`)}, options?: runtime.CallOptions): Promise<${typeOf(`${a.typeName}Result`)}>;`),
     `}`,
     "",
     `/**`,
-    ` * Creates the client. Every non-2xx answer throws ApiError.`,
+    ` * Creates the client. Every non-2xx answer throws ${own.ApiError}.`,
     ` * @example ${doc(`const api = createClient({ baseUrl: ${str(model.service.baseUrl)}, auth: { bearer: secret } });`, "")}`,
     ` */`,
-    `export function createClient(options: ClientOptions): Client {`,
+    `export function createClient(options: runtime.ClientOptions): ${client} {`,
     `  return {`,
     ...model.resources.map((r) => `    ${key(r.collection)}: collectionApi(options, ${specOf(model, r)}) as unknown as ${ident(r.typeName)}Api,`),
-    ...model.actions.map((a) => `    ${key(handlerName(a))}: actionApi(options, ${str(a.name)}, ${str(a.method)}, ${str(a.mediaType)}) as unknown as Client[${str(handlerName(a))}],`),
+    ...model.actions.map((a) => `    ${key(handlerName(a))}: actionApi(options, ${str(a.name)}, ${str(a.method)}, ${str(a.mediaType)}) as unknown as ${client}[${str(handlerName(a))}],`),
     `  };`,
     `}`,
     "",
@@ -140,7 +170,7 @@ export async function emitClientPackage(model: Model, types: readonly EmittedFil
         `const one = await ${member("api", first.collection)}.get(page.items[0]!.id, { fields: ["id"] });`,
       ]
     : [];
-  const data = { name: clientPackageName(service.name), title: service.title, description: `Typed client of ${service.title}`, version: service.version, baseUrl: service.baseUrl, examples };
+  const data = { name: clientPackageName(service.name), apiError: model.clientTypes.ApiError, title: service.title, description: `Typed client of ${service.title}`, version: service.version, baseUrl: service.baseUrl, examples };
   return [
     ...emitClient(model),
     ...types.filter((f) => f.path.startsWith("client/")),

@@ -39,6 +39,7 @@ export function emitReadme(model: Model): EmittedFile[] {
   const data = {
     name: service.name,
     clientExamples,
+    apiError: model.clientTypes.ApiError,
     title: service.title,
     description: service.description,
     baseUrl: service.baseUrl,

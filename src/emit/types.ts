@@ -16,11 +16,14 @@ import { printTypes } from "./ts-types.js";
 /** Name of the bundle's root type (removed from the output with its comments). */
 const ROOT = "Types";
 
-/** Types the compiled output refers to, from the client's selection module. */
-const PRELUDE = `import type { CollectionLink, Expanded, Link, LinkInput, Meta, Page } from "./select.js";
-
-export type { CollectionLink, Link, LinkInput, Meta, Page };
-`;
+/**
+ * The client's selection module, imported as a namespace (`select.LinkInput`: a resource's type may be named
+ * Link or Page), and its types the server's code may need, re-exported under their public names.
+ */
+function prelude(model: Model): string {
+  const names = (["CollectionLink", "Link", "LinkInput", "Meta", "Page"] as const).map((n) => (model.clientTypes[n] === n ? n : `${n} as ${ident(model.clientTypes[n])}`));
+  return `import type * as select from "./select.js";\n\nexport type { ${names.join(", ")} } from "./select.js";\n`;
+}
 
 /**
  * Keywords of json-schema-to-typescript's own: `tsType` is printed as it is (TypeScript source), and
@@ -52,7 +55,7 @@ function resourceSchemas(r: Resource): Record<string, unknown> {
   const plain: Record<string, unknown> = {};
   const input: Record<string, unknown> = {};
   for (const f of r.fields) {
-    const schema = f.kind === "link" ? { tsType: "LinkInput" } : f.kind === "links" ? { tsType: "LinkInput[]" } : clean(f.schema);
+    const schema = f.kind === "link" ? { tsType: "select.LinkInput" } : f.kind === "links" ? { tsType: "select.LinkInput[]" } : clean(f.schema);
     const described = f.description && f.link ? { ...(schema as object), description: f.description } : schema;
     if (!f.link) Object.defineProperty(plain, f.name, { value: described, enumerable: true, writable: true, configurable: true });
     if (isWritable(r, f)) Object.defineProperty(input, f.name, { value: described, enumerable: true, writable: true, configurable: true });
@@ -80,7 +83,8 @@ function resourceSchemas(r: Resource): Record<string, unknown> {
 
 /** The registry the typed selections read: every collection's plain fields and links with their targets. */
 export function registryOf(model: Model): string {
-  const lines = ["/** Every collection: its plain fields, and its links with their targets (for typed selections). */", "export type Registry = {"];
+  const registry = ident(model.clientTypes.Registry);
+  const lines = ["/** Every collection: its plain fields, and its links with their targets (for typed selections). */", `export type ${registry} = {`];
   for (const r of model.resources) {
     const links = r.fields
       .filter((f) => f.link?.kind === "instance")
@@ -91,7 +95,7 @@ export function registryOf(model: Model): string {
   lines.push("};", "");
   for (const r of model.resources) {
     const doc = r.description ? `${docComment(r.description)}\n` : "";
-    lines.push(`${doc}export type ${ident(r.typeName)} = Expanded<Registry, ${str(r.collection)}>;`);
+    lines.push(`${doc}export type ${ident(r.typeName)} = select.Expanded<${registry}, ${str(r.collection)}>;`);
   }
   return lines.join("\n") + "\n";
 }
@@ -172,7 +176,7 @@ export async function emitTypes(model: Model, orphans: Orphans = { types: [] }):
     .replace(/export interface Types \{\s*\}\n?/, "")
     .replace(/\/\*\*\n \* This interface was referenced by `Types`'s JSON-Schema\n \* via the `definition` "[^"]+".\n \*\/\n/g, "")
     .replace(/ \* This interface was referenced by `Types`'s JSON-Schema\n \* via the `definition` "[^"]+".\n/g, "");
-  const contents = tsHeader("types of every resource and action") + "\n" + PRELUDE + "\n" + indentBraces(body).trim() + "\n\n" + registryOf(model);
+  const contents = tsHeader("types of every resource and action") + "\n" + prelude(model) + "\n" + indentBraces(body).trim() + "\n\n" + registryOf(model);
   return [
     { path: "client/types.ts", contents, owner: "generated" },
     {

@@ -13,7 +13,7 @@ import { RefResolver } from "../load/resolve-refs.js";
 import { BUILTIN_ERRORS } from "./builtin-errors.js";
 import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./build-schema.js";
 import { mediaSubject, vendorMediaType } from "./media-types.js";
-import { camelCase, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, words } from "./names.js";
+import { camelCase, clientTypeNames, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, words } from "./names.js";
 import type {
   Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, Param, Resource, SchemaRoot, Service,
 } from "./types.js";
@@ -51,6 +51,7 @@ export function buildModel(project: Project, valid: readonly JsonDocument[], lim
     actions,
     errors,
     mediaTypes: buildMediaTypes(service, resources, actions),
+    clientTypes: clientTypeNames(new Set([...resources.flatMap((r) => resourceTypeNames(r.name)), ...actions.flatMap((a) => [`${a.typeName}Params`, `${a.typeName}Result`])])),
     sources: project.store.all().map((d) => d.file).sort(),
     schemaRoots: schemaRoots(project, valid),
   };

@@ -82,15 +82,40 @@ export function isPlural(name: string): boolean {
 }
 
 /**
- * Type names the generated client and types modules declare or import themselves (client/index.ts,
- * client/types.ts, client/select.ts, client/runtime.ts): a resource or action type of the same name
- * would be declared twice, or conflict with an import (name-collision reports it).
+ * The types the generated client exports of its own (client/index.ts, and client/types.ts re-exporting
+ * client/select.ts for the server): a resource or action type may take any of these names (clientTypeNames).
  */
-export const CLIENT_TYPE_NAMES: ReadonlySet<string> = new Set([
-  "ApiError", "Auth", "CallOptions", "Checked", "Client", "ClientOptions", "Collection", "CollectionLink", "ErrorBody", "ErrorCode",
-  "Expanded", "GetOptions", "Link", "LinkInput", "MergePatch", "Meta", "Page", "ReadOptions", "Registry", "RetryOptions", "Sel",
-  "Selected", "ServerFields", "Types",
-]);
+export const CLIENT_TYPE_NAMES = [
+  "ApiError", "Auth", "CallOptions", "Checked", "Client", "ClientOptions", "CollectionLink", "ErrorBody", "ErrorCode", "Expanded",
+  "GetOptions", "Link", "LinkInput", "MergePatch", "Meta", "Page", "ReadOptions", "Registry", "ResponseTooLargeError", "RetryOptions",
+  "Selected", "ServerFields",
+] as const;
+
+/** A type the generated client exports of its own. */
+export type ClientTypeName = (typeof CLIENT_TYPE_NAMES)[number];
+
+/**
+ * The name each of the client's own types is exported under, given the type names the resources and actions
+ * take: its own name when it is free, else `Client<Name>` (then `Client<Name>2`, … while that is taken too),
+ * so that a resource's type keeps its plain name. The client's modules refer to their own types through
+ * namespace imports (`select.Link`), which no resource's name can shadow.
+ * @example clientTypeNames(new Set(["Page", "PageInput"])).Page === "ClientPage"
+ */
+export function clientTypeNames(taken: ReadonlySet<string>): Readonly<Record<ClientTypeName, string>> {
+  const used = new Set<string>([...taken, ...CLIENT_TYPE_NAMES.filter((n) => !taken.has(n))]);
+  const out = {} as Record<ClientTypeName, string>;
+  for (const name of CLIENT_TYPE_NAMES) {
+    if (!taken.has(name)) {
+      out[name] = name;
+      continue;
+    }
+    let chosen = `Client${name}`;
+    for (let n = 2; used.has(chosen); n++) chosen = `Client${name}${n}`;
+    used.add(chosen);
+    out[name] = chosen;
+  }
+  return out;
+}
 
 /** The types a resource named `name` declares in the client. */
 export function resourceTypeNames(name: string): string[] {
@@ -104,8 +129,7 @@ const NOUN_TITLE = /^[A-Za-z][A-Za-z0-9]*(?:[ _-][A-Za-z0-9]+)*$/;
 /**
  * The singular name of a resource: its `title` camel-cased when the title is a short noun (one to three
  * words of ASCII letters and digits: "Movie" → "movie", "Library book" → "libraryBook") that is not just
- * the collection's name again ("Movies" for movies) and whose types the client does not declare itself
- * (a "Link" of weblinks); else the singular of its collection.
+ * the collection's name again ("Movies" for movies); else the singular of its collection.
  * @example resourceName("shelves", undefined) === "shelf"; resourceName("books", "Library book") === "libraryBook"
  */
 export function resourceName(collection: string, title: string | undefined): string {
@@ -117,8 +141,7 @@ export function resourceName(collection: string, title: string | undefined): str
     isCamelName(fromTitle) &&
     !OBJECT_MEMBERS.has(fromTitle) &&
     !FORBIDDEN_NAMES.has(fromTitle) &&
-    fromTitle.toLowerCase() !== collection.toLowerCase() &&
-    !resourceTypeNames(fromTitle).some((t) => CLIENT_TYPE_NAMES.has(t));
+    fromTitle.toLowerCase() !== collection.toLowerCase();
   return usable ? fromTitle : singularize(collection);
 }
 

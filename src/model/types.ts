@@ -3,6 +3,8 @@
  * emitter reads only this; names are decided and media types built before anything is emitted.
  */
 
+import type { ClientTypeName } from "./names.js";
+
 /** A JSON Schema as plain data (draft 2020-12). */
 export type JsonSchema = { readonly [key: string]: unknown } | boolean;
 
@@ -26,6 +28,11 @@ export interface Model {
   readonly errors: readonly ErrorDef[];
   /** Every vendor media type of the service, sorted by name. */
   readonly mediaTypes: readonly MediaType[];
+  /**
+   * The name each of the client's own types (Link, Page, Client …) is exported under: its own, or
+   * `Client<Name>` when a resource or action type takes it (names.ts clientTypeNames).
+   */
+  readonly clientTypes: Readonly<Record<ClientTypeName, string>>;
   /** Absolute paths of every file the model was built from, sorted. */
   readonly sources: readonly string[];
   /**

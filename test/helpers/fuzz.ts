@@ -134,6 +134,12 @@ export function deref(doc: any, value: any): any {
 
 const HTTP_METHODS = ["get", "head", "post", "put", "patch", "delete", "options", "trace"];
 
+/** Whether a media type object of openapi.json holds the error body (an alias: a string holding it). */
+function isErrorMedia(media: any): boolean {
+  const schema = media?.schema?.contentMediaType === "application/json" ? media.schema.contentSchema : media?.schema;
+  return typeof schema?.$ref === "string" && /\/Error$/.test(schema.$ref);
+}
+
 /** Reads what the fuzzer needs from a generated package's openapi.json. */
 export function modelOf(doc: any): ServiceModel {
   const paths = Object.keys(doc.paths ?? {});
@@ -147,14 +153,14 @@ export function modelOf(doc: any): ServiceModel {
       if (k === "content" && child && typeof child === "object") {
         for (const [type, media] of Object.entries(child as Record<string, any>)) {
           mediaTypes.add(type);
-          if (typeof media?.schema?.$ref === "string" && /\/Error$/.test(media.schema.$ref)) errorTypes.add(type);
+          if (isErrorMedia(media)) errorTypes.add(type);
         }
       }
       walk(child);
     }
   };
   walk(doc);
-  // The alias media types are listed once, in x-media-type-aliases (alias → vendor type), not in each content.
+  // x-media-type-aliases maps each alias to its vendor type (documents before the aliases were in content).
   for (const [alias, vendorType] of Object.entries<string>(doc["x-media-type-aliases"] ?? {})) {
     if (mediaTypes.has(vendorType)) mediaTypes.add(alias);
     if (errorTypes.has(vendorType)) errorTypes.add(alias);
@@ -207,7 +213,7 @@ export function modelOf(doc: any): ServiceModel {
       const types = new Set<string>();
       for (const r of Object.values<any>(op?.responses ?? {})) {
         const resp = deref(doc, r);
-        for (const [type, media] of Object.entries<any>(resp?.content ?? {})) if (!/\/Error$/.test(media?.schema?.$ref ?? "")) types.add(type);
+        for (const [type, media] of Object.entries<any>(resp?.content ?? {})) if (!isErrorMedia(media)) types.add(type);
       }
       return [...types];
     };

@@ -197,6 +197,7 @@ function indexBody(ref: Reference, file: string): string {
     realm: ref.auth.realm,
     challenges: ref.auth.challenges,
     clientSetup: ref.clientSetup,
+    apiError: ref.apiError,
     negotiation: ref.negotiation.map((n) => rich(file, n)),
     mediaTypes: ref.mediaTypes,
     conventions: ref.conventions.map((c) => ({ anchor: c.anchor, title: c.title, rules: c.rules, paragraphs: c.paragraphs.map((p) => rich(file, p)), example: c.example })),

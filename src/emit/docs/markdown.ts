@@ -68,6 +68,7 @@ function indexPage(ref: Reference, file: string): string {
     realm: codeSpan(ref.auth.realm),
     challenges: codeBlock(ref.auth.challenges.map((c) => `WWW-Authenticate: ${c}`).join("\n"), "http"),
     clientSetup: codeBlock(ref.clientSetup, "ts"),
+    apiError: ref.apiError,
     negotiation: ref.negotiation.map((n) => inline(file, n)),
     mediaTypes: ref.mediaTypes.map((m) => ({ subject: escapeMd(m.subject), kind: m.kind, name: codeSpan(m.name), alias: codeSpan(m.alias) })),
     conventions: ref.conventions.map((c) => ({ anchor: c.anchor, title: escapeMd(c.title), rules: escapeMd(c.rules), paragraphs: c.paragraphs.map((p) => inline(file, p)), example: c.example ? json(c.example) : "" })),

@@ -321,13 +321,13 @@ class OpenApiBuilder {
     const schema = { $ref: ref("schemas", name) };
     const summary = merge ? `A merge patch of ${article(r.name)}` : `A body that creates or replaces ${article(r.name)}`;
     const media = { schema, ...(op.exampleBody !== undefined ? { examples: this.example(name, summary, op.exampleBody) } : {}) };
-    const types = merge ? [MERGE_PATCH, "application/json", ...this.vendorTypes(r.mediaType)] : ["application/json", ...this.vendorTypes(r.mediaType)];
+    const types = merge ? [MERGE_PATCH, "application/json"] : ["application/json"];
     return this.shared("requestBodies", name, {
       required: true,
       description: merge
         ? `A JSON merge patch (RFC 7396) of the ${r.name}: the fields it names are set, \`null\` removes an optional field, nested objects are merged. Links are written as \`{ "meta": { "href": "<href>" } }\`.`
         : `The whole ${r.name}, without the fields the server sets (id, meta, createdAt, modifiedAt${r.owner ? `, ${r.owner}` : ""}). Links are written as \`{ "meta": { "href": "<href>" } }\` and must name existing instances.`,
-      content: Object.fromEntries(types.map((t) => [t, media])),
+      content: this.content(types, r.mediaType, media),
     });
   }
 
@@ -396,7 +396,7 @@ class OpenApiBuilder {
     }
     const examples = op.exampleAnswer !== undefined ? { examples: this.example(example, summary, op.exampleAnswer) } : {};
     const out: Json = { description: this.successDescription(op) };
-    out.content = Object.fromEntries(["application/json", ...this.vendorTypes(mediaType)].map((t) => [t, { schema, ...examples }]));
+    out.content = this.content(["application/json"], mediaType, { schema, ...examples });
     if (op.kind === "create") {
       out.headers = { Location: { description: `The href of the new ${r!.name} (the same as its \`meta.href\`).`, required: true, schema: { type: "string", format: "uri" } } };
       const get = this.idOf("get", r!);
@@ -445,7 +445,7 @@ class OpenApiBuilder {
     const examples: Json = {};
     for (const e of errors) Object.assign(examples, this.example(`error${e.code}`, `${e.code} ${e.title}`, { status: e.status, code: e.code, property: "", message: e.message, dev: e.dev, info: e.info }));
     const media = { schema: { $ref: ref("schemas", "Error") }, examples };
-    const out: Json = { description, content: Object.fromEntries(["application/json", ...this.errorTypes()].map((t) => [t, media])) };
+    const out: Json = { description, content: this.content(["application/json"], this.model.mediaTypes.find((m) => m.kind === "error")?.name, media) };
     if (errors.some((e) => e.status === 401)) {
       out.headers = { "WWW-Authenticate": { description: `One challenge per enabled scheme, e.g. \`Bearer realm="${this.model.service.auth.realm}"\`.`, required: true, schema: { type: "string" } } };
     }
@@ -454,23 +454,34 @@ class OpenApiBuilder {
   }
 
   /**
-   * The vendor type of a canonical vendor type of the model, as `content` lists it: without its alias
-   * (`application/<vendor>.v<N>.<resource>.json`). JSON tools (Prism, Spectral's example checks, client
-   * generators) read a media type as JSON only when it is `application/json` or ends in `+json`: under the
-   * alias they would take a JSON body for text and flag or mangle it. The alias is the same body under another
-   * name, so it is documented once, in the info description and in `x-media-type-aliases` (alias → canonical
-   * type), and every `content` stays readable as JSON.
+   * A `content` map: `media` under each of `types` and the vendor type `vendor`, and the vendor type's alias
+   * (`application/<vendor>.v<N>.<resource>.json`) last, as a string holding that JSON. JSON tools (Prism,
+   * client generators, Spectral's example checks) read a media type as JSON only when it is `application/json`
+   * or ends in `+json`: they take a body under the alias for text, so a JSON schema there would make them
+   * flag every such answer (Prism: "must be object") and generators mangle its type. Left out, an answer the
+   * service gives under the alias would have an undocumented media type. As a string with `contentMediaType`
+   * and `contentSchema` (JSON Schema 2020-12) it is what those tools see, and says what the text holds.
    */
-  private vendorTypes(name: string): string[] {
-    return [this.mediaTypesByName.get(name)?.name ?? name];
+  private content(types: readonly string[], vendor: string | undefined, media: Json): Json {
+    const out: Json = {};
+    for (const t of types) setOwn(out, t, media);
+    if (vendor === undefined) return out;
+    setOwn(out, vendor, media);
+    const m = this.mediaTypesByName.get(vendor);
+    if (m) {
+      setOwn(out, m.alias, {
+        schema: {
+          type: "string",
+          description: `The alias of \`${m.name}\`: the same JSON body, under a media type JSON tools do not read as JSON.`,
+          contentMediaType: "application/json",
+          contentSchema: media.schema,
+        },
+      });
+    }
+    return out;
   }
 
-  private errorTypes(): string[] {
-    const t = this.model.mediaTypes.find((m) => m.kind === "error");
-    return t ? [t.name] : [];
-  }
-
-  /** Each alias media type → its canonical vendor type (the root's `x-media-type-aliases`; see vendorTypes). */
+  /** Each alias media type → its canonical vendor type (the root's `x-media-type-aliases`; see content). */
   private mediaTypeAliases(): Json {
     const out: Json = {};
     for (const m of this.model.mediaTypes) setOwn(out, m.alias, m.name);
@@ -485,8 +496,8 @@ class OpenApiBuilder {
       "",
       `Every instance and page carries \`meta: { href, mediaType }\`; links are \`{ "meta": { ... } }\`. ` +
         `Answers are \`application/json\` or the vendor types \`${vendor}\`, chosen by \`Accept\` (an unknown version is a 406). ` +
-        `Each vendor type has an alias, \`application/${service.vendor}.v${service.version}.<resource>.json\`, with the same body, answered when \`Accept\` asks for it and read as a request's \`Content-Type\`; ` +
-        "the aliases are listed in `x-media-type-aliases` (alias → vendor type) rather than in each operation, since JSON tools recognize JSON only as `application/json` or a `+json` suffix. " +
+        `Each vendor type has an alias, \`application/${service.vendor}.v${service.version}.<resource>.json\`, with the same body, answered when \`Accept\` asks for it and read as a request's \`Content-Type\`. ` +
+        "Since JSON tools read a body as JSON only under `application/json` or a `+json` suffix, each operation lists the alias as a string whose content is that JSON (`contentMediaType`, `contentSchema`), and `x-media-type-aliases` maps each alias to its vendor type. " +
         `Pages hold at most ${PAGING.maxLimit} items (${PAGING.defaultLimit} by default). ` +
         `Every error has the body \`{ status, code, property, message, dev, info }\`, where \`info\` is \`${service.errorDocsUrl}/<code>\`.`,
     ].join("\n");

@@ -160,6 +160,8 @@ export interface Reference {
   readonly negotiation: readonly Text[];
   readonly conventions: readonly Convention[];
   readonly clientSetup: string;
+  /** The name the client exports its error class under (ApiError, unless a resource's type is named so). */
+  readonly apiError: string;
   readonly resources: readonly ResourcePage[];
   readonly actions: { readonly page: string; readonly description: Text; readonly clientSetup: string; readonly operations: readonly OperationDoc[] };
   readonly errors: readonly ErrorPage[];
@@ -437,6 +439,7 @@ function computeReference(model: Model): Reference {
     negotiation: negotiationOf(model, ref),
     conventions: conventionsOf(model, ref, (errors.find((e) => e.key === "conflict") ?? errors[0])?.example ?? ""),
     clientSetup,
+    apiError: model.clientTypes.ApiError,
     resources,
     actions,
     errors,
@@ -697,7 +700,7 @@ function clientSetupOf(model: Model): string {
   const { service } = model;
   const bearer = service.auth.schemes.some((s) => s !== "basic");
   const auth = bearer ? "{ bearer: process.env.SECRET! }" : "{ basic: { id: process.env.KEY_ID!, secret: process.env.SECRET! } }";
-  return [`import { createClient, ApiError } from ${str(`${service.name}/client`)};`, "", `const api = createClient({ baseUrl: ${str(service.baseUrl)}, auth: ${auth} });`].join("\n");
+  return [`import { createClient, ${model.clientTypes.ApiError} } from ${str(`${service.name}/client`)};`, "", `const api = createClient({ baseUrl: ${str(service.baseUrl)}, auth: ${auth} });`].join("\n");
 }
 
 

@@ -1,7 +1,7 @@
 import { childPointer, tokensOf, type Diagnostic, type Target } from "../../diagnostics/diagnostic.js";
 import { report } from "../../diagnostics/report.js";
 import { mediaSubject, vendorMediaType } from "../../model/media-types.js";
-import { CLIENT_TYPE_NAMES, FORBIDDEN_NAMES, handlerIdentifier, OBJECT_MEMBERS } from "../../model/names.js";
+import { FORBIDDEN_NAMES, handlerIdentifier, OBJECT_MEMBERS } from "../../model/names.js";
 import type { Model } from "../../model/types.js";
 import { defineRule } from "../rule.js";
 
@@ -16,9 +16,10 @@ interface Named {
 /**
  * Names that would end up as the same thing in the generated package: collections and actions that
  * differ only in case (one file on macOS and Windows, one media type), a name the generated modules
- * already use (handlers.ts exports, the client's own types, Object.prototype members of the client
- * object), two resources or actions with one type name or one media type, and error keys that differ
- * only in case. Exact repeats are duplicate-collection's and duplicate-route's.
+ * already use (handlers.ts exports, Object.prototype members of the client object), two resources or
+ * actions with one type name or one media type, and error keys that differ only in case. A type name of
+ * the client's own (Link, Page …) is no collision: the resource's type takes it (names.ts clientTypeNames).
+ * Exact repeats are duplicate-collection's and duplicate-route's.
  */
 export const nameCollisions = defineRule({
   codes: ["name-collision"],
@@ -101,7 +102,7 @@ function isObjectMember(name: string): boolean {
   return OBJECT_MEMBERS.has(name) && !FORBIDDEN_NAMES.has(name);
 }
 
-/** Resource and action types of one name, or of a name the client declares itself. */
+/** Resource and action types of one name. */
 function typeNameCollisions(model: Model): Diagnostic[] {
   const out: Diagnostic[] = [];
   const owners = new Map<string, Named>();
@@ -115,11 +116,9 @@ function typeNameCollisions(model: Model): Diagnostic[] {
     ...actions(model).map((a): [Named, string[]] => [a, [`${byAction.get(a.name)!}Params`, `${byAction.get(a.name)!}Result`]]),
   ];
   for (const [n, types] of named) {
-    const reserved = types.find((t) => CLIENT_TYPE_NAMES.has(t));
     // Equal names are duplicates, names that differ in case a case collision: reported once, above.
     const taken = types.find((t) => owners.has(t) && owners.get(t)!.name.toLowerCase() !== n.name.toLowerCase());
-    if (reserved) out.push(collide(n, `the client's own type ${reserved}: its type would be named ${reserved} too`, "choose another name"));
-    else if (taken) out.push(collide(n, `${owners.get(taken)!.label}: both have a type named ${taken}`, "rename one of them"));
+    if (taken) out.push(collide(n, `${owners.get(taken)!.label}: both have a type named ${taken}`, "rename one of them"));
     for (const t of types) if (!owners.has(t)) owners.set(t, n);
   }
   return out;

@@ -50,11 +50,13 @@ const ALLOWED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     code: "an error code: an integer (service.schema.json)",
     status: "an HTTP status: an integer from 400 to 599 (service.schema.json)",
     this: "the lines of #each curl and #each clientExamples: code built by src/emit/readme.ts with shellWord(), str() and member()",
+    apiError: "the client's error class: ApiError or Client<Name> (model clientTypes), an identifier of letters and digits",
   },
   "package/client-README.md.hbs": {
     name: "the npm package name (as in package.json) plus -client",
     version: "the API version: an integer (service.schema.json)",
     this: "the lines of #each examples: code built by src/emit/client.ts with member()",
+    apiError: "the client's error class: ApiError or Client<Name> (model clientTypes), an identifier of letters and digits",
   },
 };
 

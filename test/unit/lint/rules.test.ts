@@ -1,7 +1,7 @@
 /** The name helpers the lint rules decide with (src/model/names.ts), each with exact expectations. */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { camelCase, isPlural, leadingVerb, nounFix, pluralize, resourceName, singularize, unsafeReason } from "../../../src/model/names.js";
+import { camelCase, CLIENT_TYPE_NAMES, clientTypeNames, isPlural, leadingVerb, nounFix, pluralize, resourceName, singularize, unsafeReason } from "../../../src/model/names.js";
 
 /** Applies `fn` to every key of `cases` and compares the results with the values, all at once. */
 function table<T>(fn: (name: string) => T, cases: Record<string, T>): void {
@@ -130,7 +130,7 @@ test("resourceName: a short noun title camel-cased, else the collection's singul
       digitFirst: named("movies", "3D movie"),
       prototype: named("things", "Constructor"),
       member: named("things", "to string"),
-      // A type the client declares itself (Link, LinkInput): the collection's singular instead.
+      // A type the client has of its own (Link, LinkInput) is the resource's all the same (clientTypeNames).
       clientType: named("weblinks", "Link"),
       clientInput: named("weblinks", "Link input"),
       empty: named("movies", ""),
@@ -154,11 +154,24 @@ test("resourceName: a short noun title camel-cased, else the collection's singul
       digitFirst: "movie",
       prototype: "thing",
       member: "thing",
-      clientType: "weblink",
-      clientInput: "weblink",
+      clientType: "link",
+      clientInput: "linkInput",
       empty: "movie",
     },
   );
+});
+
+test("clientTypeNames: the client's own types keep their names unless a resource's type takes one; then Client<Name>, numbered while taken", () => {
+  const free = clientTypeNames(new Set(["Book", "BookInput", "BookFields", "BookApi"]));
+  for (const name of CLIENT_TYPE_NAMES) assert.is(free[name], name);
+  const taken = clientTypeNames(new Set(["Link", "LinkInput", "LinkFields", "LinkApi", "Page", "ClientPage", "Client", "ApiError"]));
+  assert.equal(
+    { Link: taken.Link, LinkInput: taken.LinkInput, Page: taken.Page, Client: taken.Client, ApiError: taken.ApiError, Meta: taken.Meta, ClientOptions: taken.ClientOptions },
+    { Link: "ClientLink", LinkInput: "ClientLinkInput", Page: "ClientPage2", Client: "ClientClient", ApiError: "ClientApiError", Meta: "Meta", ClientOptions: "ClientOptions" },
+  );
+  const names = Object.values(taken);
+  assert.is(new Set(names).size, names.length, "every public name is one type's");
+  for (const n of names) assert.not.ok(["Link", "LinkInput", "LinkFields", "LinkApi", "Page", "ClientPage", "Client", "ApiError"].includes(n), `${n} is a resource's`);
 });
 
 test("leadingVerb: the first word when it is a verb, else undefined", () => {

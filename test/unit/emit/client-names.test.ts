@@ -1,0 +1,79 @@
+/**
+ * Resources whose types are named like the client's own (Link, Page, Client, ApiError …): the resource's
+ * type keeps the name in client/types.ts, client/index.ts and src/generated/types.ts; the client's own is
+ * exported as Client<Name>, and its modules refer to it through namespaces no resource can take. The
+ * packages compile in test/e2e/client-type-names.test.ts; here, what is emitted.
+ */
+import path from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { emitClient } from "../../../src/emit/client.js";
+import { buildReference } from "../../../src/emit/docs/reference.js";
+import { emitReadme } from "../../../src/emit/readme.js";
+import { emitTypes } from "../../../src/emit/types.js";
+import type { Model } from "../../../src/model/types.js";
+import { checkProject } from "../../../src/pipeline.js";
+import { repoRoot } from "../../helpers/cli.js";
+
+function modelOf(dir: string): Model {
+  const { model, diagnostics } = checkProject(dir);
+  assert.ok(model, dir);
+  assert.equal(diagnostics.filter((d) => d.severity === "error"), [], dir);
+  return model!;
+}
+
+const named = modelOf(path.join(repoRoot, "test/fixtures/client-type-names"));
+const library = modelOf(path.join(repoRoot, "examples/library"));
+
+test("the model names the client's own types: their own names when free, Client<Name> when a resource's type takes one", () => {
+  assert.equal(Object.entries(library.clientTypes).filter(([k, v]) => k !== v), []);
+  const renamed = Object.fromEntries(Object.entries(named.clientTypes).filter(([k, v]) => k !== v));
+  assert.equal(renamed, { ApiError: "ClientApiError", Client: "ClientClient", Link: "ClientLink", LinkInput: "ClientLinkInput", Meta: "ClientMeta", Page: "ClientPage", Registry: "ClientRegistry" });
+});
+
+test("client/types.ts: the resources' Link, Page … declared; select's types imported as a namespace and re-exported as Client<Name>", async () => {
+  const [types, server] = await emitTypes(named);
+  const text = types!.contents;
+  assert.match(text, 'import type * as select from "./select.js";');
+  assert.match(text, 'export type { CollectionLink, Link as ClientLink, LinkInput as ClientLinkInput, Meta as ClientMeta, Page as ClientPage } from "./select.js";');
+  for (const [type, collection] of [["Link", "links"], ["Page", "pages"], ["Meta", "metas"], ["Client", "clients"], ["Collection", "collections"], ["Registry", "registries"], ["ApiError", "apiErrors"]]) {
+    assert.match(text, `export type ${type} = select.Expanded<ClientRegistry, "${collection}">;`);
+    assert.match(text, `export interface ${type}Input {`);
+  }
+  // A link in a body is the client's link input, whatever a resource is called.
+  assert.match(text, /export interface LinkInput \{[^}]*page\?: select\.LinkInput/);
+  assert.not.match(text, /^import type \{/m, "no type of select.ts is bound by its own name");
+  assert.is(server!.contents.includes('export type * from "../../client/types.js";'), true);
+});
+
+test("client/index.ts: its own declarations under their public names, every module a namespace, the resources' types by theirs", () => {
+  const index = emitClient(named).find((f) => f.path === "client/index.ts")!.contents;
+  const imports = [...index.matchAll(/^import .*$/gm)].map((m) => m[0]);
+  assert.equal(imports, [
+    'import * as runtime from "./runtime.js";',
+    'import { actionApi, collectionApi } from "./collection.js";',
+    'import type * as select from "./select.js";',
+    'import type * as types from "./types.js";',
+  ]);
+  assert.match(index, "export type { Checked, CollectionLink, Expanded, Link as ClientLink, LinkInput as ClientLinkInput, Meta as ClientMeta, Page as ClientPage, Selected, ServerFields } from \"./select.js\";");
+  assert.match(index, "export interface ClientClient {");
+  assert.match(index, "export function createClient(options: runtime.ClientOptions): ClientClient {");
+  assert.match(index, "create(body: types.LinkInput, options?: runtime.CallOptions): Promise<types.Link>;");
+  assert.match(index, 'Promise<select.Page<select.Selected<types.ClientRegistry, "pages", F, E>>>');
+  assert.not.match(index, /^export (interface|type) (Link|Page|Meta|Client|Collection|Registry|ApiError)\b/m, "no declaration of a resource's name");
+});
+
+test("a resource named ApiError: the client exports its error class as ClientApiError, and the README and the reference say so", () => {
+  const index = emitClient(named).find((f) => f.path === "client/index.ts")!.contents;
+  assert.match(index, "export { ApiError as ClientApiError, ResponseTooLargeError,");
+  assert.match(index, "error is runtime.ApiError<ErrorCode>");
+  const readme = emitReadme(named)[0]!.contents;
+  assert.match(readme, 'import { createClient, ClientApiError } from "names-service/client";');
+  assert.match(readme, "throws `ClientApiError`");
+  const ref = buildReference(named);
+  assert.is(ref.apiError, "ClientApiError");
+  assert.match(ref.clientSetup, "import { createClient, ClientApiError }");
+  assert.match(emitReadme(library)[0]!.contents, 'import { createClient, ApiError } from "library-service/client";');
+});
+
+test.run();
