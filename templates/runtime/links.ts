@@ -30,6 +30,11 @@ export type HrefMatch = { readonly id: string; readonly problem?: undefined } | 
 export function matchHref(href: unknown, baseUrl: string, collection: string): HrefMatch {
   if (typeof href !== "string") return { problem: "is not a string" };
   const base = baseOf(baseUrl);
+  // The common case, an href exactly as the service writes it (hrefOf), is read without parsing a URL.
+  if (href.startsWith(base.withSlash) && href.startsWith(`${collection}/`, base.withSlash.length)) {
+    const rest = href.slice(base.withSlash.length + collection.length + 1);
+    if (UNENCODED.test(rest) && rest !== "" && rest !== "." && rest !== "..") return { id: rest };
+  }
   let url: URL;
   try {
     url = new URL(href, base.withSlash);

@@ -267,15 +267,22 @@ class Collection {
   }
 }
 
-/** The statements of every collection on one connection. */
+/** The statements of every collection on one connection, and those that begin and end its transactions. */
 class Connection {
   private readonly collections = new Map<string, Collection>();
+  /** Prepared once: a transaction costs no SQL compilation. */
+  readonly begin: Statement;
+  readonly commit: Statement;
+  readonly rollback: Statement;
 
   constructor(
     readonly db: Db,
     spec: ServiceSpec,
   ) {
     for (const resource of spec.resources) this.collections.set(resource.collection, new Collection(db, resource));
+    this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.commit = db.prepare("COMMIT");
+    this.rollback = db.prepare("ROLLBACK");
   }
 
   col(collection: string): Collection {
@@ -522,20 +529,25 @@ class SqliteStore implements Store {
    */
   async transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error("sqlite store: the store is closed");
-    const db = this.writer.db;
+    const w = this.writer;
     const deadline = performance.now() + this.busyTimeoutMs;
     const turn = this.lock.take(deadline, TRANSACTION);
     if (turn) await turn;
-    const tx = new SqliteTransaction(this.writer, () => this.closed, () => this.writes++);
+    const tx = new SqliteTransaction(w, () => this.closed, () => this.writes++);
     try {
-      await this.retry(TRANSACTION, undefined, () => db.exec("BEGIN IMMEDIATE"), deadline);
+      try {
+        w.begin.run();
+      } catch (error) {
+        if (!isBusyError(error)) throw error;
+        await this.retry(TRANSACTION, undefined, () => w.begin.run(), deadline);
+      }
       let result: T;
       try {
         result = await work(tx);
         tx.settle();
-        db.exec("COMMIT");
+        w.commit.run();
       } catch (error) {
-        if (db.open && db.inTransaction) db.exec("ROLLBACK");
+        if (w.db.open && w.db.inTransaction) w.rollback.run();
         throw error;
       }
       return result;
