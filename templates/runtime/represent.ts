@@ -101,9 +101,14 @@ export async function subCollection(ctx: RepresentContext, resource: ResourceSpe
  * are read in order, SHOWN_BATCH at a time, each through the hook, so that `offset`, `limit` and `size`
  * count shown instances only (a list then costs a hook call per instance of the narrowed collection).
  */
-export async function listShown(ctx: RepresentContext, resource: ResourceSpec, query: ListQuery): Promise<ShownPage> {
+export function listShown(ctx: RepresentContext, resource: ResourceSpec, query: ListQuery): Promise<ShownPage> {
   const hook = ctx.read?.hooks.get(resource.collection);
-  if (hook === undefined) return ctx.store.list(resource.collection, query);
+  // Without a hook, the store's own promise: a list costs nothing more than before read hooks existed.
+  return hook === undefined ? ctx.store.list(resource.collection, query) : walkShown(ctx, resource, query, hook);
+}
+
+/** listShown through a read hook: the narrowed collection read in batches, each record through the hook. */
+async function walkShown(ctx: RepresentContext, resource: ResourceSpec, query: ListQuery, hook: ReadHook): Promise<ShownPage> {
   const items: StoredRecord[] = [];
   const shownItems: Json[] = [];
   let size = 0;
@@ -184,13 +189,19 @@ export async function representPage(
   fields?: Selection,
 ): Promise<Json> {
   const items: Json[] = [];
-  const shape = (full: Json) => (fields ? pick(full, fields, resource, ctx.resources) : full);
+  const shown = page.shown;
   if (isEmptySelection(expand)) {
     // Nothing to expand: every item is built without touching the store, so no await per item.
-    page.items.forEach((record, i) => items.push(shape(page.shown?.[i] ?? buildPlain(ctx, resource, record))));
+    for (let i = 0; i < page.items.length; i++) {
+      const full = shown?.[i] ?? buildPlain(ctx, resource, page.items[i]!);
+      items.push(fields ? pick(full, fields, resource, ctx.resources) : full);
+    }
   } else {
     const budget = new ExpandBudget(ctx); // one for the whole page: it bounds the response
-    for (const [i, record] of page.items.entries()) items.push(shape(await build(ctx, resource, record, expand, budget, page.shown?.[i])));
+    for (let i = 0; i < page.items.length; i++) {
+      const full = await build(ctx, resource, page.items[i]!, expand, budget, shown?.[i]);
+      items.push(fields ? pick(full, fields, resource, ctx.resources) : full);
+    }
   }
   return { meta: { href: at.href, mediaType: resource.collectionMediaType }, offset: at.offset, limit: at.limit, size: page.size, items };
 }
