@@ -71,7 +71,8 @@ export interface Store {
   /**
    * Present when the store has transactions: runs `work` with a store whose reads and writes belong to
    * one transaction, committed when `work` resolves and rolled back when it throws (the error passes
-   * through). Other requests never see its writes before the commit. Calling `transaction` on `tx`
+   * through). Other requests should not see its writes before the commit (the SQLite store keeps them
+   * apart for a file; a database in memory cannot: see sqlite-store.ts). Calling `transaction` on `tx`
    * nests (a savepoint: an inner failure the outer work catches undoes the inner writes only). `tx` is
    * for `work` alone: once the transaction ends it refuses every call. May throw StoreBusy before
    * `work` starts when another writer holds the database for too long.
