@@ -229,6 +229,18 @@ export const codes = {
     message: (a) => `x-inverse of "${a.name}" names "${a.inverse}", which is not a link from ${a.target} to this resource`,
     hint: () => "name a property of the target resource whose schema is a $ref to this resource",
   }),
+  "bad-on-delete": def<{ what: string; fix: string }>({
+    severity: "error",
+    title: "x-on-delete stands beside the $ref of a link to an instance",
+    message: (a) => `"x-on-delete" does nothing on ${a.what}: it is read only beside the "$ref" of a property that links to one instance`,
+    hint: (a) => a.fix,
+  }),
+  "required-clear": def<{ name: string; resource: string; target: string; collection: string }>({
+    severity: "error",
+    title: "x-on-delete clear is for a link that is not required",
+    message: (a) => `"x-on-delete": "clear" on "${a.name}" would leave ${a.resource} without its required property "${a.name}" when the ${a.target} it links to is deleted`,
+    hint: (a) => `make "${a.name}" optional (remove it from "required"), or write "cascade" to delete the ${a.collection} with the ${a.target} they link to`,
+  }),
   "unknown-keyword": def<{ keyword: string; fix: string }>({
     severity: "error",
     title: "A resource's root has no x- keyword resourcery does not read",

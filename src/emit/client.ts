@@ -56,9 +56,23 @@ function collectionApi(model: Model, r: Resource): string {
     `  delete(id: string, options?: runtime.CallOptions): Promise<void>;`,
   ];
   for (const f of subs) {
+    const t = str(f.link!.target);
+    const list = `<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ${ident(own.ReadOptions)}<${t}, F, E>, options?: runtime.CallOptions): Promise<${page(f.link!.target, "F, E")}>`;
+    if (f.link!.inverse) {
+      lines.push(docComment(`GET /${r.collection}/{id}/${f.name}: a page of ${f.link!.target} whose ${f.link!.inverse} is this instance.`, "  "), `  ${key(subMethod(f.name))}${list};`);
+      continue;
+    }
+    const target = model.resources.find((x) => x.collection === f.link!.target)!;
+    const one = typeOf(target.typeName);
     lines.push(
-      docComment(`GET /${r.collection}/{id}/${f.name}: a page of ${f.link!.target}${f.link!.inverse ? ` whose ${f.link!.inverse} is this instance` : ""}.`, "  "),
-      `  ${key(subMethod(f.name))}<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ${ident(own.ReadOptions)}<${str(f.link!.target)}, F, E>, options?: runtime.CallOptions): Promise<${page(f.link!.target, "F, E")}>;`,
+      docComment(`GET /${r.collection}/{id}/${f.name}: a page of the ${f.link!.target} this instance lists; \`.add\` and \`.remove\` change the list one member at a time.`, "  "),
+      `  ${key(subMethod(f.name))}: {`,
+      `    ${list};`,
+      docComment(`POST /${r.collection}/{id}/${f.name}: adds the ${target.name} \`member\` links to (its href, or the ${target.name} itself) at the end; resolves to that ${target.name} (201, or 200 when it already was one).`, "    "),
+      `    add(id: string, member: string | { readonly meta: { readonly href: string } }, options?: runtime.CallOptions): Promise<${one}>;`,
+      docComment(`DELETE /${r.collection}/{id}/${f.name}/{memberId}: removes that ${target.name} from the list (it is not deleted); ApiError 404 when it is not in it.`, "    "),
+      `    remove(id: string, memberId: string, options?: runtime.CallOptions): Promise<void>;`,
+      `  };`,
     );
   }
   lines.push("}");
@@ -70,7 +84,7 @@ function specOf(model: Model, r: Resource): string {
     .filter((f) => f.link?.kind === "collection")
     .map((f) => {
       const target = model.resources.find((x) => x.collection === f.link!.target)!;
-      return `${stringKey(subMethod(f.name))}: [${str(f.name)}, ${str(target.collectionMediaType)}]`;
+      return `${stringKey(subMethod(f.name))}: [${str(f.name)}, ${str(target.collectionMediaType)}${f.link!.inverse ? "" : `, ${str(target.mediaType)}`}]`;
     });
   return `{ collection: ${str(r.collection)}, mediaType: ${str(r.mediaType)}, collectionMediaType: ${str(r.collectionMediaType)}, subCollections: { ${subs.join(", ")} } }`;
 }

@@ -6,6 +6,7 @@ import type { EmittedFile } from "./emitted-file.js";
 import { member, shellWord, str } from "./shared/escape.js";
 import { render } from "./shared/templates.js";
 import { serviceRoles } from "./tests.js";
+import { deleteCanBeRefused } from "./docs/operations.js";
 
 /** README.md (generated). */
 export function emitReadme(model: Model): EmittedFile[] {
@@ -17,10 +18,18 @@ export function emitReadme(model: Model): EmittedFile[] {
     { method: "GET", path: `${base}/${r.collection}/{id}`, answer: `200, the ${r.name}; 404 when there is none` },
     { method: "POST, PATCH", path: `${base}/${r.collection}/{id}`, answer: "200, partial update (JSON merge patch)" },
     { method: "PUT", path: `${base}/${r.collection}/{id}`, answer: "200, replaces the whole instance" },
-    { method: "DELETE", path: `${base}/${r.collection}/{id}`, answer: "204" },
+    { method: "DELETE", path: `${base}/${r.collection}/{id}`, answer: deleteCanBeRefused(model, r) ? "204; 409 while other instances link to it" : "204" },
     ...r.fields
       .filter((f) => f.kind === "links")
-      .map((f) => ({ method: "GET", path: `${base}/${r.collection}/{id}/${f.name}`, answer: `200, a page of ${f.link!.target}${f.link!.inverse ? ` whose ${f.link!.inverse} is this ${r.name}` : ""}` })),
+      .flatMap((f) => [
+        { method: "GET", path: `${base}/${r.collection}/{id}/${f.name}`, answer: `200, a page of ${f.link!.target}${f.link!.inverse ? ` whose ${f.link!.inverse} is this ${r.name}` : ""}` },
+        ...(f.link!.inverse
+          ? []
+          : [
+              { method: "POST", path: `${base}/${r.collection}/{id}/${f.name}`, answer: `201, adds the member the body links to (one of ${f.link!.target}); 200 when it already is one` },
+              { method: "DELETE", path: `${base}/${r.collection}/{id}/${f.name}/{memberId}`, answer: "204, removes that member; 404 when it is not one" },
+            ]),
+      ]),
   ]);
   for (const a of model.actions) routes.push({ method: a.method, path: `${base}/${a.name}`, answer: a.description || "the action's result" });
   const routeRows = routes.map((r) => ({ route: `${r.method} ${r.path}`, answer: r.answer }));

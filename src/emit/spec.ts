@@ -72,7 +72,7 @@ export function specOf(model: Model): Record<string, unknown> {
       fields: r.fields.map((f) => ({
         name: f.name,
         kind: f.kind,
-        ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}) } } : {}),
+        ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}), ...(f.link.onDelete ? { onDelete: f.link.onDelete } : {}) } } : {}),
         ...(isWriteOnly(f) ? { writeOnly: true } : {}),
         ...propertiesOf(f.kind, f.schema),
       })),

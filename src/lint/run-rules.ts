@@ -12,6 +12,7 @@ import { invalidPattern } from "./rules/invalid-pattern.js";
 import { keywordProperties } from "./rules/keyword-properties.js";
 import { mediaTypeLength } from "./rules/media-type-length.js";
 import { nameCollisions } from "./rules/name-collisions.js";
+import { onDelete } from "./rules/on-delete.js";
 import { r1PluralNouns } from "./rules/r1-plural-nouns.js";
 import { r2NounRoutes } from "./rules/r2-noun-routes.js";
 import { r3PathSegments } from "./rules/r3-path-segments.js";
@@ -28,7 +29,7 @@ import { v3VersionSegment } from "./rules/v3-version-segment.js";
 export const rules: readonly Rule[] = [
   r1PluralNouns, r2NounRoutes, r3PathSegments, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys,
   v1VendorToken, v3VersionSegment, mediaTypeLength, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName,
-  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault,
+  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete,
 ];
 
 /** The findings of every rule on `model`. */

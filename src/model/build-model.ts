@@ -15,7 +15,7 @@ import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./bui
 import { mediaSubject, vendorMediaType } from "./media-types.js";
 import { camelCase, clientTypeNames, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, words } from "./names.js";
 import type {
-  Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, Param, Resource, SchemaRoot, Service,
+  Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, OnDelete, Param, Resource, SchemaRoot, Service,
 } from "./types.js";
 
 type Raw = Record<string, unknown>;
@@ -151,13 +151,19 @@ function buildField(name: string, schema: unknown, required: boolean, file: stri
   const many = instance === undefined ? reader.linkTarget(items, file) : undefined;
   const link: Link | undefined =
     instance !== undefined
-      ? { kind: "instance", target: instance, inverse: undefined }
+      ? { kind: "instance", target: instance, inverse: undefined, onDelete: declaredOnDelete(schema) }
       : many !== undefined
-        ? { kind: "collection", target: many, inverse: declaredInverse(schema, items) }
+        ? { kind: "collection", target: many, inverse: declaredInverse(schema, items), onDelete: undefined }
         : undefined;
   const inlined = link ? (schema as Raw) : reader.inline(schema, file, origin.pointer, budget);
   const kind = link ? (link.kind === "instance" ? "link" : "links") : kindOf(inlined);
   return { name, propertyKey: propertyKey(name), kind, scalar: isScalarKind(kind), required, description, schema: inlined, link, origin };
+}
+
+/** The `x-on-delete` written beside an instance link's $ref (the meta-schema allows only its two values). */
+function declaredOnDelete(schema: unknown): OnDelete | undefined {
+  const v = isObject(schema) ? schema["x-on-delete"] : undefined;
+  return v === "cascade" || v === "clear" ? v : undefined;
 }
 
 /** The `x-inverse` written on a collection link (on the property or its items), as a marker for the resolver. */

@@ -10,7 +10,7 @@ import type { RefFailure, RefResolver } from "../load/resolve-refs.js";
 import type { FieldKind, JsonSchema } from "./types.js";
 
 /** Keywords that may stand beside a $ref without making it more than a link. */
-const ANNOTATIONS = new Set(["$ref", "title", "description", "$comment", "readOnly", "writeOnly", "deprecated", "examples", "default", "x-inverse"]);
+const ANNOTATIONS = new Set(["$ref", "title", "description", "$comment", "readOnly", "writeOnly", "deprecated", "examples", "default", "x-inverse", "x-on-delete"]);
 
 /** Finds the resource (by collection) whose root file a resolved $ref lands on. */
 export type ResourceLookup = (file: string, pointer: string) => string | undefined;

@@ -120,7 +120,15 @@ export interface Link {
   readonly target: string;
   /** For a collection link that is the inverse of the target's instance link: that link's field name. */
   readonly inverse: string | undefined;
+  /**
+   * For an instance link, what deleting its target does (`x-on-delete`): "cascade" deletes this instance
+   * too, "clear" removes the link; undefined refuses the delete (409) while the link exists.
+   */
+  readonly onDelete: OnDelete | undefined;
 }
+
+/** The values of `x-on-delete`. */
+export type OnDelete = "cascade" | "clear";
 
 export interface Action {
   /** Verb name and path segment: "convert". */

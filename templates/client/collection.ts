@@ -6,8 +6,11 @@ export interface CollectionSpec {
   readonly collection: string;
   readonly mediaType: string;
   readonly collectionMediaType: string;
-  /** Method name → [field name, the target's collection media type]. */
-  readonly subCollections: Readonly<Record<string, readonly [string, string]>>;
+  /**
+   * Method name → [field name, the target's collection media type, and for a stored list of links (whose
+   * members can be added and removed) the target's instance media type].
+   */
+  readonly subCollections: Readonly<Record<string, readonly [string, string] | readonly [string, string, string]>>;
 }
 
 /** Query of a read: paging and the fields/expand selections. */
@@ -45,9 +48,20 @@ export function collectionApi(options: ClientOptions, spec: CollectionSpec) {
       await send(options, { method: "DELETE", path: base + seg(id), accept: "application/json" }, call);
     },
   };
-  for (const [method, [field, mediaType]] of Object.entries(spec.subCollections)) {
-    api[method] = async (id: string, params: ReadParams = {}, call?: CallOptions) =>
+  for (const [method, [field, mediaType, memberType]] of Object.entries(spec.subCollections)) {
+    const list = async (id: string, params: ReadParams = {}, call?: CallOptions) =>
       send(options, { method: "GET", path: `${base}${seg(id)}/${field}`, query: { ...params }, accept: mediaType }, call);
+    if (memberType !== undefined) {
+      // A stored list's members, one at a time: list.add(id, member) and list.remove(id, memberId).
+      Object.assign(list, {
+        add: (id: string, member: string | { readonly meta: { readonly href: string } }, call?: CallOptions) =>
+          send(options, { method: "POST", path: `${base}${seg(id)}/${field}`, body: { meta: { href: typeof member === "string" ? member : member.meta.href } }, accept: memberType }, call),
+        remove: async (id: string, memberId: string, call?: CallOptions) => {
+          await send(options, { method: "DELETE", path: `${base}${seg(id)}/${field}${seg(memberId)}`, accept: "application/json" }, call);
+        },
+      });
+    }
+    api[method] = list;
   }
   return api;
 }

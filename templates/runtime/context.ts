@@ -4,8 +4,8 @@ import { authenticate, type Caller } from "./authenticate.js";
 import { ApiError, catalogOf, entry, type Catalog } from "./errors.js";
 import type { KeyRing } from "./keys.js";
 import { negotiate } from "./negotiate.js";
-import { DEFAULT_EXPAND_LIMIT } from "./represent.js";
-import type { ResourceSpec, ServiceSpec } from "./spec.js";
+import { DEFAULT_EXPAND_LIMIT, type ReadHook } from "./represent.js";
+import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
 import type { Store } from "./store.js";
 import { compileValidators, type Validators } from "./validate.js";
 
@@ -21,16 +21,47 @@ export interface HandlerContext<Key extends string = string> {
   error(key: Key, property?: string, dev?: string): ApiError;
 }
 
-/** Typed hooks a user writes per resource; each may throw an ApiError. Inputs are request bodies as validated. */
+/**
+ * Typed hooks a user writes per resource; each may throw (`throw ctx.error(key, property)` answers that
+ * catalog entry, anything else a 500). Inputs are request bodies as validated. With a store that has
+ * transactions (the SQLite store has), the before and after hooks of a write run inside the write's
+ * transaction and `ctx.store` is that transaction's store: a throw anywhere, after* hooks included, undoes
+ * the write and whatever the hooks wrote through `ctx.store`. Write through `ctx.store`, never through the
+ * service's store, which waits for the transaction to end (a hook that does waits for itself: 503).
+ */
 export interface ResourceHooks<Input = Record<string, unknown>, Instance = Record<string, unknown>, Key extends string = string> {
   /** Runs before an instance is created; may return a changed input. */
   beforeCreate?(input: Input, ctx: HandlerContext<Key>): Promise<Input | void> | Input | void;
+  /** Runs once the instance is stored, before the answer is sent: a throw undoes the create. */
   afterCreate?(instance: Instance, ctx: HandlerContext<Key>): Promise<void> | void;
-  /** Runs before an update (replace or merge patch) with the whole new input and the current instance. */
+  /**
+   * Runs before an update (replace, merge patch, or a member added to or removed from a stored list of
+   * links) with the whole new input and the current instance; may return a changed input.
+   */
   beforeUpdate?(input: Input, current: Instance, ctx: HandlerContext<Key>): Promise<Input | void> | Input | void;
+  /** Runs once the update is stored, before the answer is sent: a throw undoes the update. */
   afterUpdate?(instance: Instance, ctx: HandlerContext<Key>): Promise<void> | void;
+  /** Runs before a delete, also of an instance an `x-on-delete: cascade` link deletes with the one asked for. */
   beforeDelete?(current: Instance, ctx: HandlerContext<Key>): Promise<void> | void;
+  /** Runs once the instance is deleted (cascades included): a throw undoes the whole delete. */
   afterDelete?(current: Instance, ctx: HandlerContext<Key>): Promise<void> | void;
+  /**
+   * Row-level rules beyond x-owner: runs on every instance before a caller sees it (a GET, each item of a
+   * page or sub-collection, an expanded link, the answer of a write) with its full representation, links
+   * unexpanded. Answer nothing to show it as it is (changed in place or not), another representation to
+   * show that (its `meta` stays the service's), or `false` to hide it from this caller: then it answers as
+   * another key's x-owner instance does (403 to a GET, an update, a delete, its sub-collections), it is
+   * left out of pages and sub-collections (offset, limit and size count shown instances only), an
+   * expansion leaves it a plain link, and no body of this caller may link to it. A resource with a read
+   * hook lists by reading every instance of the narrowed collection through the hook: keep it cheap.
+   */
+  read?(instance: Instance, ctx: HandlerContext<Key>): Promise<Instance | false | void> | Instance | false | void;
+}
+
+/** A link that other instances store to instances of a collection: the linking resource and its field. */
+export interface Referrer {
+  readonly resource: ResourceSpec;
+  readonly field: FieldSpec;
 }
 
 /** An action's handler: typed parameters in, response body out. */
@@ -43,6 +74,12 @@ export class ServiceContext {
   readonly resources: ReadonlyMap<string, ResourceSpec>;
   /** Properties a body may not set, per collection: the owner and inverse collection links. */
   readonly readOnly: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Per collection, the stored links to its instances elsewhere: instance links (kind "link") and stored lists (kind "links", not inverse). */
+  readonly referrers: ReadonlyMap<string, readonly Referrer[]>;
+  /** The hooks of each collection, as registerResource was given them. */
+  readonly hooks = new Map<string, ResourceHooks>();
+  /** The read hooks among them (empty: representations run no hook and cost nothing more). */
+  readonly readHooks = new Map<string, ReadHook>();
 
   constructor(
     readonly spec: ServiceSpec,
@@ -63,6 +100,23 @@ export class ServiceContext {
         new Set([...(r.owner ? [r.owner] : []), ...r.fields.filter((f) => f.link?.inverse).map((f) => f.name)]),
       ]),
     );
+    const referrers = new Map<string, Referrer[]>();
+    for (const resource of spec.resources) {
+      for (const field of resource.fields) {
+        if (field.link === undefined || field.link.inverse !== undefined) continue;
+        const list = referrers.get(field.link.target) ?? [];
+        list.push({ resource, field });
+        referrers.set(field.link.target, list);
+      }
+    }
+    this.referrers = referrers;
+  }
+
+  /** Takes the hooks of one collection (registerResource calls it): delete cascades and read rules find them here. */
+  useHooks(collection: string, hooks: ResourceHooks): void {
+    this.hooks.set(collection, hooks);
+    if (hooks.read) this.readHooks.set(collection, hooks.read.bind(hooks) as ReadHook);
+    else this.readHooks.delete(collection);
   }
 
   /** An ApiError of a catalog entry by key. */
@@ -74,7 +128,8 @@ export class ServiceContext {
     return authenticate(req.raw, this.spec, this.keys, this.catalog);
   }
 
-  handlerContext(req: FastifyRequest, caller: Caller): HandlerContext {
+  /** The context of a request's hooks or action handler; `store` is a transaction's store inside a write's transaction. */
+  handlerContext(req: FastifyRequest, caller: Caller, store: Store = this.store): HandlerContext {
     const logOf = this.logOf;
     let log: FastifyBaseLogger | undefined;
     return {
@@ -82,7 +137,7 @@ export class ServiceContext {
       get log() {
         return (log ??= logOf(req)); // made on first use: most requests log nothing
       },
-      store: this.store,
+      store,
       error: (key, property, dev) => this.error(key, property, dev),
     };
   }

@@ -15,41 +15,70 @@ export function hrefOf(baseUrl: string, collection: string, id?: string): string
   return `${baseUrl}/${collection}/${UNENCODED.test(id) ? id : encodeURIComponent(id)}`;
 }
 
+/** What an href written in a body names: the id of an instance of the collection, or why it names none. */
+export type HrefMatch = { readonly id: string; readonly problem?: undefined } | { readonly id?: undefined; readonly problem: string };
+
 /**
- * The id an href names in `collection`, or undefined when it is not an href of that collection. The
- * base URL's path must match; its scheme and host may differ (a proxy may rewrite them).
- * @example idFromHref("https://api.example.com/v1/books/42", "https://api.example.com/v1", "books") === "42"
+ * The id an href names in `collection` of the service at `baseUrl`, or why it names none. The href is an
+ * absolute URL, or a reference resolved against the base URL with a trailing slash (`/v1/books/42` and
+ * `books/42` both name books/42 under `https://api.example.com/v1`); either way it must stay under the base
+ * URL: same scheme, host and port (CONTRACT §6: a link names an instance of this service), the base path,
+ * then the collection and one id, with no query, fragment or credentials. A trailing slash is ignored.
+ * @example matchHref("https://api.example.com/v1/books/42", "https://api.example.com/v1", "books") → { id: "42" }
+ * @example matchHref("https://elsewhere.example/v1/books/42", "https://api.example.com/v1", "books").problem → "is on another host: …"
  */
-export function idFromHref(href: unknown, baseUrl: string, collection: string): string | undefined {
-  if (typeof href !== "string") return undefined;
-  let path: string;
-  try {
-    path = new URL(href, baseUrl + "/").pathname;
-  } catch {
-    return undefined;
+export function matchHref(href: unknown, baseUrl: string, collection: string): HrefMatch {
+  if (typeof href !== "string") return { problem: "is not a string" };
+  const base = baseOf(baseUrl);
+  // The common case, an href exactly as the service writes it (hrefOf), is read without parsing a URL.
+  if (href.startsWith(base.withSlash) && href.startsWith(`${collection}/`, base.withSlash.length)) {
+    const rest = href.slice(base.withSlash.length + collection.length + 1);
+    if (UNENCODED.test(rest) && rest !== "" && rest !== "." && rest !== "..") return { id: rest };
   }
-  const prefix = `${basePathOf(baseUrl)}/${collection}/`;
-  if (!path.startsWith(prefix)) return undefined;
-  const rest = path.slice(prefix.length).replace(/\/+$/, "");
-  if (rest === "" || rest.includes("/")) return undefined;
+  let url: URL;
   try {
-    return decodeURIComponent(rest);
+    url = new URL(href, base.withSlash);
   } catch {
-    return undefined;
+    return { problem: "is not a URL" };
+  }
+  if (url.origin !== base.origin) return { problem: `is on another host: links name instances of this service, under ${baseUrl}` };
+  if (url.username !== "" || url.password !== "") return { problem: "carries credentials; write the href as the service gives it" };
+  if (url.search !== "" || url.hash !== "" || /[?#]/.test(href)) return { problem: "has a query or a fragment; write the href as the service gives it" };
+  const prefix = `${base.path}/${collection}/`;
+  if (!url.pathname.startsWith(prefix)) {
+    return url.pathname.startsWith(`${base.path}/`)
+      ? { problem: `is not the href of ${collection === "" ? "an instance" : `an instance of ${collection}`} (${baseUrl}/${collection}/<id>)` }
+      : { problem: `is not under this service's base URL ${baseUrl}` };
+  }
+  const rest = url.pathname.slice(prefix.length).replace(/\/+$/, "");
+  if (rest === "" || rest.includes("/")) return { problem: `is not the href of an instance of ${collection} (${baseUrl}/${collection}/<id>)` };
+  try {
+    return { id: decodeURIComponent(rest) };
+  } catch {
+    return { problem: "is not validly percent-encoded" };
   }
 }
 
-/** The path of a base URL without its trailing slash, parsed once per base URL (a service has one or two). */
-function basePathOf(baseUrl: string): string {
-  let path = basePaths.get(baseUrl);
-  if (path === undefined) {
-    path = new URL(baseUrl + "/").pathname.replace(/\/+$/, "");
-    if (basePaths.size >= 16) basePaths.clear();
-    basePaths.set(baseUrl, path);
-  }
-  return path;
+/**
+ * The id an href names in `collection`, or undefined when it names none (see matchHref).
+ * @example idFromHref("https://api.example.com/v1/books/42", "https://api.example.com/v1", "books") === "42"
+ */
+export function idFromHref(href: unknown, baseUrl: string, collection: string): string | undefined {
+  return matchHref(href, baseUrl, collection).id;
 }
-const basePaths = new Map<string, string>();
+
+/** A base URL parsed once (a service has one or two): its origin, its path without a trailing slash, and itself with one. */
+function baseOf(baseUrl: string): { readonly origin: string; readonly path: string; readonly withSlash: string } {
+  let base = bases.get(baseUrl);
+  if (base === undefined) {
+    const url = new URL(baseUrl + "/");
+    base = { origin: url.origin, path: url.pathname.replace(/\/+$/, ""), withSlash: url.href };
+    if (bases.size >= 16) bases.clear();
+    bases.set(baseUrl, base);
+  }
+  return base;
+}
+const bases = new Map<string, { readonly origin: string; readonly path: string; readonly withSlash: string }>();
 
 /** The href inside a written link, if the value has the link shape. */
 export function hrefOfLink(value: unknown): unknown {

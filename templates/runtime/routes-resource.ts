@@ -1,32 +1,60 @@
-/** The routes of one collection: list, create, get, update (POST/PATCH merge patch, PUT replace), delete, sub-collections. */
+/**
+ * The routes of one collection: list, create, get, update (POST/PATCH merge patch, PUT replace), delete,
+ * sub-collections, and the members of a stored list of links (POST adds one, DELETE removes one). A write
+ * runs in one transaction of the store when it has them: its hooks, its link checks, and for a delete the
+ * cascades and cleared links it causes, commit together or not at all.
+ */
 import { randomFillSync } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { canSee, requireOwner, requireRole, isAdmin, rolesFor, type Caller } from "./authenticate.js";
-import { sendJson, type ResourceHooks, type ServiceContext } from "./context.js";
+import { sendJson, type HandlerContext, type ResourceHooks, type ServiceContext } from "./context.js";
 import { ApiError, entry } from "./errors.js";
-import { hrefOf, hrefOfLink, idFromHref } from "./links.js";
-import { representInstance, representNow, representPage, subCollection, subCollectionHref, type RepresentContext } from "./represent.js";
+import { hrefOf, hrefOfLink, matchHref } from "./links.js";
+import {
+  buildPlain, canRead, instanceLink, listShown, representNow, representPage, representShown, subCollection, subCollectionHref,
+  type RepresentContext,
+} from "./represent.js";
 import { isJsonContentType } from "./negotiate.js";
 import { checkSelection, EMPTY_SELECTION, expansionOf, parseSelection, type Selection } from "./select.js";
-import type { ResourceSpec } from "./spec.js";
-import { andThen, readRecord, UniqueViolation, type StoredRecord } from "./store.js";
+import type { FieldSpec, ResourceSpec } from "./spec.js";
+import { andThen, inTransaction, readRecord, UniqueViolation, type Store, type StoredRecord } from "./store.js";
 
 type Json = Record<string, unknown>;
 type Query = Record<string, string | string[] | undefined>;
+type Params = { id: string; member?: string };
 
 /** Registers every route of `resource` under `prefix` (other methods on their paths answer 405: methods.ts). */
 export function registerResource(app: FastifyInstance, svc: ServiceContext, resource: ResourceSpec, prefix: string, hooks: ResourceHooks = {}): void {
+  svc.useHooks(resource.collection, hooks);
   const base = `${prefix}/${resource.collection}`;
-  const rep = (caller: Caller): RepresentContext => ({ spec: svc.spec, resources: svc.resources, store: svc.store, baseUrl: svc.baseUrl, caller, expandLimit: svc.expandLimit });
+  /**
+   * What representing needs for one request: the store to read (a transaction's inside a write), and the
+   * read hooks when the service has any, with the hooks' context made on first use.
+   */
+  const rep = (req: FastifyRequest, caller: Caller, store: Store = svc.store, hctx?: HandlerContext): RepresentContext => {
+    const out = { spec: svc.spec, resources: svc.resources, store, baseUrl: svc.baseUrl, caller, expandLimit: svc.expandLimit };
+    if (svc.readHooks.size === 0) return out;
+    let made = hctx;
+    return { ...out, read: { hooks: svc.readHooks, context: () => (made ??= svc.handlerContext(req, caller, store)) } };
+  };
 
-  /** The instance the path names, as the store returned it: 404 when there is none, 403 when it is not the caller's to see. */
+  /** The instance the path names, as the store returned it: 404 when there is none, 403 when it is not the caller's to see (x-owner). */
   const found = (req: FastifyRequest, caller: Caller, record: StoredRecord | undefined): StoredRecord => {
-    if (!record) throw svc.error("notFound", "", `There is no ${resource.name} with id "${(req.params as { id: string }).id}".`);
+    if (!record) throw svc.error("notFound", "", `There is no ${resource.name} with id "${(req.params as Params).id}".`);
     requireOwner(caller, resource, record, svc.catalog);
     return record;
   };
-  const load = async (req: FastifyRequest, caller: Caller): Promise<StoredRecord> =>
-    found(req, caller, await svc.store.get(resource.collection, (req.params as { id: string }).id));
+  /** `found` through `store`, then the read hook's verdict: 403 as for x-owner when it hides the instance. */
+  const load = async (req: FastifyRequest, caller: Caller, rc: RepresentContext): Promise<StoredRecord> => {
+    const record = found(req, caller, await rc.store.get(resource.collection, (req.params as Params).id));
+    if (rc.read?.hooks.has(resource.collection) && (await representShown(rc, resource, record)) === undefined) throw hidden(svc, resource);
+    return record;
+  };
+  /** The answer of a write: the instance as the read hook shows it to the caller (only its meta when the hook hides it). */
+  const answer = async (rc: RepresentContext, record: StoredRecord, full: Json): Promise<Json> => {
+    if (!rc.read?.hooks.has(resource.collection)) return full;
+    return (await representShown(rc, resource, record)) ?? { meta: full.meta };
+  };
 
   // The caller is authenticated, and its roles checked against config.access, by the onRequest hook (access.ts).
   const read = { config: { access: rolesFor(resource, "read") } };
@@ -36,23 +64,29 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const { offset, limit } = paging(svc, req.query as Query);
     const { expand, fields } = shaping(svc, resource, req.query as Query);
     const owner = resource.owner !== undefined && !isAdmin(caller, resource) ? caller.id : undefined;
-    const page = await svc.store.list(resource.collection, { offset, limit, owner });
-    const body = await representPage(rep(caller), resource, page, { href: hrefOf(svc.baseUrl, resource.collection), offset, limit }, expand, fields);
+    const rc = rep(req, caller);
+    const page = await listShown(rc, resource, { offset, limit, owner });
+    const body = await representPage(rc, resource, page, { href: hrefOf(svc.baseUrl, resource.collection), offset, limit }, expand, fields);
     return sendJson(reply, 200, type, body);
   });
 
   app.post(base, { config: { access: rolesFor(resource, "create") } }, async (req, reply) => {
     const caller = req.caller!;
     const type = svc.negotiate(req, svc.offers(resource.mediaType));
-    requireBody(svc, req, resource);
+    requireBody(svc, req, svc.offers(resource.mediaType));
     svc.validators.body(resource.collection, req.body, svc.readOnly.get(resource.collection)!);
-    const ctx = svc.handlerContext(req, caller);
-    const input = ((await hooks.beforeCreate?.(req.body as Json, ctx)) ?? req.body) as Json;
-    const now = new Date().toISOString();
-    const record: StoredRecord = { id: newId(), createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data: await toStored(svc, caller, resource, input) };
-    await unique(svc, resource, () => svc.store.insert(resource.collection, record));
-    const body = await representInstance(rep(caller), resource, record);
-    await hooks.afterCreate?.(body, ctx);
+    const { record, body } = await inTransaction(svc.store, async (tx) => {
+      const ctx = svc.handlerContext(req, caller, tx);
+      const input = ((await hooks.beforeCreate?.(req.body as Json, ctx)) ?? req.body) as Json;
+      const now = new Date().toISOString();
+      const data = await toStored(svc, ctx, resource, input, { written: () => true });
+      const record: StoredRecord = { id: newId(), createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data };
+      await unique(svc, resource, () => tx.insert(resource.collection, record));
+      const rc = rep(req, caller, tx, ctx);
+      const full = buildPlain(rc, resource, record);
+      await hooks.afterCreate?.(full, ctx);
+      return { record, body: await answer(rc, record, full) };
+    });
     reply.header("location", hrefOf(svc.baseUrl, resource.collection, record.id));
     return sendJson(reply, 201, type, body);
   });
@@ -61,33 +95,67 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const caller = req.caller!;
     const type = svc.negotiate(req, svc.offers(resource.mediaType));
     const { expand, fields } = shaping(svc, resource, req.query as Query);
-    // A GET is the commonest request: with a store that reads at once (ImmediateReads) it is answered
-    // without a promise (Fastify takes the thrown errors of a handler that is not async alike).
-    return andThen(readRecord(svc.store, resource.collection, (req.params as { id: string }).id), (record) =>
-      andThen(representNow(rep(caller), resource, found(req, caller, record), expand, fields), (body) => void sendJson(reply, 200, type, body)),
+    const rc = rep(req, caller);
+    // A GET is the commonest request: with a store that reads at once (ImmediateReads) and no read hook it is
+    // answered without a promise (Fastify takes the thrown errors of a handler that is not async alike).
+    return andThen(readRecord(svc.store, resource.collection, (req.params as Params).id), (record) =>
+      andThen(representNow(rc, resource, found(req, caller, record), expand, fields), (body) => {
+        if (body === undefined) throw hidden(svc, resource);
+        sendJson(reply, 200, type, body);
+      }),
     );
   });
 
-  const update = (mode: "merge" | "replace") => async (req: FastifyRequest, reply: import("fastify").FastifyReply) => {
+  /**
+   * An update inside its transaction: `next` turns the current instance's request-body form into the new
+   * input (throwing the request's own errors); the input is validated, given to beforeUpdate, its links
+   * checked (`written` tells which fields the request wrote: links it did not write are kept as they are),
+   * stored, given to afterUpdate. `loaded` is the current record when the caller has loaded it in `tx`.
+   * Answers the stored record and its representation (before any read hook).
+   */
+  const updateIn = async (
+    req: FastifyRequest,
+    caller: Caller,
+    tx: Store,
+    next: (wire: Json, current: StoredRecord) => Json,
+    written: (field: string) => boolean,
+    loaded?: StoredRecord,
+  ): Promise<{ record: StoredRecord; full: Json; rc: RepresentContext }> => {
+    const ctx = svc.handlerContext(req, caller, tx);
+    const rc = rep(req, caller, tx, ctx);
+    const current = loaded ?? (await load(req, caller, rc));
+    const readOnly = svc.readOnly.get(resource.collection)!;
+    let input = next(toWire(svc, resource, current), current);
+    svc.validators.body(resource.collection, input, readOnly);
+    input = ((await hooks.beforeUpdate?.(input, buildPlain(rc, resource, current), ctx)) ?? input) as Json;
+    const data = await toStored(svc, ctx, resource, input, { current, written });
+    const record: StoredRecord = { ...current, modifiedAt: new Date().toISOString(), data };
+    await unique(svc, resource, () => tx.update(resource.collection, record));
+    const full = buildPlain(rc, resource, record);
+    await hooks.afterUpdate?.(full, ctx);
+    return { record, full, rc };
+  };
+
+  const update = (mode: "merge" | "replace") => async (req: FastifyRequest, reply: FastifyReply) => {
     const caller = req.caller!;
     const type = svc.negotiate(req, svc.offers(resource.mediaType));
-    requireBody(svc, req, resource);
-    const current = await load(req, caller);
+    requireBody(svc, req, svc.offers(resource.mediaType));
+    const patch = req.body as Json;
     const readOnly = svc.readOnly.get(resource.collection)!;
-    let input = req.body as Json;
     if (mode === "merge") {
-      if (input === null || typeof input !== "object" || Array.isArray(input)) throw svc.error("invalidProperty", "", "A merge patch is a JSON object.");
-      for (const key of Object.keys(input)) if (readOnly.has(key) || ["id", "meta", "createdAt", "modifiedAt"].includes(key)) throw svc.error("readOnlyProperty", key);
-      input = mergePatch(toWire(svc, resource, current), input);
+      if (patch === null || typeof patch !== "object" || Array.isArray(patch)) throw svc.error("invalidProperty", "", "A merge patch is a JSON object.");
+      for (const key of Object.keys(patch)) if (readOnly.has(key) || ["id", "meta", "createdAt", "modifiedAt"].includes(key)) throw svc.error("readOnlyProperty", key);
     }
-    svc.validators.body(resource.collection, input, readOnly);
-    const ctx = svc.handlerContext(req, caller);
-    const before = await representInstance(rep(caller), resource, current);
-    input = ((await hooks.beforeUpdate?.(input, before, ctx)) ?? input) as Json;
-    const record: StoredRecord = { ...current, modifiedAt: new Date().toISOString(), data: await toStored(svc, caller, resource, input, current) };
-    await unique(svc, resource, () => svc.store.update(resource.collection, record));
-    const body = await representInstance(rep(caller), resource, record);
-    await hooks.afterUpdate?.(body, ctx);
+    const body = await inTransaction(svc.store, async (tx) => {
+      const { record, full, rc } = await updateIn(
+        req,
+        caller,
+        tx,
+        (wire) => (mode === "merge" ? mergePatch(wire, patch) : patch),
+        mode === "merge" ? (field) => Object.prototype.hasOwnProperty.call(patch, field) : () => true,
+      );
+      return answer(rc, record, full);
+    });
     return sendJson(reply, 200, type, body);
   };
   const write = { config: { access: rolesFor(resource, "update") } };
@@ -97,12 +165,12 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
 
   app.delete(`${base}/:id`, { config: { access: rolesFor(resource, "delete") } }, async (req, reply) => {
     const caller = req.caller!;
-    const current = await load(req, caller);
-    const ctx = svc.handlerContext(req, caller);
-    const before = await representInstance(rep(caller), resource, current);
-    await hooks.beforeDelete?.(before, ctx);
-    await svc.store.delete(resource.collection, current.id);
-    await hooks.afterDelete?.(before, ctx);
+    await inTransaction(svc.store, async (tx) => {
+      const ctx = svc.handlerContext(req, caller, tx);
+      const rc = rep(req, caller, tx, ctx);
+      const current = await load(req, caller, rc);
+      await deleteWhole(svc, tx, ctx, resource, current, new Set());
+    });
     return reply.code(204).send();
   });
 
@@ -115,12 +183,155 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       const type = svc.negotiate(req, svc.offers(target.collectionMediaType));
       const { offset, limit } = paging(svc, req.query as Query);
       const { expand, fields } = shaping(svc, target, req.query as Query);
-      const record = await load(req, caller);
-      const page = await subCollection(rep(caller), resource, record, field, offset, limit);
-      const href = subCollectionHref(rep(caller), resource, record.id, field.name);
-      return sendJson(reply, 200, type, await representPage(rep(caller), target, page, { href, offset, limit }, expand, fields));
+      const rc = rep(req, caller);
+      const record = await load(req, caller, rc);
+      const page = await subCollection(rc, resource, record, field, offset, limit);
+      const href = subCollectionHref(rc, resource, record.id, field.name);
+      return sendJson(reply, 200, type, await representPage(rc, target, page, { href, offset, limit }, expand, fields));
+    });
+    if (field.link!.inverse === undefined) registerMembers(field, target);
+  }
+
+  /**
+   * The members of a stored list of links, one at a time, as updates of the instance (x-access update,
+   * x-owner, the read hook, beforeUpdate/afterUpdate, the body schema's maxItems and minItems):
+   * POST <instance>/<field> with a link adds one at the end (201, Location = the member's href, the
+   * member's representation; 200 when it already is a member, which changes nothing);
+   * DELETE <instance>/<field>/<member id> removes one (204; 404 when it is not a member).
+   */
+  function registerMembers(field: FieldSpec, target: ResourceSpec): void {
+    const path = `${base}/:id/${field.name}`;
+    app.post(path, write, async (req, reply) => {
+      const caller = req.caller!;
+      const type = svc.negotiate(req, svc.offers(target.mediaType));
+      requireBody(svc, req, svc.offers(target.mediaType));
+      const href = memberHref(svc, req.body);
+      const match = matchHref(href, svc.baseUrl, target.collection);
+      if (match.id === undefined) throw invalidLink(svc, field.name, href, match.problem);
+      const id = match.id;
+      const { added, member } = await inTransaction(svc.store, async (tx) => {
+        const rc = rep(req, caller, tx);
+        const current = await load(req, caller, rc);
+        const held = (current.data[field.name] as string[] | undefined) ?? [];
+        let added = false;
+        if (!held.includes(id)) {
+          added = true;
+          const add = (wire: Json) => ({ ...wire, [field.name]: [...((wire[field.name] as unknown[] | undefined) ?? []), { meta: { href } }] });
+          await updateIn(req, caller, tx, add, (f) => f === field.name, current);
+        }
+        const stored = await tx.get(target.collection, id);
+        if (stored === undefined) throw invalidLink(svc, field.name, href, `names no existing ${target.name}`);
+        // A member the caller may not read (x-access read of its collection) is answered as a link.
+        const shown = canRead(caller, target) ? await representShown(rc, target, stored) : undefined;
+        return { added, member: shown ?? instanceLink(rc, target, id) };
+      });
+      if (added) reply.header("location", hrefOf(svc.baseUrl, target.collection, id));
+      return sendJson(reply, added ? 201 : 200, type, member);
+    });
+    app.delete(`${path}/:member`, write, async (req, reply) => {
+      const caller = req.caller!;
+      const member = (req.params as Params).member!;
+      await inTransaction(svc.store, async (tx) => {
+        const rc = rep(req, caller, tx);
+        const current = await load(req, caller, rc);
+        const held = (current.data[field.name] as string[] | undefined) ?? [];
+        if (!held.includes(member)) throw svc.error("notFound", "", `"${member}" is not one of the ${field.name} of this ${resource.name}.`);
+        const href = hrefOf(svc.baseUrl, target.collection, member);
+        await updateIn(
+          req,
+          caller,
+          tx,
+          (wire) => ({ ...wire, [field.name]: ((wire[field.name] as Json[] | undefined) ?? []).filter((l) => hrefOfLink(l) !== href) }),
+          (f) => f === field.name,
+          current,
+        );
+      });
+      return reply.code(204).send();
     });
   }
+}
+
+/** The 403 of an instance a read hook hides from the caller: what another key's x-owner instance answers. */
+function hidden(svc: ServiceContext, resource: ResourceSpec): ApiError {
+  return svc.error("forbidden", "", `This ${resource.name} is not visible to this key.`);
+}
+
+/** The href of the link a member POST sends: `{ "meta": { "href": "<href>" } }`, else a 400 naming what is missing. */
+function memberHref(svc: ServiceContext, body: unknown): string {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw svc.error("invalidProperty", "", 'Send the member as a link: { "meta": { "href": "<href>" } }.');
+  const meta = (body as Json).meta;
+  if (meta === undefined) throw svc.error("missingProperty", "meta", 'Send the member as a link: { "meta": { "href": "<href>" } }.');
+  if (meta === null || typeof meta !== "object" || Array.isArray(meta)) throw svc.error("invalidProperty", "meta", 'meta is an object: { "href": "<href>" }.');
+  const href = (meta as Json).href;
+  if (href === undefined) throw svc.error("missingProperty", "meta.href", 'Send the member as a link: { "meta": { "href": "<href>" } }.');
+  if (typeof href !== "string" || href === "") throw svc.error("invalidProperty", "meta.href", "meta.href is the href of an instance, a non-empty string.");
+  return href;
+}
+
+/**
+ * Deletes `record` in the transaction `tx`, keeping links whole (CONTRACT §6): an instance link to it
+ * without x-on-delete refuses the delete (409 stillLinked, `property` = "<linking collection>.<field>");
+ * "cascade" deletes the linking instances the same way, first (their beforeDelete and afterDelete hooks
+ * run; no access check, the definitions asked for it); "clear" removes the link from them; a stored list
+ * drops the member. `deleting` holds the instances this delete already takes (so cycles end, and an
+ * instance that links to itself or to one being deleted does not refuse it).
+ */
+async function deleteWhole(svc: ServiceContext, tx: Store, ctx: HandlerContext, resource: ResourceSpec, record: StoredRecord, deleting: Set<string>): Promise<void> {
+  const key = `${resource.collection}/${record.id}`;
+  deleting.add(key);
+  const hooks = svc.hooks.get(resource.collection) ?? {};
+  const rc: RepresentContext = { spec: svc.spec, resources: svc.resources, store: tx, baseUrl: svc.baseUrl, caller: ctx.caller };
+  const before = buildPlain(rc, resource, record);
+  await hooks.beforeDelete?.(before, ctx);
+  const referrers = svc.referrers.get(resource.collection) ?? [];
+  const now = new Date().toISOString();
+  // Refusals first: nothing is cascaded or cleared for a delete that is refused anyway.
+  for (const { resource: linking, field } of referrers) {
+    if (field.kind !== "link" || field.link!.onDelete !== undefined) continue;
+    const others = (await linkingRecords(tx, linking, { field: field.name, equals: record.id })).filter((r) => !deleting.has(`${linking.collection}/${r.id}`));
+    if (others.length > 0) throw stillLinked(svc, resource, linking, field);
+  }
+  for (const { resource: linking, field } of referrers) {
+    if (field.kind === "link" && field.link!.onDelete === undefined) continue;
+    const where = field.kind === "link" ? { field: field.name, equals: record.id } : { field: field.name, contains: record.id };
+    for (const other of await linkingRecords(tx, linking, where)) {
+      if (deleting.has(`${linking.collection}/${other.id}`)) continue;
+      if (field.kind === "link" && field.link!.onDelete === "cascade") {
+        await deleteWhole(svc, tx, ctx, linking, other, deleting);
+        continue;
+      }
+      // A clear or a stored list's member taken out is no update by the caller: no update hooks run.
+      const data: Json = { ...other.data };
+      if (field.kind === "link") delete data[field.name];
+      else data[field.name] = (other.data[field.name] as string[]).filter((id) => id !== record.id);
+      await tx.update(linking.collection, { ...other, modifiedAt: now, data });
+    }
+  }
+  await tx.delete(resource.collection, record.id);
+  await hooks.afterDelete?.(before, ctx);
+}
+
+/** Every record of `resource` whose `where` matches, read whole before any of them changes (paging while changing would skip some). */
+async function linkingRecords(store: Store, resource: ResourceSpec, where: { field: string; equals: string } | { field: string; contains: string }): Promise<StoredRecord[]> {
+  const out: StoredRecord[] = [];
+  const batch = 500;
+  for (let offset = 0; ; offset += batch) {
+    const page = await store.list(resource.collection, { offset, limit: batch, where });
+    out.push(...page.items);
+    if (page.items.length < batch) return out;
+  }
+}
+
+/** The 409 of a delete that other instances' links refuse. */
+function stillLinked(svc: ServiceContext, resource: ResourceSpec, linking: ResourceSpec, field: FieldSpec): ApiError {
+  const noun = spokenName(resource.name);
+  const them = spokenName(linking.collection);
+  return new ApiError(entry(svc.catalog, "stillLinked"), `${linking.collection}.${field.name}`, {
+    message: `This ${noun} cannot be deleted: ${them} link to it.`,
+    dev:
+      `Some ${linking.collection} link to this ${noun} through their "${field.name}", and a link never points at nothing. ` +
+      `Delete those ${them} or change their ${field.name} first. (The definitions can say otherwise: "x-on-delete": "cascade" on ${linking.collection}.${field.name} deletes them with it, "clear" removes the link.)`,
+  });
 }
 
 let lastMs = 0;
@@ -221,9 +432,9 @@ function selectionText(raw: string | string[] | undefined): string | undefined {
   return text === undefined || text === "" ? undefined : text;
 }
 
-/** A write needs a JSON body; a request without one (and without a Content-Type) is a 415. */
-function requireBody(svc: ServiceContext, req: FastifyRequest, resource: ResourceSpec): void {
-  const accepted = svc.offers(resource.mediaType).slice(1);
+/** A write needs a JSON body (JSON, or one of the vendor types `offers` lists); a request without one (and without a Content-Type) is a 415. */
+function requireBody(svc: ServiceContext, req: FastifyRequest, offers: readonly string[]): void {
+  const accepted = offers.slice(1);
   if (req.body === undefined || !isJsonContentType(req.headers["content-type"], accepted)) {
     throw svc.error("unsupportedMediaType", "", `Send the body as JSON: Content-Type application/json, application/merge-patch+json, ${accepted.join(" or ")}.`);
   }
@@ -252,48 +463,75 @@ function spokenName(name: string): string {
 }
 
 /**
- * Request body → stored data: links become ids and must name instances the caller may see. On an update,
- * a link the instance already holds is kept without that check, so a merge patch of other fields still
- * works after the linked instance was deleted.
+ * Request body → stored data: links become ids and must name existing instances, of the right collection,
+ * under the service's base URL, that the caller may see (x-owner, read hook). On an update, `written` says
+ * which fields the request wrote: a link it did not write is kept as the instance holds it, unchecked (a
+ * merge patch of other fields works whatever the link names); an id the instance already holds is checked
+ * for existence but not for visibility (a link someone else set stays the caller's to keep).
  */
-async function toStored(svc: ServiceContext, caller: Caller, resource: ResourceSpec, input: Json, current?: StoredRecord): Promise<Json> {
+async function toStored(
+  svc: ServiceContext,
+  ctx: HandlerContext,
+  resource: ResourceSpec,
+  input: Json,
+  update: { readonly current?: StoredRecord; readonly written: (field: string) => boolean },
+): Promise<Json> {
   const data: Json = {};
+  const current = update.current;
   for (const field of resource.fields) {
     if (!Object.prototype.hasOwnProperty.call(input, field.name) || field.link?.inverse || field.name === resource.owner) continue;
     const value = input[field.name];
+    if (field.kind !== "link" && field.kind !== "links") {
+      data[field.name] = value;
+      continue;
+    }
     const held = current?.data[field.name];
     const kept = new Set(typeof held === "string" ? [held] : Array.isArray(held) ? (held as string[]) : []);
+    const written = update.written(field.name);
+    const link = (item: unknown) => linkId(svc, ctx, field.link!.target, item, field.name, kept, written);
     if (field.kind === "link") {
-      data[field.name] = await linkId(svc, caller, field.link!.target, value, field.name, kept);
-    } else if (field.kind === "links") {
-      const ids: string[] = [];
-      for (const item of value as unknown[]) ids.push(await linkId(svc, caller, field.link!.target, item, field.name, kept));
-      data[field.name] = [...new Set(ids)];
+      data[field.name] = await link(value);
     } else {
-      data[field.name] = value;
+      const ids: string[] = [];
+      for (const item of value as unknown[]) ids.push(await link(item));
+      data[field.name] = [...new Set(ids)];
     }
   }
   return data;
 }
 
-async function linkId(svc: ServiceContext, caller: Caller, target: string, link: unknown, property: string, kept: ReadonlySet<string>): Promise<string> {
+/** The id a written link names, checked (see toStored); 400 invalidLink with `property` = the link's field otherwise. */
+async function linkId(svc: ServiceContext, ctx: HandlerContext, target: string, link: unknown, property: string, kept: ReadonlySet<string>, written: boolean): Promise<string> {
   const href = hrefOfLink(link);
-  const id = idFromHref(href, svc.baseUrl, target);
-  if (id === undefined || (!kept.has(id) && !(await linkable(svc, caller, target, id)))) {
-    throw svc.error("invalidLink", property, `${JSON.stringify(href ?? null)} is not the href of an existing ${target} instance.`);
-  }
+  const match = matchHref(href, svc.baseUrl, target);
+  if (match.id === undefined) throw invalidLink(svc, property, href, match.problem);
+  const id = match.id;
+  if (kept.has(id) && !written) return id;
+  if (!(await linkable(svc, ctx, target, id, kept.has(id)))) throw invalidLink(svc, property, href, `names no existing ${svc.resources.get(target)!.name}`);
   return id;
 }
 
+/** The 400 of a link that names no instance it may: why, with the href as written. */
+function invalidLink(svc: ServiceContext, property: string, href: unknown, problem: string): ApiError {
+  const shown = typeof href === "string" ? JSON.stringify(href.length > 300 ? `${href.slice(0, 300)}…` : href) : JSON.stringify(href ?? null);
+  return svc.error("invalidLink", property, `The link ${shown} ${problem}. A link is { "meta": { "href": "<href of an existing instance>" } }, with the href as this service gives it (${svc.baseUrl}/<collection>/<id>).`);
+}
+
 /**
- * True when a body may link to instance `id` of `collection`: it exists and the caller may see it. An
- * x-owner instance of another key answers exactly as a missing one, so a link never tells that it exists.
+ * True when a body may link to instance `id` of `collection`: it exists and (unless `known`, an id the
+ * instance already holds) the caller may see it. An x-owner instance of another key, or one a read hook
+ * hides, answers exactly as a missing one, so a link never tells that it exists.
  */
-async function linkable(svc: ServiceContext, caller: Caller, collection: string, id: string): Promise<boolean> {
+async function linkable(svc: ServiceContext, ctx: HandlerContext, collection: string, id: string, known: boolean): Promise<boolean> {
+  const { store, caller } = ctx;
   const target = svc.resources.get(collection)!;
-  if (target.owner === undefined || isAdmin(caller, target)) return (await svc.store.existing(collection, [id])).size > 0;
-  const record = await svc.store.get(collection, id);
-  return record !== undefined && canSee(caller, target, record);
+  const hook = svc.readHooks.get(collection);
+  if (known || ((target.owner === undefined || isAdmin(caller, target)) && hook === undefined)) return (await store.existing(collection, [id])).size > 0;
+  const record = await store.get(collection, id);
+  if (record === undefined || !canSee(caller, target, record)) return false;
+  if (hook === undefined) return true;
+  const rc: RepresentContext = { spec: svc.spec, resources: svc.resources, store, baseUrl: svc.baseUrl, caller, read: { hooks: svc.readHooks, context: () => ctx } };
+  return (await representShown(rc, target, record)) !== undefined;
 }
 
 /** Stored data → the request-body shape (links as { meta: { href } }), the base of a merge patch. */

@@ -56,6 +56,11 @@ export interface FieldSpec {
     readonly target: string;
     /** For an inverse collection link: the target's field that points back here. */
     readonly inverse?: string;
+    /**
+     * For an instance link, what deleting its target does (x-on-delete): "cascade" deletes the linking
+     * instance too, "clear" removes the link; absent, the delete is refused (409 stillLinked).
+     */
+    readonly onDelete?: "cascade" | "clear";
   };
   /** Declared `"writeOnly": true` (a password, a secret): accepted in bodies, never in a representation. */
   readonly writeOnly?: boolean;

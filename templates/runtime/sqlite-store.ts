@@ -9,6 +9,14 @@
  * escaped JSON-path labels inside string literals and as escaped index names inside quoted identifiers.
  * A write lock held by another connection is waited for a few milliseconds synchronously (better-sqlite3
  * blocks the event loop while it waits), then asynchronously with backoff, and then given up as StoreBusy.
+ *
+ * Transactions span awaits (a write's hooks are async), while better-sqlite3 runs on one connection per
+ * handle: so the writes of the process take turns (a FIFO lock; a plain write is a transaction of one
+ * statement), and a file database gets a second connection for them. Reads outside a transaction use the
+ * first one and, in WAL mode, see only committed rows: a transaction's writes stay invisible to other
+ * requests until its COMMIT. An in-memory database cannot be shared by two connections, so there one
+ * connection does both, and a read of another request made while a transaction waits for its hooks sees
+ * the transaction's writes before they are committed (or rolled back); use a file for real work.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -78,8 +86,13 @@ function literal(text: string): string {
  * @example fieldExpr('a"b') === `json_extract(data, '$."a\\u0022b"')`
  */
 function fieldExpr(property: string, column = "data"): string {
+  return `json_extract(${column}, ${fieldPath(property)})`;
+}
+
+/** The JSON path of one top-level property as an SQL literal (see fieldExpr). */
+function fieldPath(property: string): string {
   const label = property.replace(/["\\\u0000-\u001f\u007f]|[\ud800-\udfff]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return `json_extract(${column}, ${literal(`$."${label}"`)})`;
+  return literal(`$."${label}"`);
 }
 
 /**
@@ -192,7 +205,10 @@ function violatedIndex(message: string): string | undefined {
   return m?.[1]?.replace(/''/g, "'");
 }
 
-/** The prepared statements of one collection: fixed ones eagerly, list shapes on first use. */
+/** How a list is narrowed by a field (the statement's shape; the values bind as parameters). */
+type WhereShape = { readonly field: string; readonly contains: boolean };
+
+/** The prepared statements of one collection on one connection: fixed ones eagerly, list shapes on first use. */
 class Collection {
   readonly insert: Statement;
   readonly get: Statement;
@@ -220,13 +236,22 @@ class Collection {
   }
 
   /** The page and count statements for one shape of query; parameters bind as named values. */
-  list(owner: boolean, where: string | undefined, ids: boolean): { page: Statement; count: Statement } {
-    const key = `${owner ? 1 : 0}${ids ? 1 : 0}:${where ?? ""}`;
+  list(owner: boolean, where: WhereShape | undefined, ids: boolean): { page: Statement; count: Statement } {
+    const key = `${owner ? 1 : 0}${ids ? 1 : 0}${where?.contains ? 1 : 0}:${where?.field ?? ""}`;
     let cached = this.lists.get(key);
     if (cached) return cached;
     const conditions: string[] = [];
     if (owner) conditions.push("t.owner = @owner");
-    if (where !== undefined) conditions.push(`${fieldExpr(where, "t.data")} = @equals`);
+    if (where !== undefined) {
+      // A stored list is a JSON array in the record: membership is a walk of that array (no index serves it).
+      // (json_each walks a lone value too: only an array is a list.)
+      const list = fieldPath(where.field);
+      conditions.push(
+        where.contains
+          ? `json_type(t.data, ${list}) = 'array' AND EXISTS (SELECT 1 FROM json_each(t.data, ${list}) AS m WHERE m.value = @value)`
+          : `${fieldExpr(where.field, "t.data")} = @value`,
+      );
+    }
     const filter = conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : "";
     const cols = "t.id, t.created_at, t.modified_at, t.owner, t.data";
     const from = ids
@@ -239,6 +264,31 @@ class Collection {
     };
     this.lists.set(key, cached);
     return cached;
+  }
+}
+
+/** The statements of every collection on one connection, and those that begin and end its transactions. */
+class Connection {
+  private readonly collections = new Map<string, Collection>();
+  /** Prepared once: a transaction costs no SQL compilation. */
+  readonly begin: Statement;
+  readonly commit: Statement;
+  readonly rollback: Statement;
+
+  constructor(
+    readonly db: Db,
+    spec: ServiceSpec,
+  ) {
+    for (const resource of spec.resources) this.collections.set(resource.collection, new Collection(db, resource));
+    this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.commit = db.prepare("COMMIT");
+    this.rollback = db.prepare("ROLLBACK");
+  }
+
+  col(collection: string): Collection {
+    const c = this.collections.get(collection);
+    if (!c) throw new Error(`sqlite store: unknown collection ${JSON.stringify(collection)}`);
+    return c;
   }
 }
 
@@ -263,72 +313,151 @@ function count(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
 }
 
+/** The bound parameters and statements of a list query; undefined when it cannot match anything (no ids). */
+function listShape(c: Collection, query: ListQuery): { s: { page: Statement; count: Statement }; params: Record<string, unknown> } | undefined {
+  const where = query.where;
+  if (where !== undefined && !c.fields.has(where.field)) {
+    throw new Error(`sqlite store: ${c.resource.collection} has no field ${JSON.stringify(where.field)} to filter on`);
+  }
+  const params: Record<string, unknown> = {};
+  if (query.owner !== undefined) params.owner = query.owner;
+  const contains = where !== undefined && "contains" in where;
+  if (where !== undefined) params.value = "contains" in where ? where.contains : where.equals;
+  if (query.ids !== undefined) {
+    const ids = [...new Set(query.ids)];
+    if (ids.length === 0) return undefined;
+    params.ids = JSON.stringify(ids);
+  }
+  const s = c.list(query.owner !== undefined, where && { field: where.field, contains }, query.ids !== undefined);
+  return { s, params };
+}
+
+/** The rows of a page of a list query whose size is known. */
+function pageOf(shape: { s: { page: Statement }; params: Record<string, unknown> }, query: ListQuery, size: number): Page {
+  const limit = count(query.limit);
+  const offset = count(query.offset);
+  const rows = limit === 0 || offset >= size ? [] : (shape.s.page.all({ ...shape.params, limit, offset }) as Row[]);
+  return { items: rows.map(toRecord), size };
+}
+
+/** SQLite's UNIQUE error on one of our indexes as UniqueViolation; anything else as it is. */
+function translate(c: Collection, error: unknown): unknown {
+  if (!isUniqueError(error)) return error;
+  const index = violatedIndex(error.message);
+  const property = c.resource.unique.find((p) => uniqueIndexName(c.resource.collection, p) === index);
+  return property === undefined ? error : new UniqueViolation(c.resource.collection, property);
+}
+
+/**
+ * The process's turn to write on the write connection: one plain write or one transaction at a time, in
+ * the order they asked. Free, it is taken at once (no promise); a waiter that is not served by its
+ * deadline gives up with StoreBusy (a hook that writes through the service's store instead of its
+ * transaction's would otherwise wait for itself for ever).
+ */
+class WriteLock {
+  private held = false;
+  private readonly waiting: (() => void)[] = [];
+
+  /** Takes the lock: undefined when it was free, else a promise that settles when this caller's turn comes. */
+  take(deadline: number, label: string): Promise<void> | undefined {
+    if (!this.held) {
+      this.held = true;
+      return undefined;
+    }
+    return new Promise<void>((resolve, reject) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const at = this.waiting.indexOf(grant);
+        if (at !== -1) this.waiting.splice(at, 1);
+        reject(new StoreBusy(label, 1));
+      }, Math.max(0, deadline - performance.now()));
+      this.waiting.push(grant);
+    });
+  }
+
+  /** Hands the lock to the next waiter, or frees it. */
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
 class SqliteStore implements Store {
-  private readonly collections = new Map<string, Collection>();
   private closed = false;
   /** SQLite's data_version: it changes when another connection (process, worker thread) commits to the file. */
   private readonly dataVersion: Statement;
-  /** Writes through this connection, which data_version does not see. */
+  /** Writes through this store's connections, which the read connection's data_version may not see. */
   private writes = 0;
   /** Sizes of (narrowed) collections, valid while data_version and `writes` are what they were when counted. */
   private readonly sizes = new Map<string, number>();
   private sizesAt = { dataVersion: -1, writes: -1 };
+  private readonly lock = new WriteLock();
+  private readonly reader: Connection;
+  /** The connection of writes and transactions: a second one for a file, the reader itself for a database in memory. */
+  private readonly writer: Connection;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
+    writeDb: Db | undefined,
     spec: ServiceSpec,
     private readonly busyTimeoutMs: number,
   ) {
-    for (const resource of spec.resources) this.collections.set(resource.collection, new Collection(db, resource));
+    this.reader = new Connection(db, spec);
+    this.writer = writeDb ? new Connection(writeDb, spec) : this.reader;
     this.dataVersion = db.prepare("PRAGMA data_version").pluck();
   }
 
-  private col(collection: string): Collection {
+  private col(connection: Connection, collection: string): Collection {
     if (this.closed) throw new Error("sqlite store: the store is closed");
-    const c = this.collections.get(collection);
-    if (!c) throw new Error(`sqlite store: unknown collection ${JSON.stringify(collection)}`);
-    return c;
-  }
-
-  /** Turns SQLite's UNIQUE error on one of our indexes into UniqueViolation; anything else passes through. */
-  private translate(c: Collection, error: unknown): unknown {
-    if (!isUniqueError(error)) return error;
-    const index = violatedIndex(error.message);
-    const property = c.resource.unique.find((p) => uniqueIndexName(c.resource.collection, p) === index);
-    return property === undefined ? error : new UniqueViolation(c.resource.collection, property);
+    return connection.col(collection);
   }
 
   /**
    * Runs one statement, again and again while another connection holds the lock it needs: each attempt
    * waits SYNC_BUSY_MS at most (synchronously), the pauses between them are timers, so other requests
-   * are served meanwhile. Past busyTimeoutMs it gives up with StoreBusy; a statement that failed busy
+   * are served meanwhile. Past the deadline it gives up with StoreBusy; a statement that failed busy
    * changed nothing, so running it again is safe.
    */
-  private async retry<T>(c: Collection, run: () => T): Promise<T> {
-    const deadline = performance.now() + this.busyTimeoutMs;
+  private async retry<T>(label: string, c: Collection | undefined, run: () => T, deadline = performance.now() + this.busyTimeoutMs): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return run();
       } catch (error) {
-        if (!isBusyError(error)) throw this.translate(c, error);
+        if (!isBusyError(error)) throw c ? translate(c, error) : error;
         const pause = Math.min(MAX_RETRY_PAUSE_MS, 2 ** attempt) * (0.5 + Math.random() / 2);
-        if (this.closed || performance.now() + pause > deadline) throw new StoreBusy(c.resource.collection, 1);
+        if (this.closed || performance.now() + pause > deadline) throw new StoreBusy(label, 1);
         await new Promise((resolve) => setTimeout(resolve, pause));
-        if (this.closed) throw new StoreBusy(c.resource.collection, 1);
+        if (this.closed) throw new StoreBusy(label, 1);
       }
     }
   }
 
+  /** One write statement on the write connection, in the process's turn (see WriteLock). */
+  private async write<T>(collection: string, run: (c: Collection) => T): Promise<T> {
+    const c = this.col(this.writer, collection);
+    const deadline = performance.now() + this.busyTimeoutMs;
+    const turn = this.lock.take(deadline, collection);
+    if (turn) await turn;
+    try {
+      this.writes++;
+      return await this.retry(collection, c, () => run(c), deadline);
+    } finally {
+      this.lock.release();
+    }
+  }
+
   async insert(collection: string, record: StoredRecord): Promise<void> {
-    const c = this.col(collection);
-    this.writes++;
-    await this.retry(c, () => c.insert.run(record.id, record.createdAt, record.modifiedAt, record.owner ?? null, JSON.stringify(record.data)));
+    await this.write(collection, (c) => c.insert.run(record.id, record.createdAt, record.modifiedAt, record.owner ?? null, JSON.stringify(record.data)));
   }
 
   /** Reads in WAL mode wait for no writer; should one find the file locked all the same, it is StoreBusy at once (no retry: it answers now). */
   readonly immediate: ImmediateReads = {
     get: (collection, id) => {
-      const c = this.col(collection);
+      const c = this.col(this.reader, collection);
       try {
         return readOne(c, id);
       } catch (error) {
@@ -338,46 +467,31 @@ class SqliteStore implements Store {
   };
 
   async get(collection: string, id: string): Promise<StoredRecord | undefined> {
-    const c = this.col(collection);
-    return this.retry(c, () => readOne(c, id));
+    const c = this.col(this.reader, collection);
+    return this.retry(collection, c, () => readOne(c, id));
   }
 
   async existing(collection: string, ids: readonly string[]): Promise<Set<string>> {
-    const c = this.col(collection);
-    if (ids.length === 0) return new Set();
-    if (ids.length === 1) return this.retry(c, () => new Set(c.exists.all(ids[0]) as string[]));
-    return this.retry(c, () => new Set(c.existing.all(JSON.stringify(ids)) as string[]));
+    const c = this.col(this.reader, collection);
+    return this.retry(collection, c, () => existingNow(c, ids));
   }
 
   async list(collection: string, query: ListQuery): Promise<Page> {
-    const c = this.col(collection);
-    return this.retry(c, () => this.listNow(c, query));
+    const c = this.col(this.reader, collection);
+    return this.retry(collection, c, () => this.listNow(c, query));
   }
 
   private listNow(c: Collection, query: ListQuery): Page {
-    const collection = c.resource.collection;
+    const shape = listShape(c, query);
+    if (shape === undefined) return { items: [], size: 0 };
     const where = query.where;
-    if (where !== undefined && !c.fields.has(where.field)) {
-      throw new Error(`sqlite store: ${collection} has no field ${JSON.stringify(where.field)} to filter on`);
-    }
-    const hasOwner = query.owner !== undefined;
-    const hasIds = query.ids !== undefined;
-    const params: Record<string, unknown> = {};
-    if (hasOwner) params.owner = query.owner;
-    if (where !== undefined) params.equals = where.equals;
-    if (hasIds) {
-      const ids = [...new Set(query.ids)];
-      if (ids.length === 0) return { items: [], size: 0 };
-      params.ids = JSON.stringify(ids);
-    }
-    const s = c.list(hasOwner, where?.field, hasIds);
     // better-sqlite3 runs synchronously, so nothing can write through this store between the size and the page.
     // A list of ids is counted each time: its count is as cheap as its page, and the ids would make long keys.
-    const size = hasIds ? (s.count.get(params) as number) : this.size(s.count, JSON.stringify([collection, query.owner, where?.field, where?.equals]), params);
-    const limit = count(query.limit);
-    const offset = count(query.offset);
-    const rows = limit === 0 || offset >= size ? [] : (s.page.all({ ...params, limit, offset }) as Row[]);
-    return { items: rows.map(toRecord), size };
+    const size =
+      query.ids !== undefined
+        ? (shape.s.count.get(shape.params) as number)
+        : this.size(shape.s.count, JSON.stringify([c.resource.collection, query.owner, where?.field, where && "contains" in where, shape.params.value]), shape.params);
+    return pageOf(shape, query, size);
   }
 
   /**
@@ -402,26 +516,175 @@ class SqliteStore implements Store {
   }
 
   async update(collection: string, record: StoredRecord): Promise<boolean> {
-    const c = this.col(collection);
-    this.writes++;
-    return this.retry(c, () => c.update.run(record.modifiedAt, JSON.stringify(record.data), record.id).changes > 0);
+    return this.write(collection, (c) => c.update.run(record.modifiedAt, JSON.stringify(record.data), record.id).changes > 0);
   }
 
   async delete(collection: string, id: string): Promise<boolean> {
-    const c = this.col(collection);
-    this.writes++;
-    return this.retry(c, () => c.delete.run(id).changes > 0);
+    return this.write(collection, (c) => c.delete.run(id).changes > 0);
+  }
+
+  /**
+   * BEGIN IMMEDIATE on the write connection in the process's turn (waiting, like a write, for another
+   * process's lock), `work` with the transaction's store, then COMMIT; ROLLBACK when anything throws.
+   */
+  async transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error("sqlite store: the store is closed");
+    const w = this.writer;
+    const deadline = performance.now() + this.busyTimeoutMs;
+    const turn = this.lock.take(deadline, TRANSACTION);
+    if (turn) await turn;
+    const tx = new SqliteTransaction(w, () => this.closed, () => this.writes++);
+    try {
+      try {
+        w.begin.run();
+      } catch (error) {
+        if (!isBusyError(error)) throw error;
+        await this.retry(TRANSACTION, undefined, () => w.begin.run(), deadline);
+      }
+      let result: T;
+      try {
+        result = await work(tx);
+        tx.settle();
+        w.commit.run();
+      } catch (error) {
+        if (w.db.open && w.db.inTransaction) w.rollback.run();
+        throw error;
+      }
+      return result;
+    } finally {
+      tx.end();
+      // Sizes counted meanwhile on a single connection saw the transaction's rows, committed or not.
+      this.writes++;
+      this.lock.release();
+    }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.db.close();
+    if (this.writer !== this.reader) this.writer.db.close();
+    this.reader.db.close();
   }
 }
 
+/** The label of StoreBusy when a transaction could not start. */
+const TRANSACTION = "transaction";
+
+function existingNow(c: Collection, ids: readonly string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  if (ids.length === 1) return new Set(c.exists.all(ids[0]) as string[]);
+  return new Set(c.existing.all(JSON.stringify(ids)) as string[]);
+}
+
 /**
- * Opens (creating and migrating as needed) the SQLite store of a service; `file` may be ":memory:".
+ * The store of one transaction: every read and write on the write connection, inside BEGIN … COMMIT (a
+ * nested transaction in a SAVEPOINT). It holds the process's write turn, so its statements wait for no
+ * one. Sizes are counted afresh: the remembered ones are of committed rows.
+ */
+class SqliteTransaction implements Store {
+  private ended = false;
+  private depth = 0;
+  /** Nested transactions take turns: a savepoint belongs to the one that opened it. */
+  private nested: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly storeClosed: () => boolean,
+    private readonly wrote: () => void,
+  ) {}
+
+  /** Throws once the transaction has ended or the store is closed. */
+  private check(): void {
+    if (this.ended) throw new Error("sqlite store: this transaction has ended; use the store your hook or handler was given now");
+    if (this.storeClosed()) throw new Error("sqlite store: the store is closed");
+  }
+
+  private col(collection: string): Collection {
+    this.check();
+    return this.connection.col(collection);
+  }
+
+  /** One statement; a busy database here means another connection broke the lock's rules: StoreBusy, never a 500. */
+  private run<T>(collection: string, f: (c: Collection) => T): T {
+    const c = this.col(collection);
+    try {
+      return f(c);
+    } catch (error) {
+      throw isBusyError(error) ? new StoreBusy(collection, 1) : translate(c, error);
+    }
+  }
+
+  readonly immediate: ImmediateReads = { get: (collection, id) => this.run(collection, (c) => readOne(c, id)) };
+
+  async insert(collection: string, record: StoredRecord): Promise<void> {
+    this.wrote();
+    this.run(collection, (c) => c.insert.run(record.id, record.createdAt, record.modifiedAt, record.owner ?? null, JSON.stringify(record.data)));
+  }
+
+  async get(collection: string, id: string): Promise<StoredRecord | undefined> {
+    return this.run(collection, (c) => readOne(c, id));
+  }
+
+  async existing(collection: string, ids: readonly string[]): Promise<Set<string>> {
+    return this.run(collection, (c) => existingNow(c, ids));
+  }
+
+  async list(collection: string, query: ListQuery): Promise<Page> {
+    return this.run(collection, (c) => {
+      const shape = listShape(c, query);
+      return shape === undefined ? { items: [], size: 0 } : pageOf(shape, query, shape.s.count.get(shape.params) as number);
+    });
+  }
+
+  async update(collection: string, record: StoredRecord): Promise<boolean> {
+    this.wrote();
+    return this.run(collection, (c) => c.update.run(record.modifiedAt, JSON.stringify(record.data), record.id).changes > 0);
+  }
+
+  async delete(collection: string, id: string): Promise<boolean> {
+    this.wrote();
+    return this.run(collection, (c) => c.delete.run(id).changes > 0);
+  }
+
+  /** A nested transaction: a SAVEPOINT, released when `work` resolves and rolled back to when it throws. */
+  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    const turn = this.nested.then(async () => {
+      this.check();
+      const name = `rsc_${++this.depth}`;
+      const db = this.connection.db;
+      db.exec(`SAVEPOINT ${name}`);
+      try {
+        const result = await work(this);
+        db.exec(`RELEASE ${name}`);
+        return result;
+      } catch (error) {
+        if (db.open && db.inTransaction) db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+        throw error;
+      } finally {
+        this.depth--;
+      }
+    });
+    this.nested = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Called before COMMIT: a nested transaction still running would be committed half done. */
+  settle(): void {
+    if (this.depth > 0) throw new Error("sqlite store: a transaction ended while a nested one was still running; await every nested transaction");
+  }
+
+  /** From now on every call is refused. */
+  end(): void {
+    this.ended = true;
+  }
+
+  async close(): Promise<void> {
+    throw new Error("sqlite store: a transaction's store is not closed; close the service's store");
+  }
+}
+/**
+ * Opens (creating and migrating as needed) the SQLite store of a service; `file` may be ":memory:" (one
+ * connection: see the module's note on transactions in memory).
  * @example openSqliteStore(spec, "data/library.db", { busyTimeoutMs: 2000 })
  */
 export function openSqliteStore(spec: ServiceSpec, file: string, options: SqliteStoreOptions = {}): Store & { readonly immediate: ImmediateReads } {
@@ -429,10 +692,12 @@ export function openSqliteStore(spec: ServiceSpec, file: string, options: Sqlite
   if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) throw new Error(`sqlite store: busyTimeoutMs must be a number of milliseconds >= 0, not ${busyTimeoutMs}`);
   if (file !== ":memory:" && !file.startsWith("file:")) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
+  let writeDb: Db | undefined;
   try {
     // Start-up may wait the whole budget synchronously: no request is being served yet.
     db.pragma(`busy_timeout = ${Math.max(SYNC_BUSY_MS, Math.round(busyTimeoutMs))}`);
-    db.pragma("journal_mode = WAL");
+    // A database in memory answers "memory": it has no WAL, and no second connection can share it.
+    const wal = db.pragma("journal_mode = WAL", { simple: true }) === "wal";
     db.pragma("synchronous = NORMAL");
     const seen = new Set<string>();
     for (const resource of spec.resources) {
@@ -444,8 +709,14 @@ export function openSqliteStore(spec: ServiceSpec, file: string, options: Sqlite
       for (const resource of spec.resources) migrateCollection(db, resource);
     }).immediate();
     db.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
-    return new SqliteStore(db, spec, busyTimeoutMs);
+    if (wal) {
+      writeDb = new Database(file);
+      writeDb.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
+      writeDb.pragma("synchronous = NORMAL");
+    }
+    return new SqliteStore(db, writeDb, spec, busyTimeoutMs);
   } catch (error) {
+    writeDb?.close();
     db.close();
     throw error;
   }

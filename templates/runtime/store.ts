@@ -1,7 +1,10 @@
 /**
  * The store seam: everything the routes need from persistence, and nothing more. The embedded SQLite
  * store implements it (sqlite-store.ts); another database implements the same interface without
- * touching the routes. Every method is async so that a networked store fits the same shape.
+ * touching the routes. Every method is async so that a networked store fits the same shape. Two
+ * capabilities are optional, and the routes detect them: reads answered at once (`immediate`, the fast
+ * path of a GET) and transactions (`transaction`, which makes a write with its hooks, link checks and
+ * cascades all-or-nothing; without it they run one statement after the other).
  */
 
 /** One stored instance. Links are stored by id: a string for an instance link, string[] for a stored list. */
@@ -14,12 +17,18 @@ export interface StoredRecord {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-/** What a list may be narrowed to: a page, one owner, and/or a field equal to a value (inverse links). */
+/**
+ * A narrowing by one stored field: `equals` an instance link's id (an inverse collection, the instances
+ * that link to one), or `contains` an id in a stored list of links (the lists a deleted instance leaves).
+ */
+export type Where = { readonly field: string; readonly equals: string } | { readonly field: string; readonly contains: string };
+
+/** What a list may be narrowed to: a page, one owner, and/or a field's value (see Where). */
 export interface ListQuery {
   readonly offset: number;
   readonly limit: number;
   readonly owner?: string | undefined;
-  readonly where?: { readonly field: string; readonly equals: string } | undefined;
+  readonly where?: Where | undefined;
   /** Only these ids (a stored list of links), in this order. */
   readonly ids?: readonly string[] | undefined;
 }
@@ -39,6 +48,12 @@ export interface ImmediateReads {
   get(collection: string, id: string): StoredRecord | undefined;
 }
 
+/**
+ * Persistence of a service's collections. Records are plain data (StoredRecord); each collection is a
+ * name of the spec. Implement the required methods for another database; add `immediate` and
+ * `transaction` when the database can provide them.
+ * @example const store = openSqliteStore(spec, "data/app.db"); await store.insert("books", record);
+ */
 export interface Store {
   /** Adds a record; throws UniqueViolation when an x-unique value is taken. Any method may throw StoreBusy. */
   insert(collection: string, record: StoredRecord): Promise<void>;
@@ -53,6 +68,25 @@ export interface Store {
   close(): Promise<void>;
   /** Present when the store reads without waiting (see ImmediateReads). */
   readonly immediate?: ImmediateReads | undefined;
+  /**
+   * Present when the store has transactions: runs `work` with a store whose reads and writes belong to
+   * one transaction, committed when `work` resolves and rolled back when it throws (the error passes
+   * through). Other requests should not see its writes before the commit (the SQLite store keeps them
+   * apart for a file; a database in memory cannot: see sqlite-store.ts). Calling `transaction` on `tx`
+   * nests (a savepoint: an inner failure the outer work catches undoes the inner writes only). `tx` is
+   * for `work` alone: once the transaction ends it refuses every call. May throw StoreBusy before
+   * `work` starts when another writer holds the database for too long.
+   * @example await store.transaction?.(async (tx) => { await tx.delete("books", id); await tx.insert("log", entry); })
+   */
+  transaction?<T>(work: (tx: Store) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Runs `work` in a transaction of `store` when it has transactions, else with the store itself (each
+ * write then stands on its own).
+ */
+export function inTransaction<T>(store: Store, work: (tx: Store) => Promise<T>): Promise<T> {
+  return store.transaction ? store.transaction(work) : work(store);
 }
 
 /**

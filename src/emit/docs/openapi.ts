@@ -42,7 +42,7 @@ const REASONS: Readonly<Record<number, string>> = {
 };
 
 /** Access action that guards each kind of operation (x-access). */
-const GUARD = { list: "read", get: "read", "sub-collection": "read", create: "create", update: "update", replace: "update", delete: "delete" } as const;
+const GUARD = { list: "read", get: "read", "sub-collection": "read", create: "create", update: "update", replace: "update", delete: "delete", "add-member": "update", "remove-member": "update" } as const;
 
 /** The OpenAPI 3.1 document of the service. */
 export function openApiOf(model: Model): Json {
@@ -126,7 +126,8 @@ class OpenApiBuilder {
 
     const paths: Json = {};
     for (const { op, method, id } of this.ops) {
-      const item = (paths[op.path] ??= op.path.includes("{id}") ? { parameters: [{ $ref: ref("parameters", "id") }] } : {}) as Json;
+      const pathParameters = [...(op.path.includes("{id}") ? [{ $ref: ref("parameters", "id") }] : []), ...(op.path.includes("{memberId}") ? [{ $ref: ref("parameters", "memberId") }] : [])];
+      const item = (paths[op.path] ??= pathParameters.length > 0 ? { parameters: pathParameters } : {}) as Json;
       const operation = this.operation(op, method, id);
       item[method.toLowerCase()] = operation;
       if (method === "GET") item.head = this.headOperation(operation);
@@ -206,6 +207,7 @@ class OpenApiBuilder {
     const parameters = this.operationParameters(op);
     if (parameters.length > 0) out.parameters = parameters;
     if (r && (op.kind === "create" || op.kind === "replace" || op.kind === "update")) out.requestBody = this.requestBody(op, r);
+    if (op.kind === "add-member") out.requestBody = this.memberBody(op);
     out.responses = this.responses(op);
     return out;
   }
@@ -280,7 +282,7 @@ class OpenApiBuilder {
       if (op.action.params.length > 0) parts.push(`Its parameters are read from the query string; a missing or invalid one${closed ? " (or one it does not declare)" : ""} is a 400 with \`property\` naming it.`);
       else parts.push(closed ? "It takes no parameters; any query parameter is a 400." : "It takes no parameters.");
     }
-    if (op.kind === "create" || op.kind === "update" || op.kind === "replace") parts.push(`The body is at most ${BODY_LIMIT} bytes (413 beyond).`);
+    if (op.kind === "create" || op.kind === "update" || op.kind === "replace" || op.kind === "add-member") parts.push(`The body is at most ${BODY_LIMIT} bytes (413 beyond).`);
     return parts.join(" ");
   }
 
@@ -331,8 +333,20 @@ class OpenApiBuilder {
     });
   }
 
+  /** The body of a member POST: one link, under JSON and the member's vendor type. */
+  private memberBody(op: Operation): Json {
+    const target = op.answers!;
+    const media = { schema: { $ref: this.linkSchema("LinkInput") }, examples: this.example("MemberLink", "A link to the member to add", op.exampleBody) };
+    return this.shared("requestBodies", "MemberLink", {
+      required: true,
+      description: 'A link to the instance to add: `{ "meta": { "href": "<href of an existing instance>" } }` (a full representation is accepted too).',
+      content: this.content(["application/json"], target.mediaType, media),
+    });
+  }
+
   private responses(op: Operation): Json {
     const out: Json = {};
+    if (op.alsoStatus !== undefined) out[String(op.alsoStatus)] = this.alreadyMember(op);
     out[String(op.status)] = this.success(op);
     const byStatus = new Map<number, ErrorDef[]>();
     for (const key of this.errorKeys(op)) {
@@ -344,8 +358,20 @@ class OpenApiBuilder {
     }
     for (const status of [...byStatus.keys()].sort((a, b) => a - b)) out[String(status)] = this.errorResponse(status, byStatus.get(status)!, false);
     const own = this.model.errors.filter((e) => !e.builtin);
-    if (own.length > 0 && ["create", "update", "replace", "delete", "action"].includes(op.kind)) out.default = this.errorResponse(undefined, own, true);
+    if (own.length > 0 && ["create", "update", "replace", "delete", "add-member", "remove-member", "action"].includes(op.kind)) out.default = this.errorResponse(undefined, own, true);
     return out;
+  }
+
+  /** The 200 of a member POST whose link already is a member: the member, nothing changed. */
+  private alreadyMember(op: Operation): Json {
+    const target = op.answers!;
+    const names = this.names.get(target.collection)!;
+    const schema = { $ref: ref("schemas", names.full) };
+    const examples = op.exampleAnswer !== undefined ? { examples: this.example(names.full, capitalize(article(target.name)), op.exampleAnswer) } : {};
+    return this.shared("responses", `${names.full}AlreadyMember`, {
+      description: `OK: the ${target.name} already is one of them; nothing changed.`,
+      content: this.content(["application/json"], target.mediaType, { schema, ...examples }),
+    });
   }
 
   /**
@@ -363,6 +389,9 @@ class OpenApiBuilder {
   /** A $ref to the success answer; the answers of update and replace are one component per resource. */
   private success(op: Operation): Json {
     const r = op.resource;
+    if (op.kind === "remove-member") {
+      return this.shared("responses", `${this.names.get(r!.collection)!.full}${capitalize(componentName(op.field!.name))}MemberRemoved`, { description: `No Content: it is no longer one of the ${op.field!.name} of the ${r!.name}.` });
+    }
     if (op.status === 204) return this.shared("responses", `${this.names.get(r!.collection)!.full}Deleted`, { description: `No Content: the ${r!.name} is deleted.` });
     let schema: Json;
     let mediaType: string;
@@ -375,6 +404,13 @@ class OpenApiBuilder {
       mediaType = op.action.mediaType;
       name = example = this.results.get(op.action.name)!;
       summary = `A result of ${op.action.name}`;
+    } else if (op.kind === "add-member") {
+      const names = this.names.get(op.answers!.collection)!;
+      schema = { $ref: ref("schemas", names.full) };
+      mediaType = op.answers!.mediaType;
+      name = `${names.full}Added`;
+      example = names.full;
+      summary = capitalize(article(op.answers!.name));
     } else if (op.kind === "list" || op.kind === "sub-collection") {
       const names = this.names.get(op.answers!.collection)!;
       schema = { $ref: ref("schemas", names.page) };
@@ -397,6 +433,9 @@ class OpenApiBuilder {
     const examples = op.exampleAnswer !== undefined ? { examples: this.example(example, summary, op.exampleAnswer) } : {};
     const out: Json = { description: this.successDescription(op) };
     out.content = this.content(["application/json"], mediaType, { schema, ...examples });
+    if (op.kind === "add-member") {
+      out.headers = { Location: { description: `The href of the ${op.answers!.name} added (the same as its \`meta.href\`).`, required: true, schema: { type: "string", format: "uri" } } };
+    }
     if (op.kind === "create") {
       out.headers = { Location: { description: `The href of the new ${r!.name} (the same as its \`meta.href\`).`, required: true, schema: { type: "string", format: "uri" } } };
       const get = this.idOf("get", r!);
@@ -422,6 +461,8 @@ class OpenApiBuilder {
         return `OK: a page of ${op.answers!.collection}.`;
       case "get":
         return `OK: the ${op.resource!.name} (only \`meta\` and the selected fields when \`fields\` is given).`;
+      case "add-member":
+        return `Created: the ${op.answers!.name} is one of the ${op.field!.name} now.`;
       case "action":
         return `OK: the result of ${op.action!.name}.`;
       default:
@@ -536,6 +577,9 @@ class OpenApiBuilder {
       },
     });
     setOwn(this.parameters, "id", { name: "id", in: "path", required: true, description: "The instance's id (as in its `id` and at the end of its `meta.href`).", schema: { type: "string", minLength: 1 } });
+    if (this.model.resources.some((r) => r.fields.some((f) => f.link?.kind === "collection" && f.link.inverse === undefined))) {
+      setOwn(this.parameters, "memberId", { name: "memberId", in: "path", required: true, description: "The id of the member to remove (its `id`, the end of its `meta.href`).", schema: { type: "string", minLength: 1 } });
+    }
     setOwn(this.parameters, "offset", {
       name: "offset",
       in: "query",

@@ -8,13 +8,13 @@ import { sampleOf } from "../samples.js";
 import { PAGING } from "../spec.js";
 import { exampleBody } from "../contract-samples.js";
 
-export type OperationKind = "list" | "create" | "get" | "update" | "replace" | "delete" | "sub-collection" | "action";
+export type OperationKind = "list" | "create" | "get" | "update" | "replace" | "delete" | "sub-collection" | "add-member" | "remove-member" | "action";
 
 export interface Operation {
   readonly id: string;
   readonly kind: OperationKind;
   readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  /** Path relative to the base URL, with {id} for the instance id. */
+  /** Path relative to the base URL, with {id} for the instance id (and {memberId} for a member of a stored list). */
   readonly path: string;
   readonly summary: string;
   readonly description: string;
@@ -26,6 +26,8 @@ export interface Operation {
   /** Resource whose representation (or page) the success answer carries. */
   readonly answers?: Resource;
   readonly status: 200 | 201 | 204;
+  /** A second success status: 200 of a member POST whose link already is a member. */
+  readonly alsoStatus?: 200;
   /** Error keys of the catalog this operation can answer with, by status. */
   readonly errors: readonly string[];
   /** Example request body and success body (undefined when there is none). */
@@ -39,7 +41,41 @@ const AUTH = ["unauthenticated", "basicNeedsTls", "forbidden", "notAcceptable", 
 const READ = ["unknownField", "unknownExpand", ...AUTH];
 const WRITE = ["malformedJson", "missingProperty", "unknownProperty", "invalidProperty", "readOnlyProperty", "invalidLink", "payloadTooLarge", "unsupportedMediaType", ...AUTH];
 
+/** The errors of a body that is one link (a member POST). */
+const LINK_BODY = ["malformedJson", "missingProperty", "invalidProperty", "invalidLink", "payloadTooLarge", "unsupportedMediaType"];
+
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** The minItems and maxItems a stored list of links declares. */
+function listBounds(f: Field): { min?: number; max?: number } {
+  const s = f.schema as Record<string, unknown>;
+  return {
+    ...(typeof s.minItems === "number" && s.minItems > 0 ? { min: s.minItems } : {}),
+    ...(typeof s.maxItems === "number" ? { max: s.maxItems } : {}),
+  };
+}
+
+/** The links stored elsewhere to instances of `r`: each linking resource and field (inverse collections are not stored). */
+export function referrersOf(model: Model, r: Resource): { resource: Resource; field: Field }[] {
+  return model.resources.flatMap((other) => other.fields.filter((f) => f.link?.target === r.collection && f.link.inverse === undefined).map((field) => ({ resource: other, field })));
+}
+
+/** What deleting an instance of `r` does to the instances that link to it, one sentence per link (CONTRACT §6). */
+export function deleteEffects(model: Model, r: Resource): string[] {
+  return referrersOf(model, r).map(({ resource: o, field: f }) => {
+    if (f.link!.kind === "collection") return `It is dropped from the \`${f.name}\` of every ${o.name} that lists it.`;
+    if (f.link!.onDelete === "cascade") return `The ${o.collection} whose \`${f.name}\` links to it are deleted with it (and what their own links ask for).`;
+    if (f.link!.onDelete === "clear") return `The ${o.collection} whose \`${f.name}\` links to it lose that link.`;
+    return `While ${withArticle(o.name)} links to it through \`${f.name}\`, the delete is refused: 409 with \`property\` \`${o.collection}.${f.name}\`.`;
+  });
+}
+
+/** True when a delete of an instance of `r` can be refused: a link without x-on-delete to it, or to what it cascades to. */
+export function deleteCanBeRefused(model: Model, r: Resource, seen = new Set<string>()): boolean {
+  if (seen.has(r.collection)) return false;
+  seen.add(r.collection);
+  return referrersOf(model, r).some(({ resource: o, field: f }) => f.link!.kind === "instance" && (f.link!.onDelete === undefined || (f.link!.onDelete === "cascade" && deleteCanBeRefused(model, o, seen))));
+}
 
 const byCollectionCache = new WeakMap<Model, Map<string, Resource>>();
 
@@ -108,7 +144,18 @@ function computeOperations(model: Model): Operation[] {
       { id: `get${T}`, kind: "get", method: "GET", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Get ${withArticle(r.name)}`, description: `One ${r.name}; \`expand\` inlines links and \`fields\` selects what comes back.`, errors: ["notFound", ...READ], exampleAnswer: exampleInstance(model, r) },
       { id: `update${T}`, kind: "update", method: "PATCH", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Update ${withArticle(r.name)}`, description: "A partial update: a JSON merge patch (RFC 7396), where null removes an optional field. `POST` to the same path does the same.", errors: ["notFound", ...WRITE, ...unique], exampleBody: firstPlain(exampleInput(model, r)), exampleAnswer: exampleInstance(model, r) },
       { id: `replace${T}`, kind: "replace", method: "PUT", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Replace ${withArticle(r.name)}`, description: `Replaces the whole ${r.name}.`, errors: ["notFound", ...WRITE, ...unique], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
-      { id: `delete${T}`, kind: "delete", method: "DELETE", path: one, tag: r.collection, resource: r, status: 204, summary: `Delete ${withArticle(r.name)}`, description: `Deletes the ${r.name}.`, errors: ["notFound", ...AUTH.filter((k) => k !== "notAcceptable" && k !== "unknownVersion")] },
+      {
+        id: `delete${T}`,
+        kind: "delete",
+        method: "DELETE",
+        path: one,
+        tag: r.collection,
+        resource: r,
+        status: 204,
+        summary: `Delete ${withArticle(r.name)}`,
+        description: [`Deletes the ${r.name}.`, ...deleteEffects(model, r)].join(" "),
+        errors: ["notFound", ...(deleteCanBeRefused(model, r) ? ["stillLinked"] : []), ...AUTH.filter((k) => k !== "notAcceptable" && k !== "unknownVersion")],
+      },
     );
     for (const f of r.fields.filter((x) => x.link?.kind === "collection")) {
       const target = resourceOf(model, f.link!.target)!;
@@ -127,6 +174,44 @@ function computeOperations(model: Model): Operation[] {
         errors: ["notFound", "invalidPaging", ...READ],
         exampleAnswer: page(model, target, `${model.service.baseUrl}/${r.collection}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60/${f.name}`),
       });
+      if (f.link!.inverse) continue;
+      const bounds = listBounds(f);
+      ops.push(
+        {
+          id: `add${cap(f.name)}To${T}`,
+          kind: "add-member",
+          method: "POST",
+          path: `${one}/${f.name}`,
+          tag: r.collection,
+          resource: r,
+          field: f,
+          answers: target,
+          status: 201,
+          alsoStatus: 200,
+          summary: `Add one of the ${f.name} of ${withArticle(r.name)}`,
+          description:
+            `Adds the ${target.name} the body links to at the end of the ${r.name}'s \`${f.name}\`: 201 with the ${target.name} and \`Location\` its href; 200 when it already is one of them (nothing changes). ` +
+            `It is an update of the ${r.name}: the same access applies${bounds.max !== undefined ? `, and it holds at most ${bounds.max} ${f.name}` : ""}. The link must name an existing ${target.name} of this service (400 otherwise).`,
+          errors: ["notFound", ...LINK_BODY, ...AUTH],
+          exampleBody: { meta: { href: `${model.service.baseUrl}/${target.collection}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61` } },
+          exampleAnswer: exampleInstance(model, target, "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61"),
+        },
+        {
+          id: `remove${cap(f.name)}From${T}`,
+          kind: "remove-member",
+          method: "DELETE",
+          path: `${one}/${f.name}/{memberId}`,
+          tag: r.collection,
+          resource: r,
+          field: f,
+          status: 204,
+          summary: `Remove one of the ${f.name} of ${withArticle(r.name)}`,
+          description:
+            `Removes the ${target.name} with id \`memberId\` from the ${r.name}'s \`${f.name}\` (the ${target.name} itself stays); 404 when it is not one of them. ` +
+            `It is an update of the ${r.name}: the same access applies${bounds.min !== undefined ? `, and it keeps at least ${bounds.min} ${f.name}` : ""}.`,
+          errors: ["notFound", ...(bounds.min !== undefined ? ["invalidProperty"] : []), ...AUTH.filter((k) => k !== "notAcceptable" && k !== "unknownVersion")],
+        },
+      );
     }
   }
   for (const a of model.actions) {

@@ -172,6 +172,8 @@ export interface Reference {
 export const PAGES = { index: "index", actions: "actions", resource: (c: string) => `resources/${c}`, error: (code: number) => String(code) } as const;
 
 const SAMPLE_ID = "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60";
+/** The id of a linked instance in the examples (as exampleInstance and exampleInput write it). */
+const SAMPLE_MEMBER_ID = "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61";
 
 // ---------------------------------------------------------------------------------------------------
 // Text
@@ -530,7 +532,8 @@ function conventionsOf(model: Model, ref: (k: string) => Segment[], errorExample
       rules: "V2, V3",
       paragraphs: [
         text(`Every instance and collection carries \`meta: { href, mediaType }\`: \`href\` is its absolute URL, starting with the base URL${versionSegment ? ` (whose \`${versionSegment}\` segment is the API version, V3)` : ""}, and \`mediaType\` is the vendor type of the representation (V2).`),
-        text("A link to another resource is the same object, `{ \"meta\": { \"href\", \"mediaType\" } }`. To write a link, send `{ \"meta\": { \"href\": \"<href of an existing instance>\" } }`; an href that names no instance answers 400 ", ref("invalidLink"), " with `property` set to the link."),
+        text(`A link to another resource is the same object, \`{ "meta": { "href", "mediaType" } }\`. To write a link, send \`{ "meta": { "href": "<href of an existing instance>" } }\`: the href of an instance of the link's collection under this service's base URL (a path such as \`${service.basePath}/<collection>/<id>\` is read against the base URL). An href on another host, of another collection, or that names no instance answers 400 `, ref("invalidLink"), " with `property` set to the link."),
+        text("Links stay whole: deleting an instance that others link to answers 409 ", ref("stillLinked"), " with `property` set to the linking collection and field (e.g. `books.author`), unless that link says it is deleted with it or cleared (each resource page says which); a stored list of links drops a deleted member."),
       ],
       example: "",
     },
@@ -683,12 +686,21 @@ function linksOf(model: Model, r: Resource): LinkDoc[] {
     .map((f) => {
       const l = f.link!;
       const t = resourceOf(model, l.target)!;
+      const onDelete =
+        l.onDelete === "cascade"
+          ? `Deleting the ${t.name} deletes this ${r.name} too (\`x-on-delete: cascade\`).`
+          : l.onDelete === "clear"
+            ? `Deleting the ${t.name} removes this link (\`x-on-delete: clear\`).`
+            : `While it links here, deleting the ${t.name} is refused (409, \`property\` \`${r.collection}.${f.name}\`).`;
       const description =
         l.kind === "instance"
-          ? text(`One \`${t.name}\`, read as \`{ "meta": { "href", "mediaType" } }\` and written as \`{ "meta": { "href": "<href of ${article(t.name)}>" } }\`. \`?expand=${f.name}\` inlines it.`)
+          ? text(`One \`${t.name}\`, read as \`{ "meta": { "href", "mediaType" } }\` and written as \`{ "meta": { "href": "<href of ${article(t.name)}>" } }\` (an href of this service: another host or collection is a 400). \`?expand=${f.name}\` inlines it. ${onDelete}`)
           : l.inverse
             ? text(`The \`${t.collection}\` whose \`${l.inverse}\` is this ${r.name}: \`GET /${r.collection}/{id}/${f.name}\`. Read-only here; set the \`${l.inverse}\` of ${article(t.name)} instead. \`?expand=${f.name}\` inlines a page of it.`)
-            : text(`A stored list of \`${t.collection}\`, written as an array of \`{ "meta": { "href": ... } }\`, and read as a collection at \`GET /${r.collection}/{id}/${f.name}\`. \`?expand=${f.name}\` inlines a page of it.`);
+            : text(
+                `A stored list of \`${t.collection}\`, written as an array of \`{ "meta": { "href": ... } }\`, and read as a collection at \`GET /${r.collection}/{id}/${f.name}\`. \`?expand=${f.name}\` inlines a page of it. ` +
+                  `One member at a time: \`POST /${r.collection}/{id}/${f.name}\` with a link adds one, \`DELETE /${r.collection}/{id}/${f.name}/{memberId}\` removes one. A deleted ${t.name} drops out of every list.`,
+              );
       return { name: f.name, fieldAnchor: `field-${slug(f.name)}`, kind: l.kind, target: target(PAGES.resource(t.collection)), targetName: t.collection, description };
     });
 }
@@ -708,9 +720,10 @@ function operationDoc(model: Model, op: Operation, errors: ErrorRef[], credentia
   const { service } = model;
   const r = op.resource;
   const path = op.path;
-  const url = `${service.baseUrl}${path.replace("{id}", SAMPLE_ID)}${op.exampleQuery ? `?${op.exampleQuery}` : ""}`;
+  const url = `${service.baseUrl}${path.replace("{id}", SAMPLE_ID).replace("{memberId}", SAMPLE_MEMBER_ID)}${op.exampleQuery ? `?${op.exampleQuery}` : ""}`;
   const responseType = op.status === 204 ? undefined : op.action ? op.action.mediaType : op.kind === "list" || op.kind === "sub-collection" ? op.answers!.collectionMediaType : op.answers!.mediaType;
-  const bodyTypes = op.exampleBody === undefined ? undefined : ["application/json", ...(r ? [r.mediaType] : []), ...(op.kind === "update" ? ["application/merge-patch+json"] : [])];
+  const bodyOf = op.kind === "add-member" ? op.answers : r;
+  const bodyTypes = op.exampleBody === undefined ? undefined : ["application/json", ...(bodyOf ? [bodyOf.mediaType] : []), ...(op.kind === "update" ? ["application/merge-patch+json"] : [])];
   const body = op.exampleBody === undefined ? undefined : { mediaTypes: bodyTypes!, example: json(op.exampleBody) };
 
   const curl = [`curl${op.method === "GET" ? "" : ` -X ${op.method}`} ${shellQuote(url)}`, `  ${credential.curl}`];
@@ -743,7 +756,7 @@ const shellQuote = shellWord;
 function accessText(op: Operation): Text {
   if (op.action) return op.action.roles.length ? text("Roles: ", ...codeList(op.action.roles), ".") : text("Any authenticated caller.");
   const r = op.resource!;
-  const action = op.kind === "create" ? "create" : op.kind === "update" || op.kind === "replace" ? "update" : op.kind === "delete" ? "delete" : "read";
+  const action = op.kind === "create" ? "create" : op.kind === "update" || op.kind === "replace" || op.kind === "add-member" || op.kind === "remove-member" ? "update" : op.kind === "delete" ? "delete" : "read";
   const roles = r.access[action];
   const admin = r.access.admin?.length ? text(" Admin roles (", ...codeList(r.access.admin), ") always pass.") : [];
   const who = roles === undefined ? text("Any authenticated caller.") : roles.length ? text("Roles: ", ...codeList(roles), ".") : text("No role may call it.");
@@ -755,6 +768,9 @@ function paramsOf(op: Operation): ParamDoc[] {
   const out: ParamDoc[] = [];
   if (op.path.includes("{id}")) {
     out.push({ name: "id", in: "path", type: [plain("string")], required: true, description: text(`The id of the ${op.resource!.name}.`), constraints: [] });
+  }
+  if (op.path.includes("{memberId}")) {
+    out.push({ name: "memberId", in: "path", type: [plain("string")], required: true, description: text(`The id of the ${op.field!.name} member to remove.`), constraints: [] });
   }
   if (op.kind === "list" || op.kind === "sub-collection") {
     out.push(
@@ -799,6 +815,14 @@ function clientCall(op: Operation): string {
       return `const ${v} = await ${api}.replace(${id}, ${body});`;
     case "delete":
       return `await ${api}.delete(${id});`;
+    case "add-member": {
+      const target = op.answers!;
+      const one = isIdentifier(target.name) ? target.name : "member";
+      const href = (op.exampleBody as { meta: { href: string } }).meta.href;
+      return `const ${one} = await ${member(api, subMethod(op.field!.name))}.add(${id}, ${str(href)});`;
+    }
+    case "remove-member":
+      return `await ${member(api, subMethod(op.field!.name))}.remove(${id}, ${str(SAMPLE_MEMBER_ID)});`;
     default: {
       const name = op.field!.name;
       const method = subMethod(name);
@@ -830,6 +854,7 @@ const CONDITIONS: Readonly<Record<string, string>> = {
   notAcceptable: "The `Accept` header matches none of the representations the operation offers.",
   unknownVersion: "The `Accept` header asks for an API version the service does not serve.",
   conflict: "A create or update repeats the value of a field that is unique in its collection; `property` names the field.",
+  stillLinked: "A delete of an instance that others link to through a link without `x-on-delete` (or a delete that such a link would cascade to): `property` names the linking collection and field, e.g. `books.author`. Nothing is deleted.",
   payloadTooLarge: `The request body is larger than ${BODY_LIMIT} bytes.`,
   unsupportedMediaType: "A request body's `Content-Type` is not JSON.",
   internal: "The service failed unexpectedly. The answer never shows internal detail.",
@@ -853,6 +878,11 @@ function exampleProperty(model: Model, e: ErrorDef): string {
       return firstField((r) => r.unique[0]);
     case "invalidLink":
       return firstField((r) => r.fields.find((f) => f.link?.kind === "instance")?.name);
+    case "stillLinked":
+      return firstField((r) => {
+        const f = r.fields.find((x) => x.link?.kind === "instance" && x.link.onDelete === undefined);
+        return f ? `${r.collection}.${f.name}` : undefined;
+      });
     case "unknownField":
       return "fields";
     case "unknownExpand":

@@ -276,7 +276,11 @@ function expectedRoutes(model: Model): Map<string, string[]> {
   for (const r of model.resources) {
     routes.set(`/${r.collection}`, ["get", "head", "post"]);
     routes.set(`/${r.collection}/{id}`, ["delete", "get", "head", "patch", "post", "put"]);
-    for (const f of r.fields.filter((x) => x.kind === "links")) routes.set(`/${r.collection}/{id}/${f.name}`, ["get", "head"]);
+    for (const f of r.fields.filter((x) => x.kind === "links")) {
+      // A stored list's members are added and removed one at a time; an inverse collection is read-only.
+      routes.set(`/${r.collection}/{id}/${f.name}`, f.link!.inverse ? ["get", "head"] : ["get", "head", "post"]);
+      if (!f.link!.inverse) routes.set(`/${r.collection}/{id}/${f.name}/{memberId}`, ["delete"]);
+    }
   }
   // Fastify answers HEAD on every GET route.
   for (const a of model.actions) routes.set(`/${a.name}`, a.method === "GET" ? ["get", "head"] : [a.method.toLowerCase()]);
@@ -335,7 +339,7 @@ for (const { name, model, doc, file } of projects) {
     try {
       for (const [p, methods] of documented) {
         for (const m of METHODS) {
-          const res = await app.inject({ method: m.toUpperCase() as "GET", url: model.service.basePath + p.replace("{id}", "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60") });
+          const res = await app.inject({ method: m.toUpperCase() as "GET", url: model.service.basePath + p.replace("{id}", "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60").replace("{memberId}", "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61") });
           assert.is(res.statusCode, methods.includes(m) ? 401 : 405, `${m.toUpperCase()} ${p}`);
         }
       }
@@ -428,14 +432,21 @@ for (const { name, model, doc, file } of projects) {
         assert.is(success.content, undefined);
         continue;
       }
-      const vendor = source.action?.mediaType ?? (source.kind === "list" || source.kind === "sub-collection" ? source.answers!.collectionMediaType : source.resource!.mediaType);
+      const vendor =
+        source.action?.mediaType ??
+        (source.kind === "list" || source.kind === "sub-collection" ? source.answers!.collectionMediaType : source.kind === "add-member" ? source.answers!.mediaType : source.resource!.mediaType);
       const alias = model.mediaTypes.find((m) => m.name === vendor)!.alias;
       assert.equal(Object.keys(success.content), ["application/json", vendor, alias], `${method} ${p}`);
       assertAliasOf(success.content, vendor, alias);
+      if (source.kind === "add-member") {
+        // 201 when added (Location: the member's href), 200 when it already was a member.
+        assert.ok(success.headers.Location, `${method} ${p} Location`);
+        assert.equal(Object.keys(deref(doc, op.responses["200"]).content), ["application/json", vendor, alias]);
+      }
       if (op.requestBody) {
         const content = deref(doc, op.requestBody).content;
         const merge = source.kind === "update";
-        const r = source.resource!;
+        const r = source.kind === "add-member" ? source.answers! : source.resource!;
         const rmt = model.mediaTypes.find((m) => m.name === r.mediaType)!;
         assert.equal(Object.keys(content), (merge ? ["application/merge-patch+json"] : []).concat(["application/json", rmt.name, rmt.alias]));
         assertAliasOf(content, rmt.name, rmt.alias);
@@ -618,8 +629,8 @@ async function conformance(model: Model, doc: Json): Promise<void> {
   let checked = 0;
 
   /** Sends a request and checks its answer against the documented operation; returns the body. */
-  const call = async (method: string, template: string, id: string | undefined, options: { query?: string; body?: unknown; raw?: string; accept?: string; contentType?: string } = {}): Promise<{ res: LightMyRequestResponse; body: any }> => {
-    const url = model.service.basePath + template.replace("{id}", id ?? "") + (options.query ? `?${options.query}` : "");
+  const call = async (method: string, template: string, id: string | undefined, options: { query?: string; body?: unknown; raw?: string; accept?: string; contentType?: string; memberId?: string } = {}): Promise<{ res: LightMyRequestResponse; body: any }> => {
+    const url = model.service.basePath + template.replace("{id}", id ?? "").replace("{memberId}", options.memberId ?? "") + (options.query ? `?${options.query}` : "");
     const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     const res = await app.inject({
       method: method as "GET",
@@ -706,6 +717,19 @@ async function conformance(model: Model, doc: Json): Promise<void> {
       }
       assert.is((await call("GET", `/${r.collection}`, undefined, { query: "offset=0&limit=2" })).res.statusCode, 200);
       for (const f of r.fields.filter((x) => x.link?.kind === "collection")) assert.is((await call("GET", `${one}/${f.name}`, id)).res.statusCode, 200);
+      // The members of a stored list: added (201, or 200 when already one), removed (204, then 404), a bad link refused.
+      for (const f of r.fields.filter((x) => x.link?.kind === "collection" && !x.link.inverse)) {
+        const member = created.get(f.link!.target);
+        if (!member) continue;
+        const list = `${one}/${f.name}`;
+        const first = (await call("POST", list, id, { body: { meta: { href: member.href } } })).res.statusCode;
+        assert.ok(first === 201 || first === 200, `POST ${list}: ${first}`);
+        assert.is((await call("POST", list, id, { body: { meta: { href: member.href } } })).res.statusCode, 200);
+        assert.is((await call("DELETE", `${list}/{memberId}`, id, { memberId: member.id })).res.statusCode, 204);
+        assert.is((await call("DELETE", `${list}/{memberId}`, id, { memberId: member.id })).res.statusCode, 404);
+        assert.is((await call("POST", list, id, { body: { meta: { href: "https://elsewhere.example/x/1" } } })).res.statusCode, 400);
+        assert.is((await call("POST", list, id, { body: { meta: { href: member.href } } })).res.statusCode, 201);
+      }
 
       const patch = withLinks(r, ops.find((o) => o.kind === "update" && o.resource === r)!.exampleBody) ?? {};
       assert.is((await call("PATCH", one, id, { body: patch, contentType: "application/merge-patch+json" })).res.statusCode, 200);
@@ -732,7 +756,20 @@ async function conformance(model: Model, doc: Json): Promise<void> {
       if (a.params.some((p) => p.required)) assert.is((await call(a.method, `/${a.name}`, undefined)).res.statusCode, 400);
     }
 
-    for (const r of [...model.resources].reverse()) assert.is((await call("DELETE", `/${r.collection}/{id}`, created.get(r.collection)!.id)).res.statusCode, 204);
+    // Links stay whole: a delete that links refuse is a documented 409 until what links to it is gone first.
+    const left = new Set(model.resources.map((r) => r.collection));
+    for (let pass = 0; left.size > 0 && pass <= model.resources.length; pass++) {
+      for (const r of model.resources) {
+        if (!left.has(r.collection)) continue;
+        const { res } = await call("DELETE", `/${r.collection}/{id}`, created.get(r.collection)!.id);
+        if (res.statusCode === 409) continue;
+        left.delete(r.collection);
+        // A delete may cascade to an instance made here: that one is then gone already.
+        for (const other of [...left]) if (!(await store.get(other, created.get(other)!.id))) left.delete(other);
+        assert.is(res.statusCode, 204);
+      }
+    }
+    assert.equal([...left], [], "every instance could be deleted");
     assert.ok(checked > 0);
   } finally {
     await app.close();

@@ -28,16 +28,22 @@ test("resources are sorted and named once: singular, collection, type name", () 
 
 test("a $ref to another resource is a link to an instance", () => {
   assert.equal(field(library, "books", "author").kind, "link");
-  assert.equal(field(library, "books", "author").link, { kind: "instance", target: "authors", inverse: undefined });
+  assert.equal(field(library, "books", "author").link, { kind: "instance", target: "authors", inverse: undefined, onDelete: undefined });
+});
+
+test("x-on-delete beside a link's $ref keeps it a link, and the model carries it", () => {
+  assert.equal(field(directory, "accounts", "directory").link, { kind: "instance", target: "directories", inverse: undefined, onDelete: "cascade" });
+  assert.is(field(directory, "accounts", "directory").description, "The directory that holds the account; deleting the directory deletes its accounts.");
+  assert.is(field(directory, "groups", "directory").link?.onDelete, undefined);
 });
 
 test("a collection link with a link back is that inverse relation (cycles allowed)", () => {
-  assert.equal(field(library, "authors", "books").link, { kind: "collection", target: "books", inverse: "author" });
+  assert.equal(field(library, "authors", "books").link, { kind: "collection", target: "books", inverse: "author", onDelete: undefined });
   assert.equal(field(directory, "directories", "accounts").link?.inverse, "directory");
 });
 
 test("a collection link without a link back is a stored list of links", () => {
-  assert.equal(field(directory, "accounts", "groups").link, { kind: "collection", target: "groups", inverse: undefined });
+  assert.equal(field(directory, "accounts", "groups").link, { kind: "collection", target: "groups", inverse: undefined, onDelete: undefined });
 });
 
 test("refs to non-resource files are inlined with their annotations kept", () => {

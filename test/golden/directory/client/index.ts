@@ -13,7 +13,7 @@ export type * from "./types.js";
 export const version = 1;
 
 /** Every error code the service answers with. */
-export type ErrorCode = 1001 | 1002 | 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40008 | 40009 | 40010 | 40011 | 40012 | 40100 | 40101 | 40300 | 40400 | 40401 | 40500 | 40600 | 40601 | 40800 | 40900 | 41300 | 41500 | 41501 | 43100 | 50000 | 50100 | 50300;
+export type ErrorCode = 1001 | 1002 | 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40008 | 40009 | 40010 | 40011 | 40012 | 40100 | 40101 | 40300 | 40400 | 40401 | 40500 | 40600 | 40601 | 40800 | 40900 | 40901 | 41300 | 41500 | 41501 | 43100 | 50000 | 50100 | 50300;
 
 /** True for an ApiError of this service, with its code typed. */
 export function isApiError(error: unknown): error is runtime.ApiError<ErrorCode> {
@@ -49,8 +49,14 @@ export interface AccountApi {
   replace(id: string, body: types.AccountInput, options?: runtime.CallOptions): Promise<types.Account>;
   /** DELETE /accounts/{id} */
   delete(id: string, options?: runtime.CallOptions): Promise<void>;
-  /** GET /accounts/{id}/groups: a page of groups. */
-  groups<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ReadOptions<"groups", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "groups", F, E>>>;
+  /** GET /accounts/{id}/groups: a page of the groups this instance lists; `.add` and `.remove` change the list one member at a time. */
+  groups: {
+    <const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ReadOptions<"groups", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "groups", F, E>>>;
+    /** POST /accounts/{id}/groups: adds the group `member` links to (its href, or the group itself) at the end; resolves to that group (201, or 200 when it already was one). */
+    add(id: string, member: string | { readonly meta: { readonly href: string } }, options?: runtime.CallOptions): Promise<types.Group>;
+    /** DELETE /accounts/{id}/groups/{memberId}: removes that group from the list (it is not deleted); ApiError 404 when it is not in it. */
+    remove(id: string, memberId: string, options?: runtime.CallOptions): Promise<void>;
+  };
 }
 
 /** Calls of the directories collection. */
@@ -121,7 +127,7 @@ export interface Client {
  */
 export function createClient(options: runtime.ClientOptions): Client {
   return {
-    accounts: collectionApi(options, { collection: "accounts", mediaType: "application/vnd.acme.v1.account+json", collectionMediaType: "application/vnd.acme.v1.accounts+json", subCollections: { "groups": ["groups", "application/vnd.acme.v1.groups+json"] } }) as unknown as AccountApi,
+    accounts: collectionApi(options, { collection: "accounts", mediaType: "application/vnd.acme.v1.account+json", collectionMediaType: "application/vnd.acme.v1.accounts+json", subCollections: { "groups": ["groups", "application/vnd.acme.v1.groups+json", "application/vnd.acme.v1.group+json"] } }) as unknown as AccountApi,
     directories: collectionApi(options, { collection: "directories", mediaType: "application/vnd.acme.v1.directory+json", collectionMediaType: "application/vnd.acme.v1.directories+json", subCollections: { "accounts": ["accounts", "application/vnd.acme.v1.accounts+json"], "groups": ["groups", "application/vnd.acme.v1.groups+json"] } }) as unknown as DirectoryApi,
     folders: collectionApi(options, { collection: "folders", mediaType: "application/vnd.acme.v1.folder+json", collectionMediaType: "application/vnd.acme.v1.folders+json", subCollections: {  } }) as unknown as FolderApi,
     groups: collectionApi(options, { collection: "groups", mediaType: "application/vnd.acme.v1.group+json", collectionMediaType: "application/vnd.acme.v1.groups+json", subCollections: {  } }) as unknown as GroupApi,

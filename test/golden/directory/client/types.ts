@@ -28,7 +28,7 @@ export interface AccountFields {
  */
 export interface AccountInput {
   /**
-   * The directory that holds the account.
+   * The directory that holds the account; deleting the directory deletes its accounts.
    */
   directory: select.LinkInput
   /**

@@ -13,7 +13,7 @@ export type * from "./types.js";
 export const version = 2;
 
 /** Every error code the service answers with. */
-export type ErrorCode = 2001 | 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40008 | 40009 | 40010 | 40011 | 40012 | 40100 | 40101 | 40300 | 40400 | 40401 | 40500 | 40600 | 40601 | 40800 | 40900 | 41300 | 41500 | 41501 | 43100 | 50000 | 50100 | 50300;
+export type ErrorCode = 2001 | 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40008 | 40009 | 40010 | 40011 | 40012 | 40100 | 40101 | 40300 | 40400 | 40401 | 40500 | 40600 | 40601 | 40800 | 40900 | 40901 | 41300 | 41500 | 41501 | 43100 | 50000 | 50100 | 50300;
 
 /** True for an ApiError of this service, with its code typed. */
 export function isApiError(error: unknown): error is runtime.ApiError<ErrorCode> {

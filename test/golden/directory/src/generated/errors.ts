@@ -57,6 +57,8 @@ export const errors = {
   requestTimeout: {"code":40800,"status":408,"key":"requestTimeout","title":"Request timeout","message":"The request took too long to arrive.","dev":"The headers must arrive within the headers timeout and the whole request within the request timeout (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS: 10 and 30 seconds by default). Send the request without pauses.","info":"https://docs.acme.example/errors/40800"},
   /** 40900 (409) Conflict: A resource with this value already exists. */
   conflict: {"code":40900,"status":409,"key":"conflict","title":"Conflict","message":"A resource with this value already exists.","dev":"The property named in `property` must be unique in the collection. Choose another value, or update the existing instance.","info":"https://docs.acme.example/errors/40900"},
+  /** 40901 (409) Still linked: Other resources link to this one. */
+  stillLinked: {"code":40901,"status":409,"key":"stillLinked","title":"Still linked","message":"Other resources link to this one.","dev":"Instances of the collection named in `property` (`<collection>.<field>`) link to this one through that field, and a link never points at nothing. Delete those instances or change their link first, then delete this one.","info":"https://docs.acme.example/errors/40901"},
   /** 41300 (413) Payload too large: The request body is too large. */
   payloadTooLarge: {"code":41300,"status":413,"key":"payloadTooLarge","title":"Payload too large","message":"The request body is too large.","dev":"Send a smaller body; the limit is documented in the API reference.","info":"https://docs.acme.example/errors/41300"},
   /** 41500 (415) Unsupported media type: The request body must be JSON. */

@@ -36,7 +36,8 @@ export const spec: ServiceSpec = {
             "kind": "link",
             "link": {
               "kind": "instance",
-              "target": "directories"
+              "target": "directories",
+              "onDelete": "cascade"
             }
           },
           {
