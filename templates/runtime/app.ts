@@ -98,9 +98,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.route({
       method: action.method,
       url: `${prefix}/${action.name}`,
-      config: { access: action.roles.length > 0 ? action.roles : undefined },
+      config: { access: action.roles.length > 0 ? action.roles : undefined, produces: svc.offers(action.mediaType) },
       handler: async (req, reply) => {
-        const type = svc.negotiate(req, svc.offers(action.mediaType));
+        const type = req.negotiated!;
         const params = svc.validators.query(action.name, (req.query ?? {}) as Record<string, unknown>);
         if (!handler) throw svc.error("notImplemented", "", `Write the handler of "${action.name}" in src/actions/${action.name}.ts.`);
         const result = await handler(params, svc.handlerContext(req, req.caller!));

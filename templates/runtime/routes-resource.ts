@@ -15,7 +15,7 @@ import {
   type RepresentContext,
 } from "./represent.js";
 import { isJsonContentType } from "./negotiate.js";
-import { checkSelection, EMPTY_SELECTION, expansionOf, parseSelection, type Selection } from "./select.js";
+import { checkSelection, EMPTY_SELECTION, expansionOf, parseSelection, SERVER_FIELDS, type Selection } from "./select.js";
 import type { FieldSpec, ResourceSpec } from "./spec.js";
 import { andThen, inTransaction, readRecord, UniqueViolation, type Store, type StoredRecord } from "./store.js";
 
@@ -57,10 +57,11 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   };
 
   // The caller is authenticated, and its roles checked against config.access, by the onRequest hook (access.ts).
-  const read = { config: { access: rolesFor(resource, "read") } };
-  app.get(base, read, async (req, reply) => {
+  // Accept is negotiated against config.produces by the same hook, before the body is read: req.negotiated.
+  const readAccess = rolesFor(resource, "read");
+  app.get(base, { config: { access: readAccess, produces: svc.offers(resource.collectionMediaType) } }, async (req, reply) => {
     const caller = req.caller!;
-    const type = svc.negotiate(req, svc.offers(resource.collectionMediaType));
+    const type = req.negotiated!;
     const { offset, limit } = paging(svc, req.query as Query);
     const { expand, fields } = shaping(svc, resource, req.query as Query);
     const owner = resource.owner !== undefined && !isAdmin(caller, resource) ? caller.id : undefined;
@@ -70,9 +71,10 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     return sendJson(reply, 200, type, body);
   });
 
-  app.post(base, { config: { access: rolesFor(resource, "create") } }, async (req, reply) => {
+  const instanceTypes = svc.offers(resource.mediaType);
+  app.post(base, { config: { access: rolesFor(resource, "create"), produces: instanceTypes } }, async (req, reply) => {
     const caller = req.caller!;
-    const type = svc.negotiate(req, svc.offers(resource.mediaType));
+    const type = req.negotiated!;
     requireBody(svc, req, svc.offers(resource.mediaType));
     svc.validators.body(resource.collection, req.body, svc.readOnly.get(resource.collection)!);
     const { record, body } = await inTransaction(svc.store, async (tx) => {
@@ -91,9 +93,9 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     return sendJson(reply, 201, type, body);
   });
 
-  app.get(`${base}/:id`, read, (req, reply) => {
+  app.get(`${base}/:id`, { config: { access: readAccess, produces: instanceTypes } }, (req, reply) => {
     const caller = req.caller!;
-    const type = svc.negotiate(req, svc.offers(resource.mediaType));
+    const type = req.negotiated!;
     const { expand, fields } = shaping(svc, resource, req.query as Query);
     const rc = rep(req, caller);
     // A GET is the commonest request: with a store that reads at once (ImmediateReads) and no read hook it is
@@ -138,13 +140,13 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
 
   const update = (mode: "merge" | "replace") => async (req: FastifyRequest, reply: FastifyReply) => {
     const caller = req.caller!;
-    const type = svc.negotiate(req, svc.offers(resource.mediaType));
+    const type = req.negotiated!;
     requireBody(svc, req, svc.offers(resource.mediaType));
     const patch = req.body as Json;
     const readOnly = svc.readOnly.get(resource.collection)!;
     if (mode === "merge") {
       if (patch === null || typeof patch !== "object" || Array.isArray(patch)) throw svc.error("invalidProperty", "", "A merge patch is a JSON object.");
-      for (const key of Object.keys(patch)) if (readOnly.has(key) || ["id", "meta", "createdAt", "modifiedAt"].includes(key)) throw svc.error("readOnlyProperty", key);
+      for (const key of Object.keys(patch)) if (readOnly.has(key) || SERVER_FIELDS.has(key)) throw svc.error("readOnlyProperty", key);
     }
     const body = await inTransaction(svc.store, async (tx) => {
       const { record, full, rc } = await updateIn(
@@ -158,7 +160,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     });
     return sendJson(reply, 200, type, body);
   };
-  const write = { config: { access: rolesFor(resource, "update") } };
+  const write = { config: { access: rolesFor(resource, "update"), produces: instanceTypes } };
   app.post(`${base}/:id`, write, update("merge"));
   app.patch(`${base}/:id`, write, update("merge"));
   app.put(`${base}/:id`, write, update("replace"));
@@ -177,10 +179,10 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   for (const field of resource.fields.filter((f) => f.kind === "links")) {
     const path = `${base}/:id/${field.name}`;
     const target = svc.resources.get(field.link!.target)!;
-    app.get(path, read, async (req, reply) => {
+    app.get(path, { config: { access: readAccess, produces: svc.offers(target.collectionMediaType) } }, async (req, reply) => {
       const caller = req.caller!;
       requireRole(caller, target, "read", svc.catalog);
-      const type = svc.negotiate(req, svc.offers(target.collectionMediaType));
+      const type = req.negotiated!;
       const { offset, limit } = paging(svc, req.query as Query);
       const { expand, fields } = shaping(svc, target, req.query as Query);
       const rc = rep(req, caller);
@@ -201,9 +203,9 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
    */
   function registerMembers(field: FieldSpec, target: ResourceSpec): void {
     const path = `${base}/:id/${field.name}`;
-    app.post(path, write, async (req, reply) => {
+    app.post(path, { config: { access: write.config.access, produces: svc.offers(target.mediaType) } }, async (req, reply) => {
       const caller = req.caller!;
-      const type = svc.negotiate(req, svc.offers(target.mediaType));
+      const type = req.negotiated!;
       requireBody(svc, req, svc.offers(target.mediaType));
       const href = memberHref(svc, req.body);
       const match = matchHref(href, svc.baseUrl, target.collection);
@@ -228,7 +230,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       if (added) reply.header("location", hrefOf(svc.baseUrl, target.collection, id));
       return sendJson(reply, added ? 201 : 200, type, member);
     });
-    app.delete(`${path}/:member`, write, async (req, reply) => {
+    app.delete(`${path}/:member`, { config: { access: write.config.access } }, async (req, reply) => {
       const caller = req.caller!;
       const member = (req.params as Params).member!;
       await inTransaction(svc.store, async (tx) => {

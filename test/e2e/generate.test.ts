@@ -92,8 +92,8 @@ test("ctx.error in a hook or an action handler takes only a key of the error cat
   // The user writes hooks and a handler into the seeded files, with a built-in key and the service's own.
   const writeUserCode = (hookKey: string, actionKey: string) => {
     const hooks = seededHooks.replace(
-      /\{\n[\s\S]*\n\};/,
-      `{\n  beforeDelete(current, ctx) {\n    throw ctx.error(${JSON.stringify(hookKey)});\n  },\n};`,
+      /= \{\n[\s\S]*\n\};/,
+      `= {\n  beforeDelete(current, ctx) {\n    throw ctx.error(${JSON.stringify(hookKey)});\n  },\n};`,
     );
     assert.is.not(hooks, seededHooks);
     fs.writeFileSync(hooksFile, hooks);
