@@ -55,10 +55,15 @@ export function reportFailure(command: string, error: unknown): number {
   return EXIT.usage;
 }
 
-/** What a step did (or would do) to which path, in words. */
-export function describeStep(s: Step): { path: string; action: string } {
+/** What a step did (or would do) to which path, in words; `reason` says why, where that is not plain. */
+export function describeStep(s: Step): { path: string; action: string; reason?: string } {
   const p = "file" in s ? s.file.path : s.path;
-  const actions: Record<Step["kind"], string> = { create: "created", update: "updated", merge: "merged", unchanged: "unchanged", keep: "kept", delete: "deleted", orphan: "orphaned", conflict: "conflict" };
+  const actions: Record<Step["kind"], string> = {
+    create: "created", update: "updated", merge: "merged", unchanged: "unchanged", keep: "kept", delete: "deleted", orphan: "orphaned", absent: "not recreated", conflict: "conflict",
+  };
+  if (s.kind === "orphan") return { path: p, action: actions[s.kind], reason: "your file; its resource or action is gone: delete it when you no longer need it" };
+  if (s.kind === "absent") return { path: p, action: actions[s.kind], reason: "you deleted it; resourcery seeds a file of yours once" };
+  if (s.kind === "create" && "recreated" in s && s.recreated !== undefined) return { path: p, action: "recreated", reason: `you deleted it, but ${s.recreated}` };
   return { path: p, action: actions[s.kind] };
 }
 
@@ -69,9 +74,12 @@ export function planLines(steps: readonly Step[], dryRun: boolean): string[] {
   for (const s of steps) {
     if (s.kind === "unchanged") continue;
     const d = describeStep(s);
-    lines.push(`${d.action.padEnd(9)} ${d.path}${s.kind === "orphan" ? "  (your file; its resource or action is gone: delete it when you no longer need it)" : ""}`);
+    lines.push(`${d.action.padEnd(9)} ${d.path}${d.reason === undefined ? "" : `  (${d.reason})`}`);
   }
-  const summary = `${count("create")} created, ${count("update") + count("merge")} updated, ${count("delete")} deleted, ${count("unchanged")} unchanged, ${count("keep") + count("orphan")} of yours kept`;
+  const absent = count("absent");
+  const summary =
+    `${count("create")} created, ${count("update") + count("merge")} updated, ${count("delete")} deleted, ${count("unchanged")} unchanged, ` +
+    `${count("keep") + count("orphan")} of yours kept${absent > 0 ? `, ${absent} of yours not recreated` : ""}`;
   lines.push(dryRun ? `dry run: would be ${summary}; nothing was written` : summary);
   return lines;
 }

@@ -265,6 +265,13 @@ export const codes = {
     message: (a) => `property "${a.name}" is required, so its default ${a.value} never applies: every valid body carries it`,
     hint: (a) => `to have the default apply, make "${a.name}" optional (remove it from "required"); else remove "default"`,
   }),
+  "closed-route": def<{ action: string; collection: string; routes: string; count: number; role: string }>({
+    severity: "warning",
+    title: "An x-access list names at least one role",
+    message: (a) =>
+      `"${a.action}": [] names no role, and x-access names no admin role: no key may ${a.action} ${a.collection} (${a.routes} answer${a.count === 1 ? "s" : ""} 403 to every key)`,
+    hint: (a) => `leave "${a.action}" out of x-access to let any authenticated caller ${a.action} ${a.collection}, or name the roles that may, e.g. "${a.action}": ["${a.role}"]`,
+  }),
 } as const;
 
 export type Code = keyof typeof codes;

@@ -8,6 +8,11 @@ export interface EmittedFile {
    * "user": seeded once, then the user's; never overwritten.
    */
   readonly owner: "generated" | "user";
+  /**
+   * For a user-owned file the package cannot do without: what needs it ("src/generated/handlers.ts imports
+   * it"). Deleted by the user, such a file is created again; any other seed the user deleted stays deleted.
+   */
+  readonly required?: string;
 }
 
 /**

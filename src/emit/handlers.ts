@@ -12,11 +12,14 @@ export function handlerName(action: Action): string {
   return isIdentifier(name) ? name : `${name}Action`;
 }
 
+/** Why a hook or action file the user deleted is created again: the generated wiring imports it. */
+const IMPORTED = "src/generated/handlers.ts imports it";
+
 /** src/hooks/<collection>.ts and src/actions/<action>.ts (user), src/generated/handlers.ts, server.ts and src/index.ts. */
 export function emitHandlers(model: Model): EmittedFile[] {
   const files: EmittedFile[] = [];
   for (const r of model.resources) {
-    files.push({ path: `src/hooks/${r.collection}.ts`, contents: render("package/hooks.ts.hbs", r), owner: "user" });
+    files.push({ path: `src/hooks/${r.collection}.ts`, contents: render("package/hooks.ts.hbs", r), owner: "user", required: IMPORTED });
   }
   for (const a of model.actions) {
     const path = `${model.service.basePath}/${a.name}`;
@@ -28,7 +31,7 @@ export function emitHandlers(model: Model): EmittedFile[] {
       logMessage: `${a.name} called`,
       notImplemented: `Write the handler of ${a.name} in src/actions/${a.name}.ts.`,
     };
-    files.push({ path: `src/actions/${a.name}.ts`, contents: render("package/action.ts.hbs", data), owner: "user" });
+    files.push({ path: `src/actions/${a.name}.ts`, contents: render("package/action.ts.hbs", data), owner: "user", required: IMPORTED });
   }
   const hooksOf = (collection: string) => ident(`${collection}Hooks`);
   const imports = [

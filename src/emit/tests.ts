@@ -14,8 +14,8 @@ export function serviceRoles(model: Model): string[] {
 
 /**
  * test/service.test.ts (the user's, seeded once): the service as createService builds it, the user's
- * code included, answering one request any definitions serve: a GET of the first collection, with a key
- * holding every role, on an empty in-memory store. It reads the path and roles from the spec rather than
+ * code included, answering one request any definitions serve: a GET of the first collection a key may read
+ * (x-access can close one to every key), with a key holding every role, on an empty in-memory store. It reads the path and roles from the spec rather than
  * holding them: the file is never regenerated, and a renamed collection or a new role must not break it.
  */
 function seedOwnTest(model: Model): EmittedFile {

@@ -4,6 +4,7 @@ import type { Model } from "../model/types.js";
 import type { Rule } from "./rule.js";
 import { a3BasicNeedsHttps } from "./rules/a3-basic-needs-https.js";
 import { a5PreferApiKeys } from "./rules/a5-prefer-api-keys.js";
+import { closedRoute } from "./rules/closed-route.js";
 import { duplicateErrorCode } from "./rules/duplicate-error-code.js";
 import { duplicateNames } from "./rules/duplicate-names.js";
 import { e2ActionVerbs } from "./rules/e2-action-verbs.js";
@@ -29,7 +30,7 @@ import { v3VersionSegment } from "./rules/v3-version-segment.js";
 export const rules: readonly Rule[] = [
   r1PluralNouns, r2NounRoutes, r3PathSegments, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys,
   v1VendorToken, v3VersionSegment, mediaTypeLength, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName,
-  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete,
+  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete, closedRoute,
 ];
 
 /** The findings of every rule on `model`. */

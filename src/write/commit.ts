@@ -177,6 +177,7 @@ function stageAll(
   plan.steps.forEach((step, i) => {
     if (step.kind === "delete") deletes.push(step.path);
     if (step.kind === "orphan") files[step.path] = { hash: step.hash, owner: "user" }; // still the user's: tracked until deleted
+    if (step.kind === "absent") files[step.path] = { hash: step.hash, owner: "user", deleted: true }; // so that it stays deleted
     if (step.kind === "unchanged" || step.kind === "keep") {
       files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
       if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(out, step.file.path));

@@ -7,6 +7,8 @@ import { unsafeReason } from "./confine.js";
 export interface ManifestEntry {
   readonly hash: string;
   readonly owner: "generated" | "user";
+  /** A user-owned file seeded once and deleted by the user since: not seeded again (`hash` is the seed's). */
+  readonly deleted?: true;
 }
 
 export interface Manifest {

@@ -7,7 +7,12 @@ import { hashOf, readStatCache, type Manifest } from "./manifest.js";
 import { mergePackageJson } from "./merge.js";
 
 export type Step =
-  | { readonly kind: "create" | "update"; readonly file: EmittedFile }
+  | {
+      readonly kind: "create" | "update";
+      readonly file: EmittedFile;
+      /** A user-owned file the user deleted, created again because the package needs it: what needs it. */
+      readonly recreated?: string;
+    }
   /** A file of a first generation, written into its staging folder already (write/stage.ts). */
   | { readonly kind: "create"; readonly file: StagedFile }
   | { readonly kind: "unchanged"; readonly file: EmittedFile }
@@ -19,6 +24,8 @@ export type Step =
   | { readonly kind: "delete"; readonly path: string }
   /** A user-owned file of a removed resource or action: kept, and reported. */
   | { readonly kind: "orphan"; readonly path: string; readonly hash: string }
+  /** A user-owned file seeded once that the user deleted and nothing needs: not created again, and recorded so. */
+  | { readonly kind: "absent"; readonly path: string; readonly hash: string }
   /** A generated file edited by hand, or a file resourcery did not write standing where it would write. */
   | { readonly kind: "conflict"; readonly path: string; readonly reason: "edited" | "foreign" };
 
@@ -53,7 +60,11 @@ export function planWrite(out: string, files: readonly PackageFile[], previous: 
     const known = previous?.files[file.path];
     if (file.owner === "user") {
       const merged = disk !== undefined && file.path === "package.json" ? mergePackageJson(disk.toString("utf8"), file.contents) : undefined;
-      if (disk === undefined) steps.push({ kind: "create", file });
+      // Seeded before (the manifest says so) and gone since: the user deleted it.
+      const deleted = disk === undefined && known?.owner === "user";
+      if (deleted && file.required === undefined) steps.push({ kind: "absent", path: file.path, hash: known.hash });
+      else if (deleted) steps.push({ kind: "create", file, recreated: file.required });
+      else if (disk === undefined) steps.push({ kind: "create", file });
       else if (merged !== undefined) steps.push({ kind: "merge", file: { ...file, contents: merged } });
       else steps.push({ kind: "keep", file });
       continue;
@@ -87,7 +98,8 @@ export function planWrite(out: string, files: readonly PackageFile[], previous: 
 
 /**
  * The plan of a regenerate whose inputs did not change, without emitting anything: every file of
- * the manifest still on disk as it was written. Undefined when anything differs (then emit and plan).
+ * the manifest still on disk as it was written (a seed the user deleted still absent). Undefined when
+ * anything differs (then emit and plan).
  */
 export function planUnchanged(out: string, previous: Manifest | undefined, inputs: string): Plan | undefined {
   if (!previous || previous.inputs !== inputs) return undefined;
@@ -99,8 +111,13 @@ export function planUnchanged(out: string, previous: Manifest | undefined, input
     try {
       stat = fs.statSync(file);
     } catch {
+      if (entry.deleted) {
+        steps.push({ kind: "absent", path: p, hash: entry.hash });
+        continue;
+      }
       return undefined; // a file to create again
     }
+    if (entry.deleted) return undefined; // the user wrote it again: the full plan keeps it
     if (!stat.isFile()) return undefined;
     const cached = stats[p];
     const same = cached !== undefined && cached[0] === stat.size && cached[1] === stat.mtimeMs;

@@ -3,7 +3,8 @@
  * action over real HTTP against the in-memory store, checking the conventions, the error body and auth.
  * They test the conventions, not your business rules: the service runs without your hooks, and each
  * action's handler is a stub that answers a sample of the action's response. A case that needs sample
- * data the definitions do not yield is registered as skipped, and its reason is printed after the summary.
+ * data the definitions do not yield, or a route an empty x-access list closes to every key, is registered
+ * as skipped, and its reason is printed after the summary.
  */
 import { suite, type Test } from "uvu";
 import * as assert from "uvu/assert";
@@ -131,6 +132,26 @@ export function assertError(reply: Reply, status: number, code: number | undefin
 
 const codeOf = (spec: ServiceSpec, key: string): number => spec.errors.find((e) => e.key === key)!.code;
 
+/** Why a case cannot run: sample data the definitions do not yield, or a route closed to every key. */
+interface Missing {
+  readonly kind: "sample" | "closed";
+  readonly reason: string;
+}
+
+const lacking = (reason: string): Missing => ({ kind: "sample", reason });
+
+/** The first reason of several, or undefined when there is none. */
+const first = (...reasons: (Missing | undefined)[]): Missing | undefined => reasons.find((m) => m !== undefined);
+
+/**
+ * Why the routes of `action` on `resource` answer 403 to every key, or undefined when some key may call them:
+ * an empty x-access list (`"create": []`) names no role a key could hold, and no admin role passes it.
+ */
+function closed(resource: ResourceSpec, action: "read" | "create" | "update" | "delete"): Missing | undefined {
+  if (resource.access[action]?.length !== 0 || (resource.access.admin ?? []).length > 0) return undefined;
+  return { kind: "closed", reason: `no key may ${action} ${resource.collection}: its x-access "${action}" is [] and names no admin role` };
+}
+
 /** How deep the factory follows required links: a longer chain (or a cycle) cannot be created. */
 const MAX_LINK_DEPTH = 4;
 
@@ -150,17 +171,19 @@ class Factory {
     private readonly service: () => TestService,
   ) {}
 
-  /** Why no instance of `collection` can be created from the samples, or undefined when one can. */
-  whyNot(collection: string, depth = 0): string | undefined {
+  /** Why no instance of `collection` can be created (from the samples, through its POST), or undefined when one can. */
+  whyNot(collection: string, depth = 0): Missing | undefined {
     const r = this.spec.resources.find((x) => x.collection === collection);
-    if (!r) return `there is no collection ${collection}`;
+    if (!r) return lacking(`there is no collection ${collection}`);
+    const shut = closed(r, "create");
+    if (shut) return shut;
     const own = this.samples.resources[collection];
-    if (!own || own.bodies.length === 0) return `${collection} has no sample body: ${own?.noBody ?? "none was generated"}`;
+    if (!own || own.bodies.length === 0) return lacking(`${collection} has no sample body: ${own?.noBody ?? "none was generated"}`);
     for (const f of r.fields) {
       if (!f.link || (f.kind === "link" ? !r.required.includes(f.name) : linksNeeded(r, f.name) === 0)) continue;
-      if (depth >= MAX_LINK_DEPTH) return `${collection} needs a chain of more than ${MAX_LINK_DEPTH} required links (or a cycle of them)`;
+      if (depth >= MAX_LINK_DEPTH) return lacking(`${collection} needs a chain of more than ${MAX_LINK_DEPTH} required links (or a cycle of them)`);
       const why = this.whyNot(f.link!.target, depth + 1);
-      if (why) return `${collection} needs a link to ${f.link!.target} (${JSON.stringify(f.name)} is required), and ${why}`;
+      if (why) return { kind: why.kind, reason: `${collection} needs a link to ${f.link!.target} (${JSON.stringify(f.name)} is required), and ${why.reason}` };
     }
     return undefined;
   }
@@ -197,27 +220,37 @@ class Factory {
   }
 }
 
-/** The skipped cases of this run by reason, printed after uvu's summary (uvu counts skips but names none). */
-const skipped = new Map<string, string[]>();
+/** The skipped cases of this run by kind and reason, printed after uvu's summary (uvu counts skips but names none). */
+const skipped = { sample: new Map<string, string[]>(), closed: new Map<string, string[]>() };
+
+/** The heading of each kind of skip in the printed list, with what lifts it. */
+const SKIP_HEADINGS: Readonly<Record<Missing["kind"], string>> = {
+  sample: 'Skipped for want of sample data (a valid "examples" entry in the schema gives them one)',
+  closed: "Skipped because a route they need is closed to every key (leave the action out of x-access to open it to any key, or name a role)",
+};
 
 /**
- * Registers the case `name` of suite `s`, or, when `missing` says which sample data it lacks, registers
- * it as skipped (uvu counts it under Skipped) and keeps the reason to print.
+ * Registers the case `name` of suite `s`, or, when `missing` says what it lacks (sample data, or a route
+ * some key may call), registers it as skipped (uvu counts it under Skipped) and keeps the reason to print.
  */
-function register(s: Test, suiteName: string, name: string, missing: string | undefined, fn: () => Promise<void>): void {
+function register(s: Test, suiteName: string, name: string, missing: Missing | undefined, fn: () => Promise<void>): void {
   if (missing === undefined) {
     s(name, fn);
     return;
   }
   s.skip(name, fn);
-  if (skipped.size === 0) process.once("exit", printSkipped);
-  const cases = skipped.get(missing) ?? [];
-  skipped.set(missing, [...cases, `${suiteName} › ${name}`]);
+  if (skipped.sample.size + skipped.closed.size === 0) process.once("exit", printSkipped);
+  const byReason = skipped[missing.kind];
+  byReason.set(missing.reason, [...(byReason.get(missing.reason) ?? []), `${suiteName} › ${name}`]);
 }
 
 function printSkipped(): void {
-  let text = "\n  Skipped for want of sample data (a valid \"examples\" entry in the schema gives them one):\n";
-  for (const [reason, cases] of skipped) text += `    ${reason}\n${cases.map((c) => `      skipped: ${c}\n`).join("")}`;
+  let text = "";
+  for (const kind of ["sample", "closed"] as const) {
+    if (skipped[kind].size === 0) continue;
+    text += `\n  ${SKIP_HEADINGS[kind]}:\n`;
+    for (const [reason, cases] of skipped[kind]) text += `    ${reason}\n${cases.map((c) => `      skipped: ${c}\n`).join("")}`;
+  }
   process.stdout.write(text + "\n");
 }
 
@@ -245,8 +278,9 @@ function resourceSuite(spec: ServiceSpec, resource: ResourceSpec, samples: Sampl
   const s = suite(name);
   s.before(boot);
   const collection = () => service().path(resource.collection);
-  // Decided now, from the spec and the samples: a case without the data it needs is skipped, never passed.
+  // Decided now, from the spec and the samples: a case without the data or the route it needs is skipped, never passed.
   const noInstance = factory.whyNot(resource.collection);
+  const shut = { read: closed(resource, "read"), create: closed(resource, "create"), update: closed(resource, "update"), delete: closed(resource, "delete") };
   const own = samples.resources[resource.collection];
   const isLink = (property: string) => resource.fields.some((f) => f.name === property && f.kind === "link");
 
@@ -256,7 +290,7 @@ function resourceSuite(spec: ServiceSpec, resource: ResourceSpec, samples: Sampl
     assert.ok(reply.headers.get("www-authenticate"), "WWW-Authenticate is set");
   });
 
-  s("GET the collection: a page with meta", async () => {
+  register(s, name, "GET the collection: a page with meta", shut.read, async () => {
     const reply = await service().request("GET", collection() + "?offset=0&limit=5");
     assert.is(reply.status, 200);
     assert.equal([reply.body.offset, reply.body.limit, typeof reply.body.size, Array.isArray(reply.body.items)], [0, 5, "number", true]);
@@ -264,24 +298,27 @@ function resourceSuite(spec: ServiceSpec, resource: ResourceSpec, samples: Sampl
     assertError(await service().request("GET", collection() + "?limit=0"), 400, codeOf(spec, "invalidPaging"), spec, "limit");
   });
 
-  s("methods a route does not have: 405 with Allow; unacceptable Accept: 406", async () => {
+  s("a method a route does not have: 405 with Allow", async () => {
     const reply = await service().request("PUT", collection(), { body: {} });
     assertError(reply, 405, codeOf(spec, "methodNotAllowed"), spec);
     assert.match(reply.headers.get("allow") ?? "", "GET");
+  });
+
+  register(s, name, "an unacceptable Accept: 406", shut.read, async () => {
     assertError(await service().request("GET", collection(), { headers: { accept: "text/html" } }), 406, codeOf(spec, "notAcceptable"), spec);
   });
 
-  s("a missing instance is a 404 with the error body", async () => {
+  register(s, name, "a missing instance is a 404 with the error body", shut.read, async () => {
     assertError(await service().request("GET", service().path(resource.collection, "no-such-id")), 404, codeOf(spec, "notFound"), spec);
   });
 
-  s("bodies refused whatever they hold: a server-owned property, not JSON, not a JSON media type", async () => {
+  register(s, name, "bodies refused whatever they hold: a server-owned property, not JSON, not a JSON media type", shut.create, async () => {
     assertError(await service().request("POST", collection(), { body: { id: "x" } }), 400, codeOf(spec, "readOnlyProperty"), spec, "id");
     assertError(await service().request("POST", collection(), { raw: "{ not json", headers: { "content-type": "application/json" } }), 400, codeOf(spec, "malformedJson"), spec);
     assertError(await service().request("POST", collection(), { raw: "text", headers: { "content-type": "text/plain" } }), 415, codeOf(spec, "unsupportedMediaType"), spec);
   });
 
-  register(s, name, "POST creates (201, Location, meta); GET, fields, expand and sub-collections read it", noInstance, async () => {
+  register(s, name, "POST creates (201, Location, meta); GET, fields, expand and sub-collections read it", first(noInstance, shut.read), async () => {
     const created = await factory.create(resource.collection);
     assert.is(created.meta.mediaType, resource.mediaType);
     const href: string = created.meta.href;
@@ -298,6 +335,12 @@ function resourceSuite(spec: ServiceSpec, resource: ResourceSpec, samples: Sampl
       assert.is(expanded.status, 200, `expand=${f.name}: ${JSON.stringify(expanded.body)}`);
       if (f.kind === "links") {
         const sub = await service().request("GET", `${path}/${f.name}`);
+        const target = spec.resources.find((r) => r.collection === f.link!.target)!;
+        // A sub-collection of a collection no key may read is closed too (its own case checks that).
+        if (closed(target, "read")) {
+          assertError(sub, 403, codeOf(spec, "forbidden"), spec);
+          continue;
+        }
         assert.is(sub.status, 200);
         assert.ok(Array.isArray(sub.body.items));
       }
@@ -326,7 +369,7 @@ function resourceSuite(spec: ServiceSpec, resource: ResourceSpec, samples: Sampl
     });
   }
 
-  register(s, name, "PUT replaces, PATCH merges, DELETE removes", noInstance, async () => {
+  register(s, name, "PUT replaces, PATCH merges, DELETE removes", first(noInstance, shut.update, shut.delete, shut.read), async () => {
     const body = await factory.body(resource);
     const created = await factory.create(resource.collection, 0, body);
     const path = service().path(resource.collection, created.id);
@@ -344,7 +387,7 @@ function resourceSuite(spec: ServiceSpec, resource: ResourceSpec, samples: Sampl
   if (resource.unique.length > 0) {
     // A unique link repeats too: the same body names the same targets.
     const repeated = resource.unique.find((u) => (isLink(u) ? resource.required.includes(u) : (own?.bodies.length ?? 0) > 0 && own!.bodies.every((b) => u in b)));
-    const missing = noInstance ?? (repeated === undefined ? `no sample body of ${name} holds a value of a unique property (${resource.unique.join(", ")})` : undefined);
+    const missing = noInstance ?? (repeated === undefined ? lacking(`no sample body of ${name} holds a value of a unique property (${resource.unique.join(", ")})`) : undefined);
     register(s, name, "a repeated unique value is a 409 naming the property", missing, async () => {
       const body = await factory.body(resource);
       assert.ok(repeated! in body, `the sample body holds ${repeated}`);
@@ -363,8 +406,35 @@ function resourceSuite(spec: ServiceSpec, resource: ResourceSpec, samples: Sampl
     });
   }
 
+  const shutActions = (Object.keys(shut) as (keyof typeof shut)[]).filter((a) => shut[a] !== undefined);
+  if (shutActions.length > 0) {
+    const named = shutActions.map((a) => `"${a}": []`).join(", ");
+    s(`routes x-access closes (${named}, no admin role): 403 to every key, 401 without one`, async () => {
+      const instance = (...rest: string[]) => service().path(resource.collection, "no-such-id", ...rest);
+      const routes: [method: string, path: string][] = [];
+      const lists = resource.fields.filter((f) => f.kind === "links");
+      if (shut.read) routes.push(["GET", collection()], ["GET", instance()], ...lists.map((f): [string, string] => ["GET", instance(f.name)]));
+      if (shut.create) routes.push(["POST", collection()]);
+      if (shut.update) {
+        routes.push(["PUT", instance()], ["PATCH", instance()], ["POST", instance()]);
+        for (const f of lists.filter((x) => !x.link!.inverse)) routes.push(["POST", instance(f.name)], ["DELETE", instance(f.name, "no-such-member")]);
+      }
+      if (shut.delete) routes.push(["DELETE", instance()]);
+      // Access is decided before the instance is looked up or the body read: no instance and any body will do.
+      for (const [method, path] of routes) {
+        const body = method === "GET" || method === "DELETE" ? undefined : {};
+        for (const [who, key] of Object.entries(service().keys)) {
+          const reply = await service().request(method, path, { key, ...(body ? { body } : {}) });
+          assert.is(reply.status, 403, `${method} ${path} with the ${who} key: ${JSON.stringify(reply.body)}`);
+          assertError(reply, 403, codeOf(spec, "forbidden"), spec);
+        }
+        assertError(await service().request(method, path, { key: null, ...(body ? { body } : {}) }), 401, codeOf(spec, "unauthenticated"), spec);
+      }
+    });
+  }
+
   if (resource.owner) {
-    register(s, name, "another key cannot see an owned instance", noInstance, async () => {
+    register(s, name, "another key cannot see an owned instance", first(noInstance, shut.read), async () => {
       const created = await factory.create(resource.collection);
       const path = service().path(resource.collection, created.id);
       assertError(await service().request("GET", path, { key: service().keys.other }), 403, codeOf(spec, "forbidden"), spec);
@@ -383,10 +453,10 @@ function actionSuite(spec: ServiceSpec, action: ActionSpec, samples: Samples, bo
   const path = () => service().path(action.name);
   const own = samples.actions[action.name] ?? {};
   const params = own.params;
-  const noParams = params ? undefined : `no sample of the parameters of ${action.name}: ${own.noParams ?? "none was generated"}`;
+  const noParams = params ? undefined : lacking(`no sample of the parameters of ${action.name}: ${own.noParams ?? "none was generated"}`);
   const query = (p: Json) => "?" + new URLSearchParams(Object.entries(p).map(([k, v]) => [k, String(v)])).toString();
 
-  const noResponse = own.response ? undefined : `no sample of the response of ${action.name} for its stub to answer with: ${own.noResponse ?? "none was generated"}`;
+  const noResponse = own.response ? undefined : lacking(`no sample of the response of ${action.name} for its stub to answer with: ${own.noResponse ?? "none was generated"}`);
   register(s, name, "valid parameters: 200 with the handler's result", noParams ?? noResponse, async () => {
     const reply = await service().request(action.method, path() + query(params!));
     assert.is(reply.status, 200, JSON.stringify(reply.body));

@@ -211,5 +211,71 @@ test("a package whose samples are impossible reports skips with their reasons, n
   assert.match(samples, /"teams": \{\n\s+"bodies": \[\n\s+\{\n\s+"name": "Core"\n/);
 });
 
+/**
+ * A definitions project whose empty x-access lists close routes to every key: no key may create ledgers (nor the
+ * entries that require one), and no key may read, update or delete audits, which memos list.
+ */
+function writeClosedProject(dir: string): void {
+  fs.mkdirSync(path.join(dir, "resources"), { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, "service.json"),
+    JSON.stringify({
+      name: "closed-service",
+      title: "Closed",
+      vendor: "closed",
+      version: 1,
+      baseUrl: "http://localhost:3000/v1",
+      errorDocsUrl: "http://localhost:3000/docs/errors",
+      resources: ["resources/*.json"],
+    }),
+  );
+  const resource = (file: string, title: string, collection: string, access: object | undefined, required: string[], properties: Record<string, unknown>) =>
+    fs.writeFileSync(
+      path.join(dir, "resources", file),
+      JSON.stringify({ title, type: "object", "x-collection": collection, ...(access ? { "x-access": access } : {}), required, additionalProperties: false, properties }),
+    );
+  resource("ledger.json", "Ledger", "ledgers", { create: [] }, ["name"], { name: { type: "string" } });
+  resource("entry.json", "Entry", "entries", undefined, ["amount", "ledger"], { amount: { type: "number" }, ledger: { $ref: "ledger.json" } });
+  resource("audit.json", "Audit", "audits", { read: [], update: [], delete: [] }, ["note"], { note: { type: "string" } });
+  resource("memo.json", "Memo", "memos", undefined, ["text"], { text: { type: "string" }, audits: { type: "array", items: { $ref: "audit.json" } } });
+}
+
+test('routes an empty x-access list closes ("create": []) are skipped with the reason where a case needs them, and answer 403 to every key', () => {
+  const defs = path.join(tmp, "closed-defs");
+  const out = path.join(tmp, "closed");
+  writeClosedProject(defs);
+  const generated = runCli(["generate", defs, "--out", out]);
+  assert.is(generated.code, 0, generated.stdout + generated.stderr);
+  // check warns about each closed list; generate goes on.
+  assert.is((generated.stdout.match(/warning {2}closed-route/g) ?? []).length, 4, generated.stdout);
+  assert.match(generated.stdout, 'no key may create ledgers (POST /v1/ledgers answers 403 to every key)');
+  linkModules(out);
+  const tests = npmTest(out);
+  assert.is(tests.code, 0, tests.output);
+  const [contract, own] = summaries(tests.output);
+  assert.ok(contract && own, tests.output);
+  assert.is(contract.passed, contract.total, tests.output);
+  // ledgers: bodies refused, create, unknown property, wrong type, missing property, PUT/PATCH/DELETE (6);
+  // entries, which need a ledger: the same but bodies refused (5); audits: GET the collection, 406, 404,
+  // create-and-read, PUT/PATCH/DELETE (5).
+  assert.is(contract.skipped, 16, tests.output);
+  // What ran: ledgers 7 and audits 7, each with its case of the closed routes (403 to every key); entries 6;
+  // memos 11, whose sub-collection of audits answers 403; and the unknown route.
+  assert.is(contract.total, 32, tests.output);
+  assert.equal(own, { total: 1, passed: 1, skipped: 0 });
+  const heading = "Skipped because a route they need is closed to every key";
+  const reasons = tests.output.slice(tests.output.indexOf(heading));
+  assert.ok(reasons.length < tests.output.length, `the reasons are printed:\n${tests.output}`);
+  assert.not.match(tests.output, "Skipped for want of sample data", "every case has its samples");
+  assert.match(reasons, 'no key may create ledgers: its x-access "create" is [] and names no admin role\n      skipped: ledgers › bodies refused');
+  assert.match(reasons, "skipped: ledgers › POST creates (201, Location, meta)");
+  assert.match(reasons, 'entries needs a link to ledgers ("ledger" is required), and no key may create ledgers');
+  assert.match(reasons, "skipped: entries › PUT replaces, PATCH merges, DELETE removes");
+  assert.match(reasons, 'no key may read audits: its x-access "read" is [] and names no admin role');
+  assert.match(reasons, "skipped: audits › GET the collection: a page with meta");
+  assert.not.match(reasons, "memos", "memos need no closed route");
+  assert.is((reasons.match(/skipped: /g) ?? []).length, 16, "one line per skipped case");
+});
+
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 test.run();

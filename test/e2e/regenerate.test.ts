@@ -170,6 +170,28 @@ test("9. a resource comes back: its kept hook file is used again", () => {
   verify("a resource comes back");
 });
 
+test("10. a seed you delete stays deleted; a hook file the generated code imports is created again, and reported", () => {
+  for (const file of ["test/service.test.ts", "src/main.ts", "src/hooks/authors.ts"]) fs.rmSync(path.join(out, file));
+  const log = regenerate("delete files of yours");
+  assert.match(log, "not recreated test/service.test.ts  (you deleted it; resourcery seeds a file of yours once)");
+  assert.match(log, "not recreated src/main.ts  (you deleted it;");
+  assert.match(log, "recreated src/hooks/authors.ts  (you deleted it, but src/generated/handlers.ts imports it)");
+  assert.match(log, /^1 created, 0 updated, 0 deleted, \d+ unchanged, \d+ of yours kept, 2 of yours not recreated$/m);
+  assert.not.ok(fs.existsSync(path.join(out, "test/service.test.ts")));
+  assert.not.ok(fs.existsSync(path.join(out, "src/main.ts")));
+  assert.match(fs.readFileSync(path.join(out, "src/hooks/authors.ts"), "utf8"), "export const hooks");
+  // Remembered: neither the up-to-date answer (in verify) nor a full regeneration seeds them again.
+  verify("delete files of yours");
+  const full = runCli(["generate", defs, "--out", out, "--force"]);
+  assert.is(full.code, 0, full.stdout + full.stderr);
+  assert.match(full.stdout, "not recreated test/service.test.ts");
+  assert.not.ok(fs.existsSync(path.join(out, "test/service.test.ts")));
+  const json = runCli(["generate", defs, "--out", out, "--json"]);
+  assert.is(json.code, 0, json.stdout + json.stderr);
+  const files = (JSON.parse(json.stdout) as Json).files as Json[];
+  assert.equal(files.find((f) => f.path === "src/main.ts"), { path: "src/main.ts", action: "not recreated", reason: "you deleted it; resourcery seeds a file of yours once" });
+});
+
 test("generate killed at random moments leaves the old or the new generation", async () => {
   // The old generation (examples/library) and the new one: the same tree regenerated from the evolved
   // definitions without interruption (user files kept, orphans reported, as a real regenerate does).

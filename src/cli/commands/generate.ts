@@ -10,8 +10,9 @@ export default class Generate extends BaseCommand {
   static override description =
     "Checks the definitions in DIR and generates the service package into OUT (created if absent), or regenerates it " +
     "when OUT holds an earlier generation. Files you own (hooks, action handlers, src/main.ts, package.json) are created " +
-    "once and never overwritten. Nothing is written when the definitions have errors or a generated file was edited by " +
-    "hand (unless --force).";
+    "once and never overwritten; one you delete is not created again, unless the package needs it (a hook or action " +
+    "handler the generated code imports, package.json, tsconfig.json). Nothing is written when the definitions have " +
+    "errors or a generated file was edited by hand (unless --force).";
   static override examples = [
     "<%= config.bin %> generate examples/directory --out ../directory-service",
     "<%= config.bin %> generate --out ../directory-service --dry-run",
