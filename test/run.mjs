@@ -1,10 +1,19 @@
 // Runs the uvu suite and ends with the one line CI reads: `uvu: <P> passed, <F> failed, <S> skipped`.
 // A test file that throws while loading, or a crashed run, counts as a failure.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+// The interop test's third-party tools have a lock file of their own (test/interop): installed once, here, so
+// that `npm test` on a fresh checkout runs every test (CI installs them itself first).
+if (!fs.existsSync(path.join(root, "test/interop/node_modules/.package-lock.json"))) {
+  console.log("installing the interop test's tools: npm ci --prefix test/interop");
+  const r = spawnSync("npm", ["ci", "--prefix", "test/interop", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+  if (r.status !== 0) console.log("could not install them: test/e2e/interop.test.ts will fail and name the command");
+}
 const pattern = process.argv[2] ?? "\\.test\\.ts$";
 const child = spawn(
   process.execPath,
