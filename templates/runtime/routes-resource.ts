@@ -75,7 +75,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   app.post(base, { config: { access: rolesFor(resource, "create"), produces: instanceTypes } }, async (req, reply) => {
     const caller = req.caller!;
     const type = req.negotiated!;
-    requireBody(svc, req, svc.offers(resource.mediaType));
+    requireBody(svc, req, instanceTypes);
     svc.validators.body(resource.collection, req.body, svc.readOnly.get(resource.collection)!);
     const { record, body } = await inTransaction(svc.store, async (tx) => {
       const ctx = svc.handlerContext(req, caller, tx);
@@ -141,7 +141,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   const update = (mode: "merge" | "replace") => async (req: FastifyRequest, reply: FastifyReply) => {
     const caller = req.caller!;
     const type = req.negotiated!;
-    requireBody(svc, req, svc.offers(resource.mediaType));
+    requireBody(svc, req, instanceTypes);
     const patch = req.body as Json;
     const readOnly = svc.readOnly.get(resource.collection)!;
     if (mode === "merge") {
@@ -290,8 +290,10 @@ async function deleteWhole(svc: ServiceContext, tx: Store, ctx: HandlerContext, 
   // Refusals first: nothing is cascaded or cleared for a delete that is refused anyway.
   for (const { resource: linking, field } of referrers) {
     if (field.kind !== "link" || field.link!.onDelete !== undefined) continue;
-    const others = (await linkingRecords(tx, linking, { field: field.name, equals: record.id })).filter((r) => !deleting.has(`${linking.collection}/${r.id}`));
-    if (others.length > 0) throw stillLinked(svc, resource, linking, field);
+    // At most deleting.size of the linking instances are being deleted already: one page one longer than that
+    // holds another linking instance whenever there is one, without reading every linking instance.
+    const page = await tx.list(linking.collection, { offset: 0, limit: deleting.size + 1, where: { field: field.name, equals: record.id } });
+    if (page.items.some((r) => !deleting.has(`${linking.collection}/${r.id}`))) throw stillLinked(svc, resource, linking, field);
   }
   for (const { resource: linking, field } of referrers) {
     if (field.kind === "link" && field.link!.onDelete === undefined) continue;
