@@ -18,6 +18,8 @@ export interface ServerRow {
   readonly server: "generated" | "baseline" | "floor";
   readonly reqPerSec: number;
   readonly p99Ms: number;
+  /** The server process's CPU time (user + system, all threads, from /proc) per answered request, in µs; undefined where /proc is not. */
+  readonly cpuUsPerReq?: number | undefined;
 }
 
 /** generated/baseline per route: the median of the ratios of runs made one right after the other. */
@@ -25,6 +27,8 @@ export interface RouteRatio {
   readonly route: string;
   readonly reqPerSec: number;
   readonly p99: number;
+  /** The median of each pair's ratio of CPU time per request (the servers' own cost, whatever the load generator got of the cores). */
+  readonly cpu?: number | undefined;
 }
 
 export interface ServerOptions {
@@ -36,7 +40,7 @@ export interface ServerOptions {
   readonly log: (line: string) => void;
 }
 
-type Load = (o: { url: string; method: string; headers: Record<string, string>; body?: string | undefined; connections: number; duration: number }) => Promise<{ requests: { average: number }; latency: { p99: number }; non2xx: number; errors: number }>;
+type Load = (o: { url: string; method: string; headers: Record<string, string>; body?: string | undefined; connections: number; duration: number }) => Promise<{ requests: { average: number; total: number }; latency: { p99: number }; non2xx: number; errors: number }>;
 
 /**
  * autocannon when bench/ has its dependencies; otherwise (the CI smoke) a small fetch loop with the
@@ -77,11 +81,23 @@ async function loadGenerator(): Promise<Load> {
           }
         }),
       );
-      return { requests: { average: latencies.length / duration }, latency: { p99: percentile(latencies, 0.99) }, non2xx, errors };
+      return { requests: { average: latencies.length / duration, total: latencies.length }, latency: { p99: percentile(latencies, 0.99) }, non2xx, errors };
     };
   }
 }
 
+
+/** A process's CPU time so far (user + system, every thread) in µs, from /proc; undefined where there is none. */
+function cpuUs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100 Hz on Linux).
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
 
 async function waitFor(url: string, headers: Record<string, string>): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -116,9 +132,11 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
 
   // Every server runs in a child process of its own (none shares the load generator's process).
   // Every server answers with hrefs under the same base URL (the generated service's), so bodies are alike.
+  const pids = new Map<string, number | undefined>();
   const startChild = async (args: string[], cwd: string, env: Record<string, string>, on: number): Promise<() => Promise<void>> => {
     const child: ChildProcess = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
     const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    pids.set(String(on), child.pid);
     await Promise.race([waitFor(`http://127.0.0.1:${on}/v2/books`, headers), exited.then(() => Promise.reject(new Error(`${args.join(" ")} exited before it answered`)))]);
     return () => (child.kill("SIGTERM"), exited);
   };
@@ -128,7 +146,7 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
 
   // Every server started is stopped, whatever fails: seeding, a server that does not come up, a measurement.
   const stops: (() => Promise<void>)[] = [];
-  const samples = new Map<string, { rps: number[]; p99: number[] }>();
+  const samples = new Map<string, { rps: number[]; p99: number[]; cpu: number[] }>();
   const ratios: RouteRatio[] = [];
   try {
     // Seed through the generated service: one author and 200 books.
@@ -159,32 +177,39 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
       const servers = (["generated", "baseline", "floor"] as const).filter((s) => s !== "floor" || route.floor);
       const measure = async (server: (typeof servers)[number], duration: number) => {
         const url = `http://127.0.0.1:${ports[server]}${route.path}`;
+        const pid = pids.get(String(ports[server]));
+        const before = cpuUs(pid);
         const result = await autocannon({ url, method: route.method, headers: { ...headers, ...(route.accept ? { accept: route.accept } : {}) }, body: route.body, connections: o.connections, duration });
         const bad = result.non2xx + result.errors;
         if (bad > 0) o.log(`  warning: ${server} ${route.name}: ${bad} non-2xx or failed requests`);
-        return result;
+        const after = cpuUs(pid);
+        const answered = result.requests.total;
+        return { ...result, cpuUsPerReq: before !== undefined && after !== undefined && answered > 0 ? (after - before) / answered : undefined };
       };
       for (const server of servers) await measure(server, Math.max(1, Math.round(o.durationSec / 2))); // warm-up
-      const pairs: { rps: number; p99: number }[] = [];
+      const pairs: { rps: number; p99: number; cpu: number | undefined }[] = [];
       for (let round = 0; round < o.rounds; round++) {
         // Alternate which server goes first, so that neither always follows the other's load.
         const order = round % 2 === 0 ? servers : [...servers].reverse();
-        const got = new Map<string, { rps: number; p99: number }>();
+        const got = new Map<string, { rps: number; p99: number; cpu: number | undefined }>();
         for (const server of order) {
           const result = await measure(server, o.durationSec);
           const key = `${route.name}|${server}`;
-          const s = samples.get(key) ?? { rps: [], p99: [] };
+          const s = samples.get(key) ?? { rps: [], p99: [], cpu: [] };
           s.rps.push(result.requests.average);
           s.p99.push(result.latency.p99);
+          if (result.cpuUsPerReq !== undefined) s.cpu.push(result.cpuUsPerReq);
           samples.set(key, s);
-          got.set(server, { rps: result.requests.average, p99: result.latency.p99 });
-          o.log(`  ${route.name.padEnd(20)} round ${round + 1} ${server.padEnd(9)} ${Math.round(result.requests.average)} req/s  p99 ${result.latency.p99.toFixed(2)} ms`);
+          got.set(server, { rps: result.requests.average, p99: result.latency.p99, cpu: result.cpuUsPerReq });
+          const cpu = result.cpuUsPerReq === undefined ? "" : `  cpu ${Math.round(result.cpuUsPerReq)} µs/req`;
+          o.log(`  ${route.name.padEnd(20)} round ${round + 1} ${server.padEnd(9)} ${Math.round(result.requests.average)} req/s  p99 ${result.latency.p99.toFixed(2)} ms${cpu}`);
         }
         const g = got.get("generated")!;
         const b = got.get("baseline")!;
-        pairs.push({ rps: g.rps / b.rps, p99: b.p99 > 0 ? g.p99 / b.p99 : 1 });
+        pairs.push({ rps: g.rps / b.rps, p99: b.p99 > 0 ? g.p99 / b.p99 : 1, cpu: g.cpu !== undefined && b.cpu ? g.cpu / b.cpu : undefined });
       }
-      ratios.push({ route: route.name, reqPerSec: median(pairs.map((p) => p.rps)), p99: median(pairs.map((p) => p.p99)) });
+      const cpuPairs = pairs.flatMap((p) => (p.cpu === undefined ? [] : [p.cpu]));
+      ratios.push({ route: route.name, reqPerSec: median(pairs.map((p) => p.rps)), p99: median(pairs.map((p) => p.p99)), cpu: cpuPairs.length > 0 ? median(cpuPairs) : undefined });
     }
   } finally {
     for (const stop of stops) await stop();
@@ -192,7 +217,7 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
   }
   const rows = [...samples].map(([key, s]) => {
     const [route, server] = key.split("|") as [string, ServerRow["server"]];
-    return { route, server, reqPerSec: Math.round(median(s.rps)), p99Ms: Math.round(median(s.p99) * 100) / 100 };
+    return { route, server, reqPerSec: Math.round(median(s.rps)), p99Ms: Math.round(median(s.p99) * 100) / 100, cpuUsPerReq: s.cpu.length > 0 ? Math.round(median(s.cpu)) : undefined };
   });
   return { rows, ratios };
 }
