@@ -83,10 +83,9 @@ export const codes = {
   }),
   "schema-too-large": def<{ what: string; problem: string }>({
     severity: "error",
-    title: "A schema grows too large once its $refs are expanded",
+    title: "A schema is too large",
     message: (a) => `${a.what} ${a.problem}`,
-    hint: () =>
-      'refer to a shared schema from fewer places (a "$defs" entry referenced twice at every level doubles at every level), or split the resource',
+    hint: () => 'split it: move parts into "$defs" entries (a schema a $ref reaches is one shared schema, counted once), or into resources of their own',
   }),
   "circular-ref": def<{ ref: string; chain: string }>({
     severity: "error",

@@ -36,6 +36,9 @@ const TS_KEYWORDS = new Set(["tsType", "tsEnumNames"]);
 function clean(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(clean);
   if (schema === null || typeof schema !== "object") return schema;
+  // A shared reference is its type: keywords beside it would make json-schema-to-typescript declare a copy under a new name.
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref === "string") return { $ref: ref };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === "title" || k === "$id" || k === "$schema" || k === "$comment" || k.startsWith("x-") || TS_KEYWORDS.has(k)) continue;
@@ -104,6 +107,8 @@ export function registryOf(model: Model): string {
 export function typesSchema(model: Model): Record<string, unknown> {
   const defs: Record<string, unknown> = {};
   for (const r of model.resources) Object.assign(defs, resourceSchemas(r));
+  // A field's `{ "$ref": "#/$defs/<name>" }` names one of these: the bundle's $defs are the model's.
+  for (const shared of model.schemas) setOwn(defs, shared.name, clean(shared.schema));
   for (const a of model.actions) {
     defs[`${a.typeName}Params`] = { ...(clean(a.query) as object), description: `Query parameters of ${a.name}.` };
     defs[`${a.typeName}Result`] = clean(a.response);

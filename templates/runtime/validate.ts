@@ -5,7 +5,7 @@
 import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
 import formatsPlugin from "ajv-formats";
 import { RE2JS } from "re2js";
-import { SERVER_OWNED as SERVER_OWNED_NAMES } from "./conventions.js";
+import { SERVER_OWNED as SERVER_OWNED_NAMES, SHARED_SCHEMAS_ID } from "./conventions.js";
 import { ApiError, entry, type Catalog } from "./errors.js";
 import type { ServiceSpec } from "./spec.js";
 
@@ -64,6 +64,10 @@ function newAjv(coerce: boolean): Ajv {
 export function compileValidators(spec: ServiceSpec, catalog: Catalog): Validators {
   const bodies = newAjv(false);
   const queries = newAjv(true);
+  if (spec.schemas !== undefined) {
+    // Refs inside the shared schemas are local ("#/$defs/…"); those in bodies and queries name this $id.
+    for (const ajv of [bodies, queries]) ajv.addSchema({ $id: SHARED_SCHEMAS_ID, $defs: spec.schemas });
+  }
   const bodyFns = new Map<string, ValidateFunction>();
   for (const r of spec.resources) bodyFns.set(r.collection, bodies.compile(r.bodySchema as object));
   const queryFns = new Map<string, ValidateFunction>();

@@ -11,7 +11,7 @@ import type { Action, ErrorDef, Field, JsonSchema, Model, Resource } from "../..
 import { isIdentifier } from "../../model/names.js";
 import { handlerName } from "../handlers.js";
 import { jsValue, member, shellWord, str } from "../shared/escape.js";
-import { sampleOf } from "../samples.js";
+import { sampleOf, withSharedResolved } from "../samples.js";
 import { BODY_LIMIT, PAGING } from "../spec.js";
 import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
 
@@ -264,7 +264,8 @@ const json = (value: unknown): string => JSON.stringify(value, null, 2);
 
 type Schema = { readonly [key: string]: unknown };
 
-function asSchema(s: JsonSchema | undefined): Schema {
+function asSchema(written: JsonSchema | undefined): Schema {
+  const s = written === undefined ? undefined : withSharedResolved(written);
   return typeof s === "object" && s !== null ? s : {};
 }
 

@@ -46,10 +46,19 @@ test("a collection link without a link back is a stored list of links", () => {
   assert.equal(field(directory, "accounts", "groups").link, { kind: "collection", target: "groups", inverse: undefined, onDelete: undefined });
 });
 
-test("refs to non-resource files are inlined with their annotations kept", () => {
+test("refs to non-resource files are shared schemas, referred to by name with the annotations written beside them", () => {
   const born = field(library, "authors", "born");
   assert.is(born.kind, "integer");
-  assert.equal(born.schema, { type: "integer", minimum: -3000, maximum: 2100, description: "Year of birth." });
+  assert.equal(born.schema, { $ref: "#/$defs/Year", description: "Year of birth." });
+  assert.equal(
+    library.schemas.map((s) => [s.name, s.schema, path.basename(s.origin.file), s.origin.pointer]),
+    [
+      ["Isbn", { type: "string", pattern: "^(97[89])?\\d{9}[\\dX]$", description: "ISBN-10 or ISBN-13, digits only." }, "common.json", "/$defs/isbn"],
+      ["Year", { type: "integer", minimum: -3000, maximum: 2100 }, "common.json", "/$defs/year"],
+    ],
+  );
+  // Every field that refers to it names it: one schema, not a copy per use.
+  assert.is((field(library, "books", "published").schema as { $ref?: string }).$ref, "#/$defs/Year");
   const isbn = library.actions[0]!.params[0]!;
   assert.is(isbn.name, "isbn");
   assert.is(isbn.kind, "string");
