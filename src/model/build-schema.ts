@@ -7,6 +7,7 @@ import { report } from "../diagnostics/report.js";
 import { DEFAULT_LIMITS, type Limits } from "../load/limits.js";
 import { readProblemDiagnostic } from "../load/read-file.js";
 import type { RefFailure, RefResolver } from "../load/resolve-refs.js";
+import { isDataKeyword, SCHEMA_MAPS } from "./schema-walk.js";
 import type { FieldKind, JsonSchema } from "./types.js";
 
 /** Keywords that may stand beside a $ref without making it more than a link. */
@@ -139,7 +140,10 @@ export class SchemaReader {
         } else if (hit.failure.kind !== "unparsed") {
           this.diagnostics.push(report("unresolved-ref", at, refProblem(v, file, hit.failure)));
         }
-      } else if (k !== "const" && k !== "enum" && k !== "examples" && k !== "default") {
+      } else if (SCHEMA_MAPS.has(k) && isObject(v)) {
+        // Its keys are names: a property named "default" or "x-rate" is a schema like any other.
+        for (const [name, s] of Object.entries(v)) this.walkRefs(s, file, childPointer(pointer, k, name), queue);
+      } else if (!isDataKeyword(k)) {
         this.walkRefs(v, file, childPointer(pointer, k), queue);
       }
     }
