@@ -1,7 +1,7 @@
 /**
  * Definitions written as converted real API descriptions are (test/fixtures/real-api-names): property names
  * that are not identifiers ("+1", "-1", "16x16", "0", "user-name", nested ones too), a root
- * `"type": ["object", "null"]`, $refs inside other tools' x- annotations, and a snake_case sub-collection
+ * `"type": ["object", "null"]`, other tools' x- annotations (at the root too, and with $refs inside), and a snake_case sub-collection
  * (requested_reviewers). check accepts them with warnings only; the package builds (tsc strict) and passes its
  * own npm test; the typed client, type-checked with quoted keys, round-trips them over HTTP against the started
  * service; and a body with several unknown properties is answered once, naming them all.
@@ -25,7 +25,7 @@ let secret = "";
 
 type Json = Record<string, any>;
 
-test("check accepts the definitions: warnings only, for the unselectable +1, the snake_case sub-collection and the x- annotations", () => {
+test("check accepts the definitions: warnings only, for the unselectable +1, the snake_case sub-collection and other tools' x- annotations (root ones too)", () => {
   const r = runCli(["check", fixture, "--json"]);
   assert.is(r.code, 0, r.stdout + r.stderr);
   const found = (JSON.parse(r.stdout) as { rule: string; severity: string; pointer: string }[]).map((d) => `${d.severity} ${d.rule} ${d.pointer}`);
@@ -33,6 +33,8 @@ test("check accepts the definitions: warnings only, for the unselectable +1, the
     "warning sub-collection-case /properties/requested_reviewers",
     "warning unknown-extension /properties/name/x-example",
     "warning unknown-extension /properties/sizes/x-foo",
+    "warning unknown-extension /x-expandableFields",
+    "warning unknown-extension /x-resourceId",
     "warning unselectable-name /properties/+1",
   ]);
 });
