@@ -186,6 +186,18 @@ export const codes = {
     message: (a) => `${a.what} ${JSON.stringify(a.name)} ${a.reason}`,
     hint: (a) => a.fix,
   }),
+  "unselectable-name": def<{ name: string; fix: string }>({
+    severity: "warning",
+    title: "A property's name can be written in fields and expand",
+    message: (a) => `property ${JSON.stringify(a.name)} cannot be named in fields or expand: the service reads a selection name as ASCII letters, digits, "_", "$" and "-"`,
+    hint: (a) => a.fix,
+  }),
+  "sub-collection-case": def<{ name: string; fix: string }>({
+    severity: "warning",
+    title: "Sub-collection path segments are camelCase, as collections are",
+    message: (a) => `sub-collection "${a.name}" is not a camelCase path segment, unlike every collection's (R3)`,
+    hint: (a) => `name the property in camelCase, e.g. "${a.fix}", so that every path segment of the API has one style; if clients already read it as "${a.name}", keep it: the route works`,
+  }),
   "name-collision": def<{ what: string; other: string; fix: string }>({
     severity: "error",
     title: "Generated names do not collide",

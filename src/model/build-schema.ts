@@ -8,6 +8,7 @@ import { DEFAULT_LIMITS, type Limits } from "../load/limits.js";
 import { readProblemDiagnostic } from "../load/read-file.js";
 import type { RefFailure, RefResolver } from "../load/resolve-refs.js";
 import { pascalCase } from "./names.js";
+import { isDataKeyword, SCHEMA_MAPS } from "./schema-walk.js";
 import type { FieldKind, JsonSchema, SharedSchema } from "./types.js";
 
 /** Keywords that may stand beside a $ref without making it more than a link. */
@@ -50,9 +51,6 @@ interface Entry {
   /** The `{ "$ref" }` objects written for it so far, whose $ref is set once the name is known. */
   readonly refs: Record<string, unknown>[];
 }
-
-/** Keywords whose values are data, not schemas: a $ref inside them is not a reference. */
-const DATA_KEYWORDS = new Set(["const", "enum", "examples", "example", "default"]);
 
 /**
  * Keywords left out of a rewritten schema: identifiers and bases its $refs no longer need (every $ref
@@ -191,7 +189,15 @@ export class SchemaReader {
     for (const [k, v] of Object.entries(schema)) {
       if (k === "$ref" && typeof v === "string") continue;
       if (DROPPED.has(k)) continue;
-      setOwn(out, k, DATA_KEYWORDS.has(k) || k.startsWith("x-") ? v : this.rewrite(v, file, budget, depth + 1));
+      if (SCHEMA_MAPS.has(k) && isObject(v)) {
+        // Keys of a map are names (a property may be called "default" or "x-rate"): every value is a schema.
+        this.spend(budget, depth + 1);
+        const map: Record<string, unknown> = {};
+        for (const [name, sub] of Object.entries(v)) setOwn(map, name, this.rewrite(sub, file, budget, depth + 2));
+        setOwn(out, k, map);
+      } else {
+        setOwn(out, k, isDataKeyword(k) || k === "example" ? v : this.rewrite(v, file, budget, depth + 1));
+      }
     }
     const ref = (schema as { $ref?: unknown }).$ref;
     if (typeof ref !== "string") return out;
@@ -258,7 +264,10 @@ export class SchemaReader {
         } else if (hit.failure.kind !== "unparsed") {
           this.diagnostics.push(report("unresolved-ref", at, refProblem(v, file, hit.failure)));
         }
-      } else if (k !== "const" && k !== "enum" && k !== "examples" && k !== "default") {
+      } else if (SCHEMA_MAPS.has(k) && isObject(v)) {
+        // Its keys are names: a property named "default" or "x-rate" is a schema like any other.
+        for (const [name, s] of Object.entries(v)) this.walkRefs(s, file, childPointer(pointer, k, name), queue);
+      } else if (!isDataKeyword(k)) {
         this.walkRefs(v, file, childPointer(pointer, k), queue);
       }
     }

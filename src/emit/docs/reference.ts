@@ -838,7 +838,7 @@ function clientCall(op: Operation): string {
 const CONDITIONS: Readonly<Record<string, string>> = {
   malformedJson: "A request body (POST, PUT or PATCH) cannot be parsed as JSON.",
   missingProperty: "A create or replace body lacks a property the resource requires; `property` names it.",
-  unknownProperty: "A body has a property the resource does not declare; `property` names it. Unknown properties are never dropped silently.",
+  unknownProperty: "A body has properties the resource does not declare; `property` names the first in the body and `dev` all of them (up to 20), so one answer shows every typo. Unknown properties are never dropped silently.",
   invalidProperty: "A property's value does not match its schema (type, format, range, length, pattern or enum); `property` names it.",
   readOnlyProperty: "A body sets a property the server owns: `id`, `meta`, `createdAt`, `modifiedAt`, the owner field or an inverse link.",
   invalidLink: "A link in a body is not `{ \"meta\": { \"href\": ... } }` or its href names no existing instance of the link's target.",
