@@ -87,6 +87,13 @@ export const codes = {
     message: (a) => `${a.what} ${a.problem}`,
     hint: () => 'split it: move parts into "$defs" entries (a schema a $ref reaches is one shared schema, counted once), or into resources of their own',
   }),
+  "embedded-resource": def<{ target: string }>({
+    severity: "warning",
+    title: "A $ref to a resource is embedded, not linked",
+    message: (a) => `this $ref to the resource "${a.target}" is not a link: its schema is embedded here as a copy (a link is a property of its own)`,
+    hint: (a) =>
+      `to link to ${a.target}, make it a property whose schema is {"$ref": …}, anyOf [{"$ref": …}, {"type": "null"}] or anyOf [{"type": "string"}, {"$ref": …}]; to embed a shape, $ref a shared schema (a "$defs" entry) instead of the resource`,
+  }),
   "circular-ref": def<{ ref: string; chain: string }>({
     severity: "error",
     title: "A $ref leads back to itself",

@@ -32,7 +32,9 @@ export function bodySchemaOf(resource: Resource): Record<string, unknown> {
   for (const f of writable) {
     const schema =
       f.kind === "link"
-        ? LINK_INPUT_SCHEMA
+        ? f.link?.nullable
+          ? { anyOf: [LINK_INPUT_SCHEMA, { type: "null" }] }
+          : LINK_INPUT_SCHEMA
         : f.kind === "links"
           ? { type: "array", items: LINK_INPUT_SCHEMA, ...pickKeys(f.schema, ["minItems", "maxItems"]) }
           : f.schema;
@@ -89,6 +91,7 @@ export function specOf(model: Model): Record<string, unknown> {
         name: f.name,
         kind: f.kind,
         ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}), ...(f.link.onDelete ? { onDelete: f.link.onDelete } : {}) } } : {}),
+        ...(f.link?.nullable ? { nullable: true } : {}),
         ...(isWriteOnly(f) ? { writeOnly: true } : {}),
         ...propertiesOf(f.kind, f.schema, deref),
       })),

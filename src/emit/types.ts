@@ -58,7 +58,7 @@ function resourceSchemas(r: Resource): Record<string, unknown> {
   const plain: Record<string, unknown> = {};
   const input: Record<string, unknown> = {};
   for (const f of r.fields) {
-    const schema = f.kind === "link" ? { tsType: "select.LinkInput" } : f.kind === "links" ? { tsType: "select.LinkInput[]" } : clean(f.schema);
+    const schema = f.kind === "link" ? { tsType: f.link?.nullable ? "select.LinkInput | null" : "select.LinkInput" } : f.kind === "links" ? { tsType: "select.LinkInput[]" } : clean(f.schema);
     const described = f.description && f.link ? { ...(schema as object), description: f.description } : schema;
     if (!f.link) Object.defineProperty(plain, f.name, { value: described, enumerable: true, writable: true, configurable: true });
     if (isWritable(r, f)) Object.defineProperty(input, f.name, { value: described, enumerable: true, writable: true, configurable: true });
@@ -91,7 +91,7 @@ export function registryOf(model: Model): string {
   for (const r of model.resources) {
     const links = r.fields
       .filter((f) => f.link?.kind === "instance")
-      .map((f) => `${key(f.name)}: { target: ${str(f.link!.target)}; required: ${r.required.includes(f.name)} }`);
+      .map((f) => `${key(f.name)}: { target: ${str(f.link!.target)}; required: ${r.required.includes(f.name)}${f.link!.nullable ? "; nullable: true" : ""} }`);
     const collections = r.fields.filter((f) => f.link?.kind === "collection").map((f) => `${key(f.name)}: { target: ${str(f.link!.target)} }`);
     lines.push(`  ${str(r.collection)}: {`, `    fields: ${ident(`${r.typeName}Fields`)};`, `    links: { ${links.join("; ")} };`, `    collections: { ${collections.join("; ")} };`, "  };");
   }

@@ -44,6 +44,7 @@ export function buildModel(project: Project, valid: readonly JsonDocument[], lim
   const errors = buildErrors(project.service.file, raw.errors, service.errorDocsUrl);
   reader.checkRefs(raw.actions, project.service.file, "/actions");
   diagnostics.push(...reader.diagnostics);
+  for (const e of reader.embeddedResources()) diagnostics.push(report("embedded-resource", { file: e.file, pointer: e.pointer }, { target: e.target }));
 
   const typeNames = new Set([...resources.flatMap((r) => resourceTypeNames(r.name)), ...actions.flatMap((a) => [`${a.typeName}Params`, `${a.typeName}Result`])]);
   // A shared schema's name is also an OpenAPI component's: it takes none of the documents' names either.
@@ -151,14 +152,14 @@ function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTyp
 function buildField(name: string, schema: unknown, required: boolean, file: string, reader: SchemaReader, budget: Budget): Field {
   const origin = { file, pointer: childPointer("/properties", name) };
   const description = isObject(schema) && typeof schema.description === "string" ? schema.description : "";
-  const instance = reader.linkTarget(schema, file);
+  const instance = reader.linkOf(schema, file);
   const items = isObject(schema) && schema.type === "array" ? schema.items : undefined;
-  const many = instance === undefined ? reader.linkTarget(items, file) : undefined;
+  const many = instance === undefined ? reader.linkOf(items, file) : undefined;
   const link: Link | undefined =
     instance !== undefined
-      ? { kind: "instance", target: instance, inverse: undefined, onDelete: declaredOnDelete(schema) }
+      ? { kind: "instance", target: instance.target, inverse: undefined, onDelete: declaredOnDelete(schema), nullable: instance.nullable }
       : many !== undefined
-        ? { kind: "collection", target: many, inverse: declaredInverse(schema, items), onDelete: undefined }
+        ? { kind: "collection", target: many.target, inverse: declaredInverse(schema, items), onDelete: undefined, nullable: false }
         : undefined;
   const shared = link ? (schema as Raw) : reader.share(schema, file, origin.pointer, budget);
   const kind = link ? (link.kind === "instance" ? "link" : "links") : kindOf(shared, (s) => reader.deref(s));

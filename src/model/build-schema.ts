@@ -85,6 +85,10 @@ export class SchemaReader {
   private readonly entries = new Map<string, Entry>();
   /** Entries found but not rewritten yet. */
   private readonly pending: Entry[] = [];
+  /** The `$ref` objects read as links (linkOf). */
+  private readonly linkNodes = new WeakSet<object>();
+  /** Every `$ref` to a resource's root that checkRefs met, and where. */
+  private readonly resourceRefs: { node: object; file: string; pointer: string; target: string }[] = [];
   /** The entry each `{ "$ref" }` object written so far stands for. */
   private readonly refOf = new WeakMap<object, Entry>();
 
@@ -104,8 +108,53 @@ export class SchemaReader {
   /** The collection a schema links to when it is `{ "$ref": <resource> }` (annotations allowed). */
   linkTarget(schema: unknown, file: string): string | undefined {
     if (!isObject(schema) || typeof schema.$ref !== "string") return undefined;
-    if (!Object.keys(schema).every((k) => ANNOTATIONS.has(k))) return undefined;
-    const hit = this.resolver.resolve(file, schema.$ref);
+    if (!Object.keys(schema).every(isAnnotation)) return undefined;
+    return this.resourceOf(schema.$ref, file);
+  }
+
+  /**
+   * The link a property's schema declares, in any of the forms CONTRACT §2 reads as one: `{ "$ref": <resource> }`;
+   * nullable as `anyOf`/`oneOf` [$ref, { "type": "null" }] or a `$ref` beside `"type": ["object", "null"]`; and
+   * the expandable form, `anyOf` [{ "type": "string" } (the id), $ref] (null allowed too). Annotations and
+   * `x-` keywords may stand beside it. The `$ref` objects read as links are remembered (embeddedResources).
+   */
+  linkOf(schema: unknown, file: string): { target: string; nullable: boolean } | undefined {
+    if (!isObject(schema)) return undefined;
+    const direct = this.linkTarget(schema, file);
+    if (direct !== undefined) return this.linked(schema, direct, false);
+    if (typeof schema.$ref === "string" && Array.isArray(schema.type)) {
+      const types = schema.type as unknown[];
+      const fits = types.includes("null") && types.every((t) => t === "null" || t === "object");
+      const target = fits && Object.keys(schema).every((k) => k === "type" || isAnnotation(k)) ? this.resourceOf(schema.$ref, file) : undefined;
+      if (target !== undefined) return this.linked(schema, target, true);
+    }
+    for (const key of ["anyOf", "oneOf"] as const) {
+      const branches = schema[key];
+      if (!Array.isArray(branches) || !Object.keys(schema).every((k) => k === key || isAnnotation(k))) continue;
+      const refs = branches.flatMap((b) => {
+        const target = this.linkTarget(b, file);
+        return target === undefined ? [] : [{ node: b as Record<string, unknown>, target }];
+      });
+      const nulls = branches.filter(isNullSchema).length;
+      const ids = branches.filter(isIdSchema).length;
+      if (refs.length === 1 && refs.length + nulls + ids === branches.length) return this.linked(refs[0]!.node, refs[0]!.target, nulls > 0);
+    }
+    return undefined;
+  }
+
+  /** Every `$ref` to a resource met so far that no property reads as a link: an embedded copy of that resource's schema. */
+  embeddedResources(): { file: string; pointer: string; target: string }[] {
+    return this.resourceRefs.filter((r) => !this.linkNodes.has(r.node)).map(({ file, pointer, target }) => ({ file, pointer, target }));
+  }
+
+  private linked(node: Record<string, unknown>, target: string, nullable: boolean): { target: string; nullable: boolean } {
+    this.linkNodes.add(node);
+    return { target, nullable };
+  }
+
+  /** The collection whose root `ref` (written in `file`) lands on, if any. */
+  private resourceOf(ref: string, file: string): string | undefined {
+    const hit = this.resolver.resolve(file, ref);
     return hit ? this.resourceAt(hit.file, hit.pointer) : undefined;
   }
 
@@ -257,6 +306,8 @@ export class SchemaReader {
         const at = { file, pointer: childPointer(pointer, "$ref") };
         const hit = this.resolver.lookup(file, v);
         if (!("failure" in hit)) {
+          const target = this.resourceAt(hit.file, hit.pointer);
+          if (target !== undefined) this.resourceRefs.push({ node: value, file, pointer: childPointer(pointer, "$ref"), target });
           queue.push({ value: hit.value, file: hit.file, pointer: hit.pointer });
           this.checkCycle(value as Record<string, unknown>, file, pointer);
         } else if (hit.failure.kind === "refused") {
@@ -298,6 +349,22 @@ export class SchemaReader {
     const path = [...members, first].map(where).join(" → ");
     this.diagnostics.push(report("circular-ref", { file: first.file, pointer: childPointer(first.pointer, "$ref") }, { ref: String(first.node.$ref), chain: path }));
   }
+}
+
+/** Keywords that may stand beside a link's `$ref` (or its anyOf): annotations, and any `x-` keyword (other tools' or ours). */
+function isAnnotation(key: string): boolean {
+  return ANNOTATIONS.has(key) || key.startsWith("x-");
+}
+
+/** `{ "type": "null" }` (with annotations): the branch that makes a link nullable. */
+function isNullSchema(v: unknown): boolean {
+  return isObject(v) && v.type === "null" && Object.keys(v).every((k) => k === "type" || isAnnotation(k));
+}
+
+/** A string schema (the expandable form's id branch): `{ "type": "string" }` with string constraints or annotations. */
+function isIdSchema(v: unknown): boolean {
+  const stringKeywords = new Set(["type", "minLength", "maxLength", "pattern", "format"]);
+  return isObject(v) && v.type === "string" && Object.keys(v).every((k) => stringKeywords.has(k) || isAnnotation(k));
 }
 
 /** True for a schema that is a $ref and nothing that validates besides. */

@@ -142,6 +142,11 @@ export interface Link {
    * too, "clear" removes the link; undefined refuses the delete (409) while the link exists.
    */
   readonly onDelete: OnDelete | undefined;
+  /**
+   * An instance link that may be `null` (`anyOf` [$ref, { "type": "null" }], or `"type": ["object", "null"]`
+   * beside the $ref): a body may send null, and an instance without a target shows null.
+   */
+  readonly nullable: boolean;
 }
 
 /** The values of `x-on-delete`. */

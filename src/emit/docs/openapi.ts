@@ -699,7 +699,8 @@ class OpenApiBuilder {
       const t = target ? this.names.get(target.collection) : undefined;
       let schema: Json;
       if (f.link?.kind === "instance" && t) {
-        schema = { anyOf: [{ $ref: this.linkSchema("Link") }, { $ref: ref("schemas", t.partial) }], description: describeField(f, `A link to ${article(target!.name)}; expanded with \`expand\`.`) };
+        const shown: Json[] = [{ $ref: this.linkSchema("Link") }, { $ref: ref("schemas", t.partial) }, ...(f.link.nullable ? [{ type: "null" }] : [])];
+        schema = { anyOf: shown, description: describeField(f, `A link to ${article(target!.name)}${f.link.nullable ? " (null when there is none)" : ""}; expanded with \`expand\`.`) };
       } else if (f.link?.kind === "collection" && t) {
         schema = { anyOf: [{ $ref: this.linkSchema("CollectionLink") }, { $ref: ref("schemas", t.page) }], description: describeField(f, `A link to the ${f.name}; a page of them with \`expand\`.`) };
       } else {
@@ -712,7 +713,10 @@ class OpenApiBuilder {
   }
 
   private inputSchema(f: Field, written: unknown): Json {
-    if (f.kind === "link") return withDescription({ $ref: this.linkSchema("LinkInput") }, f);
+    if (f.kind === "link") {
+      const link = { $ref: this.linkSchema("LinkInput") };
+      return withDescription(f.link?.nullable ? { anyOf: [link, { type: "null" }] } : link, f);
+    }
     if (f.kind === "links") {
       const w = asObject(written);
       const bounds: Json = {};
