@@ -1,6 +1,7 @@
 /** Emits src/generated/spec.ts: the service description the runtime serves from. */
 import { isObject, kindOf } from "../model/build-schema.js";
 import { BODY_LIMIT, PAGING, SERVER_OWNED as SERVER_OWNED_NAMES } from "../model/conventions.js";
+import { isNullable } from "../model/nullable.js";
 import type { Field, FieldKind, JsonSchema, Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, jsValue } from "./shared/escape.js";
@@ -74,6 +75,7 @@ export function specOf(model: Model): Record<string, unknown> {
         kind: f.kind,
         ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}), ...(f.link.onDelete ? { onDelete: f.link.onDelete } : {}) } } : {}),
         ...(isWriteOnly(f) ? { writeOnly: true } : {}),
+        ...(f.link === undefined && isNullable(f.schema) ? { nullable: true } : {}),
         ...propertiesOf(f.kind, f.schema),
       })),
       required: r.required,
@@ -97,7 +99,7 @@ function propertiesOf(kind: FieldKind, schema: JsonSchema, depth = 2): Record<st
   if (kind !== "object" || depth > 8 || !isObject(schema) || !isObject(schema.properties)) return {};
   const properties = Object.entries(schema.properties).map(([name, sub]) => {
     const subKind = kindOf(sub as JsonSchema);
-    return { name, kind: subKind, ...propertiesOf(subKind, sub as JsonSchema, depth + 1) };
+    return { name, kind: subKind, ...(isNullable(sub as JsonSchema) ? { nullable: true } : {}), ...propertiesOf(subKind, sub as JsonSchema, depth + 1) };
   });
   return { properties };
 }
