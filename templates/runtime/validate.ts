@@ -7,7 +7,8 @@ import formatsPlugin from "ajv-formats";
 import { RE2JS } from "re2js";
 import { SERVER_OWNED as SERVER_OWNED_NAMES } from "./conventions.js";
 import { ApiError, entry, type Catalog } from "./errors.js";
-import type { ServiceSpec } from "./spec.js";
+import { hrefOf } from "./links.js";
+import type { FieldSpec, JsonSchema, ResourceSpec, ServiceSpec } from "./spec.js";
 
 type RegExpEngine = NonNullable<CodeOptions["regExp"]>;
 type RegExpLike = ReturnType<RegExpEngine>;
@@ -17,8 +18,12 @@ export const SERVER_OWNED: ReadonlySet<string> = new Set(SERVER_OWNED_NAMES);
 
 /** Compiled validators of one service. */
 export interface Validators {
-  /** Validates a create/replace body of a collection (defaults applied); throws ApiError. */
-  body(collection: string, value: unknown, readOnly: ReadonlySet<string>): void;
+  /**
+   * Validates a create/replace body of a collection (defaults applied); throws ApiError. `patch`, for the
+   * result of a merge patch, is the patch itself: a required property it removed with null is then a
+   * 400 invalidProperty saying that it cannot be null, rather than a missing property.
+   */
+  body(collection: string, value: unknown, readOnly: ReadonlySet<string>, patch?: unknown): void;
   /** Validates and coerces action query parameters; returns them typed; throws ApiError. */
   query(action: string, value: Record<string, unknown>): Record<string, unknown>;
 }
@@ -60,17 +65,58 @@ function newAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
-/** Compiles every body and query schema of the service once. */
-export function compileValidators(spec: ServiceSpec, catalog: Catalog): Validators {
+/**
+ * The schema a create/replace body of `resource` is validated with: its bodySchema, where an instance link
+ * the field spec calls nullable accepts null as well as { meta: { href } }.
+ */
+export function acceptedBodySchema(resource: ResourceSpec): JsonSchema {
+  const body = resource.bodySchema;
+  const nullable = resource.fields.filter((f) => f.kind === "link" && f.nullable === true);
+  if (nullable.length === 0 || typeof body !== "object" || body.properties === null || typeof body.properties !== "object") return body;
+  const properties: Record<string, unknown> = { ...(body.properties as Record<string, unknown>) };
+  for (const field of nullable) {
+    const schema = properties[field.name];
+    if (schema === undefined || acceptsNullShallow(schema)) continue;
+    Object.defineProperty(properties, field.name, { value: { anyOf: [schema, { type: "null" }] }, enumerable: true, writable: true, configurable: true });
+  }
+  return { ...body, properties };
+}
+
+/** True when the schema says null outright: a type (or type list) with "null", or an anyOf/oneOf branch that does. */
+function acceptsNullShallow(schema: unknown): boolean {
+  if (schema === null || typeof schema !== "object") return schema === true;
+  const s = schema as Record<string, unknown>;
+  if (s.type === "null" || (Array.isArray(s.type) && s.type.includes("null"))) return true;
+  return ["anyOf", "oneOf"].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some(acceptsNullShallow));
+}
+
+/** A link field of a resource, as the error of a wrong value explains it. */
+interface LinkField {
+  readonly field: FieldSpec;
+  /** The href form of the target's instances: "https://api.example.com/v1/authors/<id>". */
+  readonly href: string;
+}
+
+/**
+ * Compiles every body and query schema of the service once. `baseUrl` (the service's, BASE_URL when set)
+ * is the one the errors of wrong link values show hrefs under.
+ */
+export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: string = spec.baseUrl): Validators {
   const bodies = newAjv(false);
   const queries = newAjv(true);
   const bodyFns = new Map<string, ValidateFunction>();
-  for (const r of spec.resources) bodyFns.set(r.collection, bodies.compile(r.bodySchema as object));
+  const links = new Map<string, ReadonlyMap<string, LinkField>>();
+  for (const r of spec.resources) {
+    bodyFns.set(r.collection, compileOne(bodies, acceptedBodySchema(r), `the body schema of ${r.collection}`));
+    const own = new Map<string, LinkField>();
+    for (const f of r.fields) if (f.link !== undefined) own.set(f.name, { field: f, href: `${hrefOf(baseUrl, f.link.target)}/<id>` });
+    links.set(r.collection, own);
+  }
   const queryFns = new Map<string, ValidateFunction>();
-  for (const a of spec.actions) queryFns.set(a.name, queries.compile(a.query as object));
+  for (const a of spec.actions) queryFns.set(a.name, compileOne(queries, a.query, `the query schema of the action ${a.name}`));
 
   return {
-    body(collection, value, readOnly) {
+    body(collection, value, readOnly, patch) {
       const fn = bodyFns.get(collection)!;
       if (value === null || typeof value !== "object" || Array.isArray(value)) {
         throw new ApiError(entry(catalog, "invalidProperty"), "", { dev: "The body must be a JSON object." });
@@ -80,7 +126,7 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog): Validato
           throw new ApiError(entry(catalog, "readOnlyProperty"), key, { dev: `"${key}" is set by the server; remove it from the body.` });
         }
       }
-      if (!fn(value)) throw toApiError(fn.errors?.[0], catalog, "body");
+      if (!fn(value)) throw bodyError(fn.errors?.[0], catalog, links.get(collection)!, patch);
     },
     query(action, value) {
       const fn = queryFns.get(action)!;
@@ -88,7 +134,7 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog): Validato
       for (const [k, v] of Object.entries(value)) {
         Object.defineProperty(copy, k, { value: Array.isArray(v) ? v[v.length - 1] : v, enumerable: true, writable: true, configurable: true });
       }
-      if (!fn(copy)) throw toApiError(fn.errors?.[0], catalog, "query");
+      if (!fn(copy)) throw queryError(fn.errors?.[0], catalog);
       return copy;
     },
   };
@@ -158,16 +204,71 @@ function whatIsWrong(e: ErrorObject, property: string, where: "body" | "query"):
   }
 }
 
-function toApiError(e: ErrorObject | undefined, catalog: Catalog, where: "body" | "query"): ApiError {
-  if (!e) return new ApiError(entry(catalog, where === "query" ? "invalidParameter" : "invalidProperty"));
+/** The 400 of a query string that fails its action's schema. */
+function queryError(e: ErrorObject | undefined, catalog: Catalog): ApiError {
+  if (!e) return new ApiError(entry(catalog, "invalidParameter"));
   const property = propertyOf(e);
-  if (where === "query") return new ApiError(entry(catalog, "invalidParameter"), property, { dev: `Query parameter ${whatIsWrong(e, property, where)}.` });
+  return new ApiError(entry(catalog, "invalidParameter"), property, { dev: `Query parameter ${whatIsWrong(e, property, "query")}.` });
+}
+
+/**
+ * The 400 of a body that fails its schema. A wrong value of a link says what a link looks like, with the
+ * href form of the link's target; a required property that `patch` (a merge patch) set to null says that
+ * it cannot be null.
+ */
+function bodyError(e: ErrorObject | undefined, catalog: Catalog, links: ReadonlyMap<string, LinkField>, patch: unknown): ApiError {
+  if (!e) return new ApiError(entry(catalog, "invalidProperty"));
+  const property = propertyOf(e);
+  // The body's own property the error is in (or, at the root, the one it lacks): a link's is explained with the link's form.
+  const top = e.instancePath === "" ? (e.keyword === "required" ? String((e.params as { missingProperty: string }).missingProperty) : "") : e.instancePath.split("/")[1]!.replace(/~1/g, "/").replace(/~0/g, "~");
+  const link = links.get(top);
+  const advice = link === undefined ? "" : ` ${linkForm(link)}`;
   switch (e.keyword) {
-    case "required":
-      return new ApiError(entry(catalog, "missingProperty"), property, { dev: `The body lacks "${property}", which is required.` });
+    case "required": {
+      if (patch !== undefined && nullAt(patch, property)) {
+        return new ApiError(entry(catalog, "missingProperty"), property, {
+          dev:
+            `"${property}" is required and cannot be null. In a merge patch null removes a property (RFC 7396), and this one may not be removed: ` +
+            `send a value, or leave "${property}" out of the patch to keep it as it is.`,
+        });
+      }
+      return new ApiError(entry(catalog, "missingProperty"), property, { dev: `The body lacks "${property}", which is required.${advice}` });
+    }
     case "additionalProperties":
       return new ApiError(entry(catalog, "unknownProperty"), property, { dev: `"${property}" is not a property of this resource; remove it or correct its spelling.` });
     default:
-      return new ApiError(entry(catalog, "invalidProperty"), property, { dev: `${whatIsWrong(e, property, where)}.` });
+      return new ApiError(entry(catalog, "invalidProperty"), property, { dev: `${whatIsWrong(e, property, "body")}.${advice}` });
+  }
+}
+
+/**
+ * What a link field takes, with its target's href form.
+ * @example 'A link is written { "meta": { "href": "https://api.example.com/v1/authors/<id>" } }.'
+ */
+function linkForm({ field, href }: LinkField): string {
+  const one = `{ "meta": { "href": "${href}" } }`;
+  if (field.kind === "links") return `"${field.name}" is a list of links, written [${one}, …].`;
+  return `"${field.name}" is a link, written ${one}${field.nullable === true ? ", or null" : ""}.`;
+}
+
+/** True when `patch` holds null at the dotted `property` path ("address.city"). */
+function nullAt(patch: unknown, property: string): boolean {
+  let at: unknown = patch;
+  for (const key of property.split(".")) {
+    if (at === null || typeof at !== "object" || Array.isArray(at) || !Object.prototype.hasOwnProperty.call(at, key)) return false;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at === null;
+}
+
+/**
+ * Compiles one schema of the service. One ajv cannot compile stops the start saying which schema it is
+ * (resourcery's `check` compiles every one with the same settings, and reports where and how to fix it).
+ */
+function compileOne(ajv: Ajv, schema: JsonSchema, what: string): ValidateFunction {
+  try {
+    return ajv.compile(schema as object);
+  } catch (e) {
+    throw new Error(`${what} cannot be compiled: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
 }
