@@ -20,6 +20,7 @@ import { r3PathSegments } from "./rules/r3-path-segments.js";
 import { serverOwnedProperty } from "./rules/server-owned-property.js";
 import { unsafeName } from "./rules/unsafe-name.js";
 import { requiredDefault } from "./rules/required-default.js";
+import { requiredLinkCycle } from "./rules/required-link-cycle.js";
 import { unknownFormat } from "./rules/unknown-format.js";
 import { unknownKeyword } from "./rules/unknown-keyword.js";
 import { unsupportedKeyword } from "./rules/unsupported-keyword.js";
@@ -30,7 +31,7 @@ import { v3VersionSegment } from "./rules/v3-version-segment.js";
 export const rules: readonly Rule[] = [
   r1PluralNouns, r2NounRoutes, r3PathSegments, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys,
   v1VendorToken, v3VersionSegment, mediaTypeLength, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName,
-  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete, closedRoute,
+  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete, requiredLinkCycle, closedRoute,
 ];
 
 /** The findings of every rule on `model`. */

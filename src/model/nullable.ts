@@ -2,7 +2,9 @@
  * Whether a property's schema is nullable: it names null (a type or type list with "null", null in its
  * enum or const, a branch of anyOf/oneOf that does) and nothing beside excludes it. A nullable property
  * is set to null by a merge patch, where null removes any other (RFC 7396). A schema that says nothing
- * of null (`{}`, `{ "description": … }`) is not nullable: null in a merge patch removes it.
+ * of null (`{}`, `{ "description": … }`) is not nullable: null in a merge patch removes it. For a link,
+ * the forms of CONTRACT §2 are nullable: `anyOf [{ $ref }, { "type": "null" }]`, and a $ref beside a type
+ * with "null".
  */
 import type { JsonSchema } from "./types.js";
 
@@ -48,7 +50,10 @@ function names(schema: unknown, resolve: ResolveRef | undefined, seen: ReadonlyS
   return viaRef(schema, resolve, seen, (t, inner) => names(t, resolve, inner)) === true;
 }
 
-/** True when no keyword of the schema refuses null (a $ref it cannot resolve refuses nothing here). */
+/**
+ * True when no keyword of the schema refuses null. A $ref that cannot be resolved (a link to a resource,
+ * an object) refuses it, unless a type beside it names null.
+ */
 function allows(schema: unknown, resolve: ResolveRef | undefined, seen: ReadonlySet<string>): boolean {
   if (typeof schema === "boolean") return schema;
   if (!isObject(schema)) return false;
@@ -63,5 +68,8 @@ function allows(schema: unknown, resolve: ResolveRef | undefined, seen: Readonly
   if (Array.isArray(oneOf) && oneOf.filter((p) => allows(p, resolve, seen)).length !== 1) return false;
   const allOf = schema.allOf;
   if (Array.isArray(allOf) && !allOf.every((p) => allows(p, resolve, seen))) return false;
-  return viaRef(schema, resolve, seen, (t, inner) => allows(t, resolve, inner)) !== false;
+  if (typeof schema.$ref !== "string") return true;
+  // A type that names null beside a $ref is the contract's nullable link (`"type": ["object", "null"]`).
+  if (type === "null" || (Array.isArray(type) && type.includes("null"))) return true;
+  return viaRef(schema, resolve, seen, (t, inner) => allows(t, resolve, inner)) === true;
 }

@@ -61,6 +61,12 @@ test("$refs are followed through the resolver given; an unresolved one refuses n
   assert.ok(isNullable({ $ref: "#/$defs/Loop" }, resolve));
   assert.not.ok(isNullable({ $ref: "#/$defs/Self" }, resolve));
   assert.not.ok(isNullable({ $ref: "#/$defs/Missing" }, resolve));
+  // A link (a $ref nothing resolves, to a resource) is nullable in the forms of CONTRACT §2.
+  assert.ok(isNullable({ anyOf: [{ $ref: "team.json" }, { type: "null" }] }));
+  assert.ok(isNullable({ oneOf: [{ type: "null" }, { $ref: "team.json" }] }));
+  assert.ok(isNullable({ $ref: "team.json", type: ["object", "null"] }));
+  assert.not.ok(isNullable({ $ref: "team.json" }));
+  assert.not.ok(isNullable({ anyOf: [{ $ref: "team.json" }, { type: "string" }] }));
 });
 
 test.run();
