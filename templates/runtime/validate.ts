@@ -2,16 +2,14 @@
  * Request validation with ajv, compiled once at start-up: bodies strictly (no coercion, no silent
  * removal of unknown properties), action query strings with scalar coercion. Failures become catalog errors.
  */
-import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
-import formatsPlugin from "ajv-formats";
-import { RE2JS } from "re2js";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { newAjv } from "./ajv-settings.js";
 import { SERVER_OWNED as SERVER_OWNED_NAMES } from "./conventions.js";
 import { ApiError, entry, type Catalog } from "./errors.js";
 import { hrefOf } from "./links.js";
 import type { FieldSpec, JsonSchema, ResourceSpec, ServiceSpec } from "./spec.js";
 
-type RegExpEngine = NonNullable<CodeOptions["regExp"]>;
-type RegExpLike = ReturnType<RegExpEngine>;
+export { linearRegExp } from "./ajv-settings.js";
 
 /** Properties the server owns; sent in a body they are a readOnlyProperty error, not an unknown one. */
 export const SERVER_OWNED: ReadonlySet<string> = new Set(SERVER_OWNED_NAMES);
@@ -21,48 +19,11 @@ export interface Validators {
   /**
    * Validates a create/replace body of a collection (defaults applied); throws ApiError. `patch`, for the
    * result of a merge patch, is the patch itself: a required property it removed with null is then a
-   * 400 invalidProperty saying that it cannot be null, rather than a missing property.
+   * 400 missingProperty whose dev says that it cannot be null (in a merge patch null removes a property).
    */
   body(collection: string, value: unknown, readOnly: ReadonlySet<string>, patch?: unknown): void;
   /** Validates and coerces action query parameters; returns them typed; throws ApiError. */
   query(action: string, value: Record<string, unknown>): Record<string, unknown>;
-}
-
-/**
- * `pattern` (and patternProperties) tested by RE2, whose time is linear in the input: with JavaScript's
- * backtracking RegExp, 41 characters against `^(a+)+$` block the event loop for minutes. `check` refuses
- * the patterns RE2 cannot compile (backreferences, lookaround).
- * @example linearRegExp("^(a+)+$", "u").test("a".repeat(41) + "!") === false, at once
- */
-export const linearRegExp: RegExpEngine = Object.assign(
-  (pattern: string, flags: string): RegExpLike => {
-    const re = RE2JS.compile(pattern, flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0);
-    // ajv keeps one compiled pattern per toString(): each must tell its pattern and flags apart.
-    const like = { test: (s: string) => re.test(s), toString: () => `/${pattern}/${flags}` };
-    return like;
-  },
-  // `code` names the engine in ajv's standalone output, which the service never produces.
-  { code: 'require("./validate.js").linearRegExp' },
-);
-
-function newAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({
-    allErrors: false,
-    coerceTypes: coerce,
-    removeAdditional: false,
-    useDefaults: true,
-    strict: false,
-    allowUnionTypes: true,
-    validateFormats: true,
-    // Properties are looked up on the value itself: an optional property named toString or valueOf is
-    // otherwise read from Object.prototype (a function), and every body that omits it fails its schema.
-    ownProperties: true,
-    code: { regExp: linearRegExp },
-  });
-  type Plugin = (a: Ajv) => unknown;
-  const addFormats = ((formatsPlugin as unknown as { default?: Plugin }).default ?? formatsPlugin) as unknown as Plugin;
-  addFormats(ajv);
-  return ajv;
 }
 
 /**
