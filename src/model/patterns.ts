@@ -34,7 +34,7 @@ export function patternProblem(pattern: string): PatternProblem | undefined {
     const why = e instanceof Error ? e.message.replace(/^Invalid regular expression: \/.*\/u?: /s, "") : String(e);
     const escapes = foreignEscapes(pattern);
     if (escapes.length > 0) return escapeProblem(pattern, escapes);
-    if (/quantifier/i.test(why)) {
+    if (/incomplete quantifier|lone quantifier/i.test(why)) {
       return { problem: `is not a valid regular expression (${why.toLowerCase()})`, fix: 'a brace or bracket meant as itself is escaped in a "u" regular expression: write \\{, \\} or \\] (in JSON, "\\\\{")' };
     }
     return { problem: `is not a valid regular expression (${why.toLowerCase()})`, fix: "correct the regular expression: it is read as ECMAScript with the \"u\" flag, e.g. \"^[a-z][a-z0-9-]*$\"" };
@@ -155,7 +155,7 @@ function escapeProblem(pattern: string, escapes: readonly ForeignEscape[]): Patt
   const distinct = [...new Map(escapes.map((e) => [e.escape, e])).values()];
   const names = distinct.map((e) => e.escape);
   const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
-  const problem = `is not a valid regular expression: ${list} ${names.length === 1 ? "is not an escape" : "are not escapes"} of JavaScript regular expressions with the "u" flag, which the service uses`;
+  const problem = `is not a valid regular expression: ${list} ${names.length === 1 ? "is not an escape" : "are not escapes"} of JavaScript regular expressions (JSON Schema patterns are ECMAScript ones, with the "u" flag)`;
   const unknown = distinct.filter((e) => e.write === undefined);
   if (unknown.length > 0) {
     return { problem, fix: `JavaScript has no ${unknown.map((e) => e.escape).join(" or ")}: rewrite the pattern without ${unknown.length === 1 ? "it" : "them"}` };

@@ -49,12 +49,17 @@ export function ajvOptions(coerce: boolean): Options {
 }
 
 /**
- * A new ajv with the service's options and formats (ajv-formats). `extra` may only add options that do not
- * change which schemas compile or what they accept (`check` turns off code optimisation, which it never runs).
+ * A new ajv with the service's options and formats (ajv-formats). `extra` may only change what does not
+ * decide which schemas compile or what they accept: `check` turns off the optimisation of code it never
+ * runs, and ajv's warnings (an unknown format), which its own diagnostics say better.
  */
-export function newAjv(coerce: boolean, extra: { readonly optimize?: boolean } = {}): Ajv {
+export function newAjv(coerce: boolean, extra: { readonly optimize?: boolean; readonly quiet?: boolean } = {}): Ajv {
   const options = ajvOptions(coerce);
-  const ajv = new Ajv(extra.optimize === false ? { ...options, code: { ...options.code, optimize: false } } : options);
+  const ajv = new Ajv({
+    ...options,
+    ...(extra.optimize === false ? { code: { ...options.code, optimize: false } } : {}),
+    ...(extra.quiet === true ? { logger: false as const } : {}),
+  });
   type Plugin = (a: Ajv) => unknown;
   const addFormats = ((formatsPlugin as unknown as { default?: Plugin }).default ?? formatsPlugin) as unknown as Plugin;
   addFormats(ajv);

@@ -91,7 +91,7 @@ test("patternProblem: valid ECMAScript that RE2 compiles passes; what RE2 lacks 
 
 test("patternProblem: an escape of another dialect is named, with its JavaScript form and the pattern rewritten", () => {
   const at = (p: string) => patternProblem(p)!;
-  assert.is(at("\\A[a-z]+\\Z").problem, 'is not a valid regular expression: \\A and \\Z are not escapes of JavaScript regular expressions with the "u" flag, which the service uses');
+  assert.is(at("\\A[a-z]+\\Z").problem, 'is not a valid regular expression: \\A and \\Z are not escapes of JavaScript regular expressions (JSON Schema patterns are ECMAScript ones, with the "u" flag)');
   assert.is(at("\\A[a-z]+\\Z").fix, 'write \\A as ^ (the start of the value) and \\Z as $ (the end of the value): "pattern": "^[a-z]+$"');
   assert.is(at("^a\\z").fix, 'write \\z as $ (the end of the value): "pattern": "^a$"');
   assert.is(at("\\h+").fix, 'write \\h as [ \\t] (a horizontal space): "pattern": "[ \\\\t]+"');
