@@ -216,10 +216,15 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
+/**
+ * A $ref's target without what names it as a document (x- keywords, $id, $schema, $anchor): copied into
+ * each place that refers to it, an $id or $anchor would name several schemas of one body, which ajv
+ * refuses to compile (the service would not start).
+ */
 function stripResourceKeywords(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (!k.startsWith("x-") && k !== "$id" && k !== "$schema") setOwn(out, k, v);
+  for (const [k, v] of Object.entries(value)) if (!k.startsWith("x-") && k !== "$id" && k !== "$schema" && k !== "$anchor" && k !== "$dynamicAnchor") setOwn(out, k, v);
   return out;
 }
 

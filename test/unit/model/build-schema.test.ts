@@ -116,7 +116,8 @@ test("20 000 $refs to an $anchor are resolved in linear time (anchors are indexe
   const dir = project({ type: "object", "x-collection": "books", properties, $defs: { isbn: { $anchor: "isbn", type: "string", minLength: 13 } } });
   const { result, ms, found } = check(dir);
   assert.equal(found, []);
-  assert.equal(result.model!.resources[0]!.fields[0]!.schema, { $anchor: "isbn", type: "string", minLength: 13 });
+  // Inlined without its $anchor: 20 000 copies of one anchor in a body are more than ajv compiles (schema-compile).
+  assert.equal(result.model!.resources[0]!.fields[0]!.schema, { type: "string", minLength: 13 });
   // Before: one walk of the whole file per $ref, minutes for this file of 500 KB.
   assert.ok(ms < 5000, `check took ${Math.round(ms)} ms`);
 });
