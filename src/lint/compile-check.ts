@@ -48,6 +48,18 @@ export interface CompileSet {
 const MAX_FAILURES_PER_UNIT = 20;
 /** Most trial compiles spent looking for the keyword of one failure; past it, the failure is reported at the schema. */
 const MAX_TRIALS_PER_FAILURE = 200;
+/** Most trial compiles of one check: definitions with very many failures get the rest reported at their schema. */
+const MAX_TRIALS_PER_CHECK = 3000;
+
+/** What looking for culprits needs: ajv instances like the unit's, the shared schemas that failed, a budget. */
+interface Search {
+  /** A fresh ajv instance, for a schema with ids or anchors (each compile of it files them). */
+  readonly scratch: () => Ajv;
+  /** An ajv instance for `schema`: one kept for every schema without ids or anchors, which leave nothing behind. */
+  readonly ajvFor: (schema: JsonSchema) => Ajv;
+  readonly failedShared: ReadonlySet<string>;
+  readonly budget: { left: number };
+}
 
 /** One failure, pinned to a keyword of a schema object inside the unit. */
 interface Culprit {
@@ -63,6 +75,18 @@ interface Culprit {
 export function compileCheck(set: CompileSet): Diagnostic[] {
   const out: Diagnostic[] = [];
   const failedShared = new Set<string>();
+  const budget = { left: MAX_TRIALS_PER_CHECK };
+  const searches = new Map<boolean, Search>();
+  const search = (coerce: boolean): Search => {
+    let found = searches.get(coerce);
+    if (found === undefined) {
+      let kept: Ajv | undefined;
+      const scratch = () => withShared(coerce);
+      found = { scratch, ajvFor: (schema) => (selfContained(schema) ? (kept ??= scratch()) : scratch()), failedShared, budget };
+      searches.set(coerce, found);
+    }
+    return found;
+  };
   const withShared = (coerce: boolean): Ajv => {
     const ajv = newAjv(coerce, { optimize: false, quiet: true });
     for (const s of set.shared) {
@@ -81,7 +105,7 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
       const error = failure(() => ajv.getSchema(s.id) ?? ajv.compile(s.schema as object));
       if (error === undefined) continue;
       failedShared.add(s.id);
-      out.push(...report1(s, "", explain(s.schema, error, () => withShared(false), failedShared)));
+      out.push(...report1(s, "", explain(s.schema, error, search(false))));
     }
   }
   for (const [units, coerce] of [[set.bodies, false], [set.queries, true], [set.responses, false]] as const) {
@@ -95,7 +119,7 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
     const uses: { unit: CompileUnit; prefix: string; key: string }[] = [];
     const compileNow = (key: string, schema: JsonSchema) => {
       const error = failure(() => ajv.compile(schema as object));
-      seen.set(key, error === undefined ? [] : explain(schema, error, () => withShared(coerce), failedShared));
+      seen.set(key, error === undefined ? [] : explain(schema, error, search(coerce)));
     };
     for (const unit of units) {
       const parts = partsOf(unit.schema);
@@ -191,27 +215,28 @@ function failure(compile: () => unknown): string | undefined {
  * out before looking for the next) compiled in fresh ajv instances from `scratch`. A $ref to a shared
  * schema that fails on its own is no culprit of its own: that schema is reported where it is written.
  */
-function explain(schema: JsonSchema, message: string, scratch: () => Ajv, failedShared: ReadonlySet<string>): Culprit[] {
+function explain(schema: JsonSchema, message: string, search: Search): Culprit[] {
   const out: Culprit[] = [];
   let working = structuredClone(schema);
   let current: string | undefined = message;
   for (let n = 0; current !== undefined && n < MAX_FAILURES_PER_UNIT; n++) {
-    const culprit = findCulprit(working, current, scratch, failedShared);
-    const viaFailedRef = culprit.keyword === "$ref" && failedShared.has(refTarget(valueAt(working, culprit.at, "$ref")));
+    const culprit = findCulprit(working, current, search);
+    const viaFailedRef = culprit.keyword === "$ref" && search.failedShared.has(refTarget(valueAt(working, culprit.at, "$ref")));
     if (!viaFailedRef) out.push(culprit);
     if (culprit.keyword === undefined) break;
     working = without(working, culprit.at, culprit.keyword);
-    const next = scratch();
+    const next = search.ajvFor(working);
     current = failure(() => next.compile(working as object));
   }
   return out;
 }
 
 /** The failing keyword of `schema`, which fails to compile with `message`. */
-function findCulprit(schema: JsonSchema, message: string, scratch: () => Ajv, failedShared: ReadonlySet<string>): Culprit {
+function findCulprit(schema: JsonSchema, message: string, search: Search): Culprit {
+  const { failedShared } = search;
   const sites = keywordSites(schema);
   if (message.startsWith("schema is invalid")) {
-    const meta = scratch();
+    const meta = search.ajvFor(schema);
     meta.validateSchema(schema as object);
     const first = meta.errors?.[0];
     if (first) return metaCulprit(schema, first, sites);
@@ -229,12 +254,11 @@ function findCulprit(schema: JsonSchema, message: string, scratch: () => Ajv, fa
   // message names, and those of its kind, are tried first; deeper schemas before the ones that hold them.
   const named = hintedKeywords(message);
   const ordered = [...sites.filter((s) => named.has(s.keyword)), ...sites.filter((s) => !named.has(s.keyword))];
-  const same = scratch();
-  if (failure(() => same.compile(structuredClone(schema) as object)) === message) {
+  if (failure(() => search.ajvFor(schema).compile(structuredClone(schema) as object)) === message) {
     let trials = 0;
     for (const site of ordered) {
-      if (++trials > MAX_TRIALS_PER_FAILURE) break;
-      const trial = scratch();
+      if (++trials > MAX_TRIALS_PER_FAILURE || search.budget.left-- <= 0) break;
+      const trial = search.ajvFor(schema);
       if (failure(() => trial.compile(without(schema, site.at, site.keyword) as object)) !== message) return culpritOf(schema, site.at, site.keyword, message);
     }
   }
