@@ -14,7 +14,7 @@ import { SERVER_OWNED } from "../model/conventions.js";
 import { patternProblem } from "../model/patterns.js";
 import { walkSchemas } from "../model/schema-walk.js";
 import type { JsonSchema, Model } from "../model/types.js";
-import { defineRule } from "./rule.js";
+import { defineRule, type Rule } from "./rule.js";
 import { nullableFix } from "./rules/unsupported-keyword.js";
 import { sourceLocator } from "./source-locator.js";
 
@@ -420,9 +420,17 @@ export function compileSetOf(model: Model): CompileSet {
   };
 }
 
+/**
+ * The rule that compiles what `setOf` says the service compiles: today's `compileSetOf`, or one that adds
+ * the model's shared schemas by id and compiles bodies that $ref them.
+ */
+export function schemaCompileRule(setOf: (model: Model) => CompileSet): Rule {
+  return defineRule({
+    codes: ["schema-compile"],
+    description: "every body, query and response schema compiles with the generated service's ajv settings, so a checked service starts",
+    check: (model) => compileCheck(setOf(model)),
+  });
+}
+
 /** Every schema the service compiles compiles with its validator's settings (the rule `check` runs). */
-export const schemaCompile = defineRule({
-  codes: ["schema-compile"],
-  description: "every body, query and response schema compiles with the generated service's ajv settings, so a checked service starts",
-  check: (model) => compileCheck(compileSetOf(model)),
-});
+export const schemaCompile = schemaCompileRule(compileSetOf);
