@@ -272,6 +272,18 @@ export const codes = {
     message: (a) => `"x-on-delete": "clear" on "${a.name}" would leave ${a.resource} without its required property "${a.name}" when the ${a.target} it links to is deleted`,
     hint: (a) => `make "${a.name}" optional (remove it from "required"), or write "cascade" to delete the ${a.collection} with the ${a.target} they link to`,
   }),
+  "schema-compile": def<{ what: string; problem: string; fix: string }>({
+    severity: "error",
+    title: "Every schema compiles as the service compiles it",
+    message: (a) => `${a.what} would stop the service at start-up: its validator (ajv) cannot compile it: ${a.problem}`,
+    hint: (a) => a.fix,
+  }),
+  "required-link-cycle": def<{ problem: string; fix: string }>({
+    severity: "error",
+    title: "Required links leave room for a first instance",
+    message: (a) => a.problem,
+    hint: (a) => a.fix,
+  }),
   "unknown-keyword": def<{ keyword: string; fix: string }>({
     severity: "error",
     title: "A resource's root has no x- keyword resourcery does not read",

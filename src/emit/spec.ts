@@ -1,7 +1,10 @@
 /** Emits src/generated/spec.ts: the service description the runtime serves from. */
 import { isObject, kindOf, SHARED_REF_PREFIX } from "../model/build-schema.js";
-import { sharedOf, type Deref } from "../model/shared.js";
-import { BODY_LIMIT, PAGING, SERVER_OWNED as SERVER_OWNED_NAMES, SHARED_SCHEMAS_ID } from "../model/conventions.js";
+import { sharedOf, withSharedId, type Deref } from "../model/shared.js";
+
+export { withSharedId } from "../model/shared.js";
+import { BODY_LIMIT, PAGING, SERVER_OWNED as SERVER_OWNED_NAMES } from "../model/conventions.js";
+import { isNullable } from "../model/nullable.js";
 import type { Field, FieldKind, JsonSchema, Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, jsValue } from "./shared/escape.js";
@@ -56,22 +59,11 @@ function pickKeys(schema: unknown, keys: readonly string[]): Record<string, unkn
   return out;
 }
 
-/** A schema with every shared reference (`#/$defs/<name>`) made absolute, for a schema compiled on its own beside the shared ones. */
-export function withSharedId(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withSharedId);
-  if (!isObject(schema)) return schema;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
-    const value = k === "$ref" && typeof v === "string" && v.startsWith(SHARED_REF_PREFIX) ? SHARED_SCHEMAS_ID + v : k === "const" || k === "enum" || k === "default" || k === "examples" ? v : withSharedId(v);
-    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
-}
-
 /** The ServiceSpec data (without errors and media types, which come from their own generated modules). */
 export function specOf(model: Model): Record<string, unknown> {
   const { service } = model;
   const { deref } = sharedOf(model);
+  const resolve = (ref: string) => (ref.startsWith(SHARED_REF_PREFIX) ? deref({ $ref: ref }) : undefined);
   const schemas: Record<string, unknown> = {};
   for (const s of model.schemas) Object.defineProperty(schemas, s.name, { value: s.schema, enumerable: true, writable: true, configurable: true });
   return {
@@ -93,6 +85,7 @@ export function specOf(model: Model): Record<string, unknown> {
         ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}), ...(f.link.onDelete ? { onDelete: f.link.onDelete } : {}) } } : {}),
         ...(f.link?.nullable ? { nullable: true } : {}),
         ...(isWriteOnly(f) ? { writeOnly: true } : {}),
+        ...(f.link === undefined && isNullable(f.schema, resolve) ? { nullable: true } : {}),
         ...propertiesOf(f.kind, f.schema, deref),
       })),
       required: r.required,
@@ -118,7 +111,8 @@ function propertiesOf(kind: FieldKind, written: JsonSchema, deref: Deref, depth 
   if (kind !== "object" || depth > 8 || !isObject(schema) || !isObject(schema.properties)) return {};
   const properties = Object.entries(schema.properties).map(([name, sub]) => {
     const subKind = kindOf(sub as JsonSchema, deref);
-    return { name, kind: subKind, ...propertiesOf(subKind, sub as JsonSchema, deref, depth + 1) };
+    const resolve = (ref: string) => (ref.startsWith(SHARED_REF_PREFIX) ? deref({ $ref: ref }) : undefined);
+    return { name, kind: subKind, ...(isNullable(sub as JsonSchema, resolve) ? { nullable: true } : {}), ...propertiesOf(subKind, sub as JsonSchema, deref, depth + 1) };
   });
   return { properties };
 }

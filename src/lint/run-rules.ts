@@ -1,6 +1,7 @@
 /** Runs every lint rule over the model. */
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Model } from "../model/types.js";
+import { schemaCompile } from "./compile-check.js";
 import type { Rule } from "./rule.js";
 import { a3BasicNeedsHttps } from "./rules/a3-basic-needs-https.js";
 import { a5PreferApiKeys } from "./rules/a5-prefer-api-keys.js";
@@ -21,6 +22,7 @@ import { serverOwnedProperty } from "./rules/server-owned-property.js";
 import { subCollectionCase } from "./rules/sub-collection-case.js";
 import { unsafeName } from "./rules/unsafe-name.js";
 import { requiredDefault } from "./rules/required-default.js";
+import { requiredLinkCycle } from "./rules/required-link-cycle.js";
 import { unknownFormat } from "./rules/unknown-format.js";
 import { unknownKeyword } from "./rules/unknown-keyword.js";
 import { unsupportedKeyword } from "./rules/unsupported-keyword.js";
@@ -31,10 +33,18 @@ import { v3VersionSegment } from "./rules/v3-version-segment.js";
 export const rules: readonly Rule[] = [
   r1PluralNouns, r2NounRoutes, r3PathSegments, subCollectionCase, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys,
   v1VendorToken, v3VersionSegment, mediaTypeLength, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName,
-  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete, closedRoute,
+  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete, requiredLinkCycle, closedRoute, schemaCompile,
 ];
 
-/** The findings of every rule on `model`. */
+/**
+ * The findings of every rule on `model`. A schema-compile finding that another rule has made already (at
+ * the same keyword, or with the same fix: an OpenAPI `nullable`, a pattern RE2 rejects, reached through a
+ * $ref) is left out: that rule's code says what it is.
+ */
 export function runRules(model: Model, only: readonly Rule[] = rules): Diagnostic[] {
-  return only.flatMap((rule) => rule.check(model));
+  const found = only.flatMap((rule) => rule.check(model));
+  const others = found.filter((d) => d.code !== "schema-compile" && d.severity === "error");
+  const places = new Set(others.map((d) => `${d.file}#${d.pointer}`));
+  const fixes = new Set(others.map((d) => d.hint));
+  return found.filter((d) => d.code !== "schema-compile" || !(places.has(`${d.file}#${d.pointer}`) || fixes.has(d.hint)));
 }

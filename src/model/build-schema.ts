@@ -230,6 +230,10 @@ export class SchemaReader {
       entry.name = name;
       for (const ref of entry.refs) setOwn(ref, "$ref", SHARED_REF_PREFIX + name);
     }
+    // A loop of schemas that are only $refs stands for nothing (circular-ref reports it): `{}`, as the service
+    // could not compile it otherwise.
+    const loops = entries.filter((e) => e.schema !== undefined && this.deref(e.schema) === undefined);
+    for (const e of loops) e.schema = {};
     return entries
       .map((e) => ({ name: e.name, schema: e.schema ?? {}, origin: { file: e.file, pointer: e.pointer } }))
       .sort((a, b) => compare(a.name, b.name));
@@ -435,10 +439,15 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
+/**
+ * A $ref's target without what names it as a document (x- keywords, $id, $schema, $anchor): copied into
+ * each place that refers to it, an $id or $anchor would name several schemas of one body, which ajv
+ * refuses to compile (the service would not start).
+ */
 function stripResourceKeywords(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (!k.startsWith("x-") && k !== "$id" && k !== "$schema") setOwn(out, k, v);
+  for (const [k, v] of Object.entries(value)) if (!k.startsWith("x-") && k !== "$id" && k !== "$schema" && k !== "$anchor" && k !== "$dynamicAnchor") setOwn(out, k, v);
   return out;
 }
 

@@ -32,6 +32,11 @@ export function patternProblem(pattern: string): PatternProblem | undefined {
     new RegExp(pattern, "u");
   } catch (e) {
     const why = e instanceof Error ? e.message.replace(/^Invalid regular expression: \/.*\/u?: /s, "") : String(e);
+    const escapes = foreignEscapes(pattern);
+    if (escapes.length > 0) return escapeProblem(pattern, escapes);
+    if (/incomplete quantifier|lone quantifier/i.test(why)) {
+      return { problem: `is not a valid regular expression (${why.toLowerCase()})`, fix: 'a brace or bracket meant as itself is escaped in a "u" regular expression: write \\{, \\} or \\] (in JSON, "\\\\{")' };
+    }
     return { problem: `is not a valid regular expression (${why.toLowerCase()})`, fix: "correct the regular expression: it is read as ECMAScript with the \"u\" flag, e.g. \"^[a-z][a-z0-9-]*$\"" };
   }
   const feature = missingFeature(pattern);
@@ -76,4 +81,94 @@ function missingFeature(pattern: string): { what: string; backreference: boolean
     }
   }
   return undefined;
+}
+
+/** An escape a "u" regular expression of JavaScript does not have, where it is, and its JavaScript form if it has one. */
+interface ForeignEscape {
+  /** As written in the pattern: "\\A", or a whole "\\Q…\\E". */
+  readonly escape: string;
+  readonly index: number;
+  /** What to write instead, and what it means; undefined when JavaScript has nothing alike. */
+  readonly write?: string;
+  readonly means?: string;
+}
+
+/** Escapes of other dialects (PCRE, Ruby, Python, Java) with a JavaScript form. */
+const DIALECT_ESCAPES: Readonly<Record<string, { write: string; means: string }>> = {
+  A: { write: "^", means: "the start of the value" },
+  Z: { write: "$", means: "the end of the value" },
+  z: { write: "$", means: "the end of the value" },
+  h: { write: "[ \\t]", means: "a horizontal space" },
+  H: { write: "[^ \\t]", means: "anything but a horizontal space" },
+  e: { write: "\\x1B", means: "escape" },
+  a: { write: "\\x07", means: "bell" },
+};
+
+/** Characters a "u" regular expression escapes: syntax characters and "/" (and "-" in a class). */
+const SYNTAX = new Set([..."^$\\.*+?()[]{}|/"]);
+
+/**
+ * The escapes of `pattern` that JavaScript's "u" regular expressions reject: letters other dialects give a
+ * meaning (\A, \Z, \h, \Q…\E), and escaped punctuation that needs no escape (\-, \_, \#).
+ * @example foreignEscapes("\\A[a-z]+\\Z").map((e) => e.write) → ["^", "$"]
+ */
+export function foreignEscapes(pattern: string): ForeignEscape[] {
+  const out: ForeignEscape[] = [];
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c !== "\\") {
+      if (inClass && c === "]") inClass = false;
+      else if (!inClass && c === "[") inClass = true;
+      continue;
+    }
+    const next = pattern[i + 1];
+    if (next === undefined) break;
+    if (next === "Q") {
+      const end = pattern.indexOf("\\E", i + 2);
+      const quoted = pattern.slice(i + 2, end === -1 ? pattern.length : end);
+      const write = [...quoted].map((ch) => (SYNTAX.has(ch) || (inClass && ch === "-") ? `\\${ch}` : ch)).join("");
+      out.push({ escape: pattern.slice(i, end === -1 ? pattern.length : end + 2), index: i, write, means: "the quoted text, each special character escaped" });
+      i = end === -1 ? pattern.length : end + 1;
+      continue;
+    }
+    i++;
+    if (isJavaScriptEscape(next, inClass)) continue;
+    // In a class, an anchor means nothing and \\h is its characters without the brackets.
+    const dialect = inClass ? (next === "h" ? { write: " \\t", means: "a horizontal space" } : ["e", "a"].includes(next) ? DIALECT_ESCAPES[next] : undefined) : DIALECT_ESCAPES[next];
+    if (dialect) out.push({ escape: `\\${next}`, index: i - 1, ...dialect });
+    else if (/[A-Za-z0-9]/.test(next)) out.push({ escape: `\\${next}`, index: i - 1 });
+    else out.push({ escape: `\\${next}`, index: i - 1, write: next, means: "the character itself, which needs no escape" });
+  }
+  return out;
+}
+
+/** True for `\\c` (c the character after the backslash) in a "u" regular expression of JavaScript. */
+function isJavaScriptEscape(c: string, inClass: boolean): boolean {
+  if (SYNTAX.has(c) || "dDwWsSfnrtv0cxupPk".includes(c)) return true;
+  if (inClass) return c === "b" || c === "-";
+  return c === "b" || c === "B" || /[1-9]/.test(c);
+}
+
+/** The problem and the fix of a pattern with escapes JavaScript's "u" regular expressions reject. */
+function escapeProblem(pattern: string, escapes: readonly ForeignEscape[]): PatternProblem {
+  const distinct = [...new Map(escapes.map((e) => [e.escape, e])).values()];
+  const names = distinct.map((e) => e.escape);
+  const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+  const problem = `is not a valid regular expression: ${list} ${names.length === 1 ? "is not an escape" : "are not escapes"} of JavaScript regular expressions (JSON Schema patterns are ECMAScript ones, with the "u" flag)`;
+  const unknown = distinct.filter((e) => e.write === undefined);
+  if (unknown.length > 0) {
+    return { problem, fix: `JavaScript has no ${unknown.map((e) => e.escape).join(" or ")}: rewrite the pattern without ${unknown.length === 1 ? "it" : "them"}` };
+  }
+  const all = distinct.map((e) => `${e.escape} as ${/^\s|\s$/.test(e.write!) ? `"${e.write}"` : e.write} (${e.means})`);
+  const ways = all.length === 1 ? all[0]! : `${all.slice(0, -1).join(", ")} and ${all[all.length - 1]}`;
+  let rewritten = "";
+  let at = 0;
+  for (const e of escapes) {
+    rewritten += pattern.slice(at, e.index) + e.write!;
+    at = e.index + e.escape.length;
+  }
+  rewritten += pattern.slice(at);
+  const works = patternProblem(rewritten) === undefined;
+  return { problem, fix: `write ${ways}${works ? `: "pattern": ${JSON.stringify(rewritten)}` : ""}` };
 }

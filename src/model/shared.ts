@@ -1,5 +1,6 @@
 /** Reading the model's shared schemas: following `{ "$ref": "#/$defs/<name>" }` to what it stands for. */
 import { isObject, SHARED_REF_PREFIX } from "./build-schema.js";
+import { SHARED_SCHEMAS_ID } from "./conventions.js";
 import type { JsonSchema, Model, SharedSchema } from "./types.js";
 
 /** Follows shared references to the schema they stand for (see SharedSchemas.deref). */
@@ -43,4 +44,26 @@ export class SharedSchemas {
 /** The shared schemas of `model`. */
 export function sharedOf(model: Pick<Model, "schemas">): SharedSchemas {
   return new SharedSchemas(model.schemas);
+}
+
+/** A schema with every shared reference (`#/$defs/<name>`) made absolute, for a schema compiled on its own beside the shared ones (SHARED_SCHEMAS_ID). */
+export function withSharedId(schema: unknown): unknown {
+  return withSharedRefs(schema, (name) => `${SHARED_SCHEMAS_ID}${SHARED_REF_PREFIX}${name}`);
+}
+
+/** A copy of `schema` whose shared references (`#/$defs/<name>`) say `to(name)` instead; data keywords are left as written. */
+export function withSharedRefs(schema: unknown, to: (name: string) => string): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => withSharedRefs(s, to));
+  if (!isObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    const value =
+      k === "$ref" && typeof v === "string" && v.startsWith(SHARED_REF_PREFIX)
+        ? to(v.slice(SHARED_REF_PREFIX.length))
+        : k === "const" || k === "enum" || k === "default" || k === "examples" || k.startsWith("x-")
+          ? v
+          : withSharedRefs(v, to);
+    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }

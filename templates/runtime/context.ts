@@ -92,7 +92,7 @@ export class ServiceContext {
     readonly expandLimit: number = DEFAULT_EXPAND_LIMIT,
   ) {
     this.catalog = catalogOf(spec.errors);
-    this.validators = compileValidators(spec, this.catalog);
+    this.validators = compileValidators(spec, this.catalog, baseUrl);
     this.resources = new Map(spec.resources.map((r) => [r.collection, r]));
     this.readOnly = new Map(
       spec.resources.map((r) => [

@@ -217,6 +217,7 @@ export function buildPlain(ctx: RepresentContext, resource: ResourceSpec, record
     if (field.kind === "link") {
       const id = record.data[field.name];
       if (typeof id === "string") out[field.name] = instanceLink(ctx, ctx.resources.get(field.link!.target)!, id);
+      else if (id === null) out[field.name] = null;
     } else if (field.kind === "links") {
       const target = ctx.resources.get(field.link!.target)!;
       out[field.name] = { meta: { href: subCollectionHref(ctx, resource, record.id, field.name), mediaType: target.collectionMediaType } };

@@ -112,7 +112,8 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
    * An update inside its transaction: `next` turns the current instance's request-body form into the new
    * input (throwing the request's own errors); the input is validated, given to beforeUpdate, its links
    * checked (`written` tells which fields the request wrote: links it did not write are kept as they are),
-   * stored, given to afterUpdate. `loaded` is the current record when the caller has loaded it in `tx`.
+   * stored, given to afterUpdate. `loaded` is the current record when the caller has loaded it in `tx`;
+   * `patch` is the merge patch the input came from, if any (its nulls explain a required property's absence).
    * Answers the stored record and its representation (before any read hook).
    */
   const updateIn = async (
@@ -122,13 +123,14 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     next: (wire: Json, current: StoredRecord) => Json,
     written: (field: string) => boolean,
     loaded?: StoredRecord,
+    patch?: Json,
   ): Promise<{ record: StoredRecord; full: Json; rc: RepresentContext }> => {
     const ctx = svc.handlerContext(req, caller, tx);
     const rc = rep(req, caller, tx, ctx);
     const current = loaded ?? (await load(req, caller, rc));
     const readOnly = svc.readOnly.get(resource.collection)!;
     let input = next(toWire(svc, resource, current), current);
-    svc.validators.body(resource.collection, input, readOnly);
+    svc.validators.body(resource.collection, input, readOnly, patch);
     input = ((await hooks.beforeUpdate?.(input, buildPlain(rc, resource, current), ctx)) ?? input) as Json;
     const data = await toStored(svc, ctx, resource, input, { current, written });
     const record: StoredRecord = { ...current, modifiedAt: new Date().toISOString(), data };
@@ -153,8 +155,10 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
         req,
         caller,
         tx,
-        (wire) => (mode === "merge" ? mergePatch(wire, patch) : patch),
+        (wire) => (mode === "merge" ? mergePatch(wire, patch, resource.fields) : patch),
         mode === "merge" ? (field) => Object.prototype.hasOwnProperty.call(patch, field) : () => true,
+        undefined,
+        mode === "merge" ? patch : undefined,
       );
       return answer(rc, record, full);
     });
@@ -207,9 +211,9 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       const caller = req.caller!;
       const type = req.negotiated!;
       requireBody(svc, req, svc.offers(target.mediaType));
-      const href = memberHref(svc, req.body);
+      const href = memberHref(svc, target, req.body);
       const match = matchHref(href, svc.baseUrl, target.collection);
-      if (match.id === undefined) throw invalidLink(svc, field.name, href, match.problem);
+      if (match.id === undefined) throw invalidLink(svc, field.name, target.collection, href, match.problem);
       const id = match.id;
       const { added, member } = await inTransaction(svc.store, async (tx) => {
         const rc = rep(req, caller, tx);
@@ -222,7 +226,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
           await updateIn(req, caller, tx, add, (f) => f === field.name, current);
         }
         const stored = await tx.get(target.collection, id);
-        if (stored === undefined) throw invalidLink(svc, field.name, href, `names no existing ${target.name}`);
+        if (stored === undefined) throw invalidLink(svc, field.name, target.collection, href, `names no existing ${target.name}`);
         // A member the caller may not read (x-access read of its collection) is answered as a link.
         const shown = canRead(caller, target) ? await representShown(rc, target, stored) : undefined;
         return { added, member: shown ?? instanceLink(rc, target, id) };
@@ -258,16 +262,28 @@ function hidden(svc: ServiceContext, resource: ResourceSpec): ApiError {
   return svc.error("forbidden", "", `This ${resource.name} is not visible to this key.`);
 }
 
-/** The href of the link a member POST sends: `{ "meta": { "href": "<href>" } }`, else a 400 naming what is missing. */
-function memberHref(svc: ServiceContext, body: unknown): string {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw svc.error("invalidProperty", "", 'Send the member as a link: { "meta": { "href": "<href>" } }.');
+/**
+ * The href of the link a member POST sends: `{ "meta": { "href": "<href>" } }`, else a 400 naming what is
+ * missing and showing the link's form with the href form of `target`'s instances.
+ */
+function memberHref(svc: ServiceContext, target: ResourceSpec, body: unknown): string {
+  const form = linkForm(svc, target.collection);
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw svc.error("invalidProperty", "", `Send the member as a link: ${form}.`);
   const meta = (body as Json).meta;
-  if (meta === undefined) throw svc.error("missingProperty", "meta", 'Send the member as a link: { "meta": { "href": "<href>" } }.');
-  if (meta === null || typeof meta !== "object" || Array.isArray(meta)) throw svc.error("invalidProperty", "meta", 'meta is an object: { "href": "<href>" }.');
+  if (meta === undefined) throw svc.error("missingProperty", "meta", `Send the member as a link: ${form}.`);
+  if (meta === null || typeof meta !== "object" || Array.isArray(meta)) throw svc.error("invalidProperty", "meta", `meta is an object: send the member as a link, ${form}.`);
   const href = (meta as Json).href;
-  if (href === undefined) throw svc.error("missingProperty", "meta.href", 'Send the member as a link: { "meta": { "href": "<href>" } }.');
-  if (typeof href !== "string" || href === "") throw svc.error("invalidProperty", "meta.href", "meta.href is the href of an instance, a non-empty string.");
+  if (href === undefined) throw svc.error("missingProperty", "meta.href", `Send the member as a link: ${form}.`);
+  if (typeof href !== "string" || href === "") throw svc.error("invalidProperty", "meta.href", `meta.href is the href of an instance, a non-empty string: ${form}.`);
   return href;
+}
+
+/**
+ * A link to an instance of `collection` as a body writes it.
+ * @example linkForm(svc, "authors") === '{ "meta": { "href": "https://api.example.com/v1/authors/<id>" } }'
+ */
+function linkForm(svc: ServiceContext, collection: string): string {
+  return `{ "meta": { "href": "${hrefOf(svc.baseUrl, collection)}/<id>" } }`;
 }
 
 /**
@@ -306,7 +322,9 @@ async function deleteWhole(svc: ServiceContext, tx: Store, ctx: HandlerContext, 
       }
       // A clear or a stored list's member taken out is no update by the caller: no update hooks run.
       const data: Json = { ...other.data };
-      if (field.kind === "link") delete data[field.name];
+      // A nullable link reads null once cleared, as a merge patch of null leaves it; any other is removed.
+      if (field.kind === "link" && field.nullable === true) data[field.name] = null;
+      else if (field.kind === "link") delete data[field.name];
       else data[field.name] = (other.data[field.name] as string[]).filter((id) => id !== record.id);
       await tx.update(linking.collection, { ...other, modifiedAt: now, data });
     }
@@ -489,6 +507,10 @@ async function toStored(
       data[field.name] = value;
       continue;
     }
+    if (value === null && field.kind === "link" && field.nullable === true) {
+      data[field.name] = null;
+      continue;
+    }
     const held = current?.data[field.name];
     const kept = new Set(typeof held === "string" ? [held] : Array.isArray(held) ? (held as string[]) : []);
     const written = update.written(field.name);
@@ -508,17 +530,17 @@ async function toStored(
 async function linkId(svc: ServiceContext, ctx: HandlerContext, target: string, link: unknown, property: string, kept: ReadonlySet<string>, written: boolean): Promise<string> {
   const href = hrefOfLink(link);
   const match = matchHref(href, svc.baseUrl, target);
-  if (match.id === undefined) throw invalidLink(svc, property, href, match.problem);
+  if (match.id === undefined) throw invalidLink(svc, property, target, href, match.problem);
   const id = match.id;
   if (kept.has(id) && !written) return id;
-  if (!(await linkable(svc, ctx, target, id, kept.has(id)))) throw invalidLink(svc, property, href, `names no existing ${svc.resources.get(target)!.name}`);
+  if (!(await linkable(svc, ctx, target, id, kept.has(id)))) throw invalidLink(svc, property, target, href, `names no existing ${svc.resources.get(target)!.name}`);
   return id;
 }
 
-/** The 400 of a link that names no instance it may: why, with the href as written. */
-function invalidLink(svc: ServiceContext, property: string, href: unknown, problem: string): ApiError {
+/** The 400 of a link that names no instance of `target` it may: why, with the href as written and the link's form. */
+function invalidLink(svc: ServiceContext, property: string, target: string, href: unknown, problem: string): ApiError {
   const shown = typeof href === "string" ? JSON.stringify(href.length > 300 ? `${href.slice(0, 300)}…` : href) : JSON.stringify(href ?? null);
-  return svc.error("invalidLink", property, `The link ${shown} ${problem}. A link is { "meta": { "href": "<href of an existing instance>" } }, with the href as this service gives it (${svc.baseUrl}/<collection>/<id>).`);
+  return svc.error("invalidLink", property, `The link ${shown} ${problem}. A link to an existing instance is written ${linkForm(svc, target)}, with the href as this service gives it.`);
 }
 
 /**
@@ -544,20 +566,32 @@ function toWire(svc: ServiceContext, resource: ResourceSpec, record: StoredRecor
   for (const field of resource.fields) {
     if (!Object.prototype.hasOwnProperty.call(record.data, field.name)) continue;
     const v = record.data[field.name];
-    if (field.kind === "link") out[field.name] = { meta: { href: hrefOf(svc.baseUrl, field.link!.target, String(v)) } };
+    if (field.kind === "link") out[field.name] = v === null ? null : { meta: { href: hrefOf(svc.baseUrl, field.link!.target, String(v)) } };
     else if (field.kind === "links") out[field.name] = (v as string[]).map((id) => ({ meta: { href: hrefOf(svc.baseUrl, field.link!.target, id) } }));
     else out[field.name] = v;
   }
   return out;
 }
 
-/** RFC 7396 JSON merge patch: null removes, objects merge, anything else replaces. */
-export function mergePatch(target: unknown, patch: unknown): Json {
+/**
+ * RFC 7396 JSON merge patch, objects merged and anything else replacing, where null removes a member
+ * unless `fields` (the declared fields at this level, with their properties below) call it nullable:
+ * then null is its value. A stored list of links is never null.
+ * @example mergePatch({ a: 1, b: 2 }, { a: null, b: null }, [{ name: "a", kind: "integer", nullable: true }]) → { a: null }
+ */
+export function mergePatch(target: unknown, patch: unknown, fields?: readonly FieldSpec[]): Json {
   if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch as Json;
   const out: Json = target !== null && typeof target === "object" && !Array.isArray(target) ? { ...(target as Json) } : {};
   for (const [key, value] of Object.entries(patch as Json)) {
-    if (value === null) delete out[key];
-    else Object.defineProperty(out, key, { value: mergePatch(out[key], value), enumerable: true, writable: true, configurable: true });
+    const field = fields?.find((f) => f.name === key);
+    let merged: unknown;
+    if (value !== null) merged = mergePatch(out[key], value, field?.properties);
+    else if (field?.nullable === true && field.kind !== "links") merged = null;
+    else {
+      delete out[key];
+      continue;
+    }
+    Object.defineProperty(out, key, { value: merged, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

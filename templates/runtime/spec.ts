@@ -67,6 +67,12 @@ export interface FieldSpec {
      */
     readonly onDelete?: "cascade" | "clear";
   };
+  /**
+   * The value may be null (a type array with "null", an anyOf with { "type": "null" }; for an instance link,
+   * anyOf [{ $ref }, { "type": "null" }]): null is stored and shown as null, and in a merge patch null sets the
+   * field to null instead of removing it. Absent, null in a merge patch removes the field (RFC 7396).
+   */
+  readonly nullable?: boolean;
   /** Declared `"writeOnly": true` (a password, a secret): accepted in bodies, never in a representation. */
   readonly writeOnly?: boolean;
   /** For a plain object with declared properties: those properties (`fields=address(city)` selects among them). */

@@ -2,66 +2,67 @@
  * Request validation with ajv, compiled once at start-up: bodies strictly (no coercion, no silent
  * removal of unknown properties), action query strings with scalar coercion. Failures become catalog errors.
  */
-import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
-import formatsPlugin from "ajv-formats";
-import { RE2JS } from "re2js";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { newAjv } from "./ajv-settings.js";
 import { SERVER_OWNED as SERVER_OWNED_NAMES, SHARED_SCHEMAS_ID } from "./conventions.js";
 import { ApiError, entry, type Catalog } from "./errors.js";
-import type { ServiceSpec } from "./spec.js";
+import { hrefOf } from "./links.js";
+import type { FieldSpec, JsonSchema, ResourceSpec, ServiceSpec } from "./spec.js";
 
-type RegExpEngine = NonNullable<CodeOptions["regExp"]>;
-type RegExpLike = ReturnType<RegExpEngine>;
+export { linearRegExp } from "./ajv-settings.js";
 
 /** Properties the server owns; sent in a body they are a readOnlyProperty error, not an unknown one. */
 export const SERVER_OWNED: ReadonlySet<string> = new Set(SERVER_OWNED_NAMES);
 
 /** Compiled validators of one service. */
 export interface Validators {
-  /** Validates a create/replace body of a collection (defaults applied); throws ApiError. */
-  body(collection: string, value: unknown, readOnly: ReadonlySet<string>): void;
+  /**
+   * Validates a create/replace body of a collection (defaults applied); throws ApiError. `patch`, for the
+   * result of a merge patch, is the patch itself: a required property it removed with null is then a
+   * 400 missingProperty whose dev says that it cannot be null (in a merge patch null removes a property).
+   */
+  body(collection: string, value: unknown, readOnly: ReadonlySet<string>, patch?: unknown): void;
   /** Validates and coerces action query parameters; returns them typed; throws ApiError. */
   query(action: string, value: Record<string, unknown>): Record<string, unknown>;
 }
 
 /**
- * `pattern` (and patternProperties) tested by RE2, whose time is linear in the input: with JavaScript's
- * backtracking RegExp, 41 characters against `^(a+)+$` block the event loop for minutes. `check` refuses
- * the patterns RE2 cannot compile (backreferences, lookaround).
- * @example linearRegExp("^(a+)+$", "u").test("a".repeat(41) + "!") === false, at once
+ * The schema a create/replace body of `resource` is validated with: its bodySchema, where an instance link
+ * the field spec calls nullable accepts null as well as { meta: { href } }.
  */
-export const linearRegExp: RegExpEngine = Object.assign(
-  (pattern: string, flags: string): RegExpLike => {
-    const re = RE2JS.compile(pattern, flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0);
-    // ajv keeps one compiled pattern per toString(): each must tell its pattern and flags apart.
-    const like = { test: (s: string) => re.test(s), toString: () => `/${pattern}/${flags}` };
-    return like;
-  },
-  // `code` names the engine in ajv's standalone output, which the service never produces.
-  { code: 'require("./validate.js").linearRegExp' },
-);
-
-function newAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({
-    allErrors: false,
-    coerceTypes: coerce,
-    removeAdditional: false,
-    useDefaults: true,
-    strict: false,
-    allowUnionTypes: true,
-    validateFormats: true,
-    // Properties are looked up on the value itself: an optional property named toString or valueOf is
-    // otherwise read from Object.prototype (a function), and every body that omits it fails its schema.
-    ownProperties: true,
-    code: { regExp: linearRegExp },
-  });
-  type Plugin = (a: Ajv) => unknown;
-  const addFormats = ((formatsPlugin as unknown as { default?: Plugin }).default ?? formatsPlugin) as unknown as Plugin;
-  addFormats(ajv);
-  return ajv;
+export function acceptedBodySchema(resource: ResourceSpec): JsonSchema {
+  const body = resource.bodySchema;
+  const nullable = resource.fields.filter((f) => f.kind === "link" && f.nullable === true);
+  if (nullable.length === 0 || typeof body !== "object" || body.properties === null || typeof body.properties !== "object") return body;
+  const properties: Record<string, unknown> = { ...(body.properties as Record<string, unknown>) };
+  for (const field of nullable) {
+    const schema = properties[field.name];
+    if (schema === undefined || acceptsNullShallow(schema)) continue;
+    Object.defineProperty(properties, field.name, { value: { anyOf: [schema, { type: "null" }] }, enumerable: true, writable: true, configurable: true });
+  }
+  return { ...body, properties };
 }
 
-/** Compiles every body and query schema of the service once. */
-export function compileValidators(spec: ServiceSpec, catalog: Catalog): Validators {
+/** True when the schema says null outright: a type (or type list) with "null", or an anyOf/oneOf branch that does. */
+function acceptsNullShallow(schema: unknown): boolean {
+  if (schema === null || typeof schema !== "object") return schema === true;
+  const s = schema as Record<string, unknown>;
+  if (s.type === "null" || (Array.isArray(s.type) && s.type.includes("null"))) return true;
+  return ["anyOf", "oneOf"].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some(acceptsNullShallow));
+}
+
+/** A link field of a resource, as the error of a wrong value explains it. */
+interface LinkField {
+  readonly field: FieldSpec;
+  /** The href form of the target's instances: "https://api.example.com/v1/authors/<id>". */
+  readonly href: string;
+}
+
+/**
+ * Compiles every body and query schema of the service once. `baseUrl` (the service's, BASE_URL when set)
+ * is the one the errors of wrong link values show hrefs under.
+ */
+export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: string = spec.baseUrl): Validators {
   const bodies = newAjv(false);
   const queries = newAjv(true);
   if (spec.schemas !== undefined) {
@@ -69,12 +70,18 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog): Validato
     for (const ajv of [bodies, queries]) ajv.addSchema({ $id: SHARED_SCHEMAS_ID, $defs: spec.schemas });
   }
   const bodyFns = new Map<string, ValidateFunction>();
-  for (const r of spec.resources) bodyFns.set(r.collection, bodies.compile(r.bodySchema as object));
+  const links = new Map<string, ReadonlyMap<string, LinkField>>();
+  for (const r of spec.resources) {
+    bodyFns.set(r.collection, compileOne(bodies, acceptedBodySchema(r), `the body schema of ${r.collection}`));
+    const own = new Map<string, LinkField>();
+    for (const f of r.fields) if (f.link !== undefined) own.set(f.name, { field: f, href: `${hrefOf(baseUrl, f.link.target)}/<id>` });
+    links.set(r.collection, own);
+  }
   const queryFns = new Map<string, ValidateFunction>();
-  for (const a of spec.actions) queryFns.set(a.name, queries.compile(a.query as object));
+  for (const a of spec.actions) queryFns.set(a.name, compileOne(queries, a.query, `the query schema of the action ${a.name}`));
 
   return {
-    body(collection, value, readOnly) {
+    body(collection, value, readOnly, patch) {
       const fn = bodyFns.get(collection)!;
       if (value === null || typeof value !== "object" || Array.isArray(value)) {
         throw new ApiError(entry(catalog, "invalidProperty"), "", { dev: "The body must be a JSON object." });
@@ -87,7 +94,7 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog): Validato
       if (!fn(value)) {
         const first = fn.errors?.[0];
         if (first?.keyword === "additionalProperties") throw unknownProperties(fn, value, first, catalog);
-        throw toApiError(first, catalog, "body");
+        throw bodyError(first, catalog, links.get(collection)!, patch);
       }
     },
     query(action, value) {
@@ -96,7 +103,7 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog): Validato
       for (const [k, v] of Object.entries(value)) {
         Object.defineProperty(copy, k, { value: Array.isArray(v) ? v[v.length - 1] : v, enumerable: true, writable: true, configurable: true });
       }
-      if (!fn(copy)) throw toApiError(fn.errors?.[0], catalog, "query");
+      if (!fn(copy)) throw queryError(fn.errors?.[0], catalog);
       return copy;
     },
   };
@@ -215,16 +222,71 @@ function whatIsWrong(e: ErrorObject, property: string, where: "body" | "query"):
   }
 }
 
-function toApiError(e: ErrorObject | undefined, catalog: Catalog, where: "body" | "query"): ApiError {
-  if (!e) return new ApiError(entry(catalog, where === "query" ? "invalidParameter" : "invalidProperty"));
+/** The 400 of a query string that fails its action's schema. */
+function queryError(e: ErrorObject | undefined, catalog: Catalog): ApiError {
+  if (!e) return new ApiError(entry(catalog, "invalidParameter"));
   const property = propertyOf(e);
-  if (where === "query") return new ApiError(entry(catalog, "invalidParameter"), property, { dev: `Query parameter ${whatIsWrong(e, property, where)}.` });
+  return new ApiError(entry(catalog, "invalidParameter"), property, { dev: `Query parameter ${whatIsWrong(e, property, "query")}.` });
+}
+
+/**
+ * The 400 of a body that fails its schema. A wrong value of a link says what a link looks like, with the
+ * href form of the link's target; a required property that `patch` (a merge patch) set to null says that
+ * it cannot be null.
+ */
+function bodyError(e: ErrorObject | undefined, catalog: Catalog, links: ReadonlyMap<string, LinkField>, patch: unknown): ApiError {
+  if (!e) return new ApiError(entry(catalog, "invalidProperty"));
+  const property = propertyOf(e);
+  // The body's own property the error is in (or, at the root, the one it lacks): a link's is explained with the link's form.
+  const top = e.instancePath === "" ? (e.keyword === "required" ? String((e.params as { missingProperty: string }).missingProperty) : "") : e.instancePath.split("/")[1]!.replace(/~1/g, "/").replace(/~0/g, "~");
+  const link = links.get(top);
+  const advice = link === undefined ? "" : ` ${linkForm(link)}`;
   switch (e.keyword) {
-    case "required":
-      return new ApiError(entry(catalog, "missingProperty"), property, { dev: `The body lacks "${property}", which is required.` });
+    case "required": {
+      if (patch !== undefined && nullAt(patch, property)) {
+        return new ApiError(entry(catalog, "missingProperty"), property, {
+          dev:
+            `"${property}" is required and cannot be null. In a merge patch null removes a property (RFC 7396), and this one may not be removed: ` +
+            `send a value, or leave "${property}" out of the patch to keep it as it is.`,
+        });
+      }
+      return new ApiError(entry(catalog, "missingProperty"), property, { dev: `The body lacks "${property}", which is required.${advice}` });
+    }
     case "additionalProperties":
       return new ApiError(entry(catalog, "unknownProperty"), property, { dev: `"${property}" is not a property of this resource; remove it or correct its spelling.` });
     default:
-      return new ApiError(entry(catalog, "invalidProperty"), property, { dev: `${whatIsWrong(e, property, where)}.` });
+      return new ApiError(entry(catalog, "invalidProperty"), property, { dev: `${whatIsWrong(e, property, "body")}.${advice}` });
+  }
+}
+
+/**
+ * What a link field takes, with its target's href form.
+ * @example 'A link is written { "meta": { "href": "https://api.example.com/v1/authors/<id>" } }.'
+ */
+function linkForm({ field, href }: LinkField): string {
+  const one = `{ "meta": { "href": "${href}" } }`;
+  if (field.kind === "links") return `"${field.name}" is a list of links, written [${one}, …].`;
+  return `"${field.name}" is a link, written ${one}${field.nullable === true ? ", or null" : ""}.`;
+}
+
+/** True when `patch` holds null at the dotted `property` path ("address.city"). */
+function nullAt(patch: unknown, property: string): boolean {
+  let at: unknown = patch;
+  for (const key of property.split(".")) {
+    if (at === null || typeof at !== "object" || Array.isArray(at) || !Object.prototype.hasOwnProperty.call(at, key)) return false;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at === null;
+}
+
+/**
+ * Compiles one schema of the service. One ajv cannot compile stops the start saying which schema it is
+ * (resourcery's `check` compiles every one with the same settings, and reports where and how to fix it).
+ */
+function compileOne(ajv: Ajv, schema: JsonSchema, what: string): ValidateFunction {
+  try {
+    return ajv.compile(schema as object);
+  } catch (e) {
+    throw new Error(`${what} cannot be compiled: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
 }

@@ -256,27 +256,55 @@ function printSkipped(): void {
 
 /** Registers and runs the contract suites of every resource and action of `spec`. */
 export function runContract(spec: ServiceSpec, samples: Samples): void {
-  const ctx: { service?: TestService } = {};
+  const ctx: { service?: TestService; failure?: string } = {};
   const service = () => ctx.service!;
   const factory = new Factory(spec, samples, service);
+  // Before each case: the service, started once. When it does not start, every case fails with its start-up
+  // error (a suite's `before` hook that throws would leave its cases uncounted, "(0 / 7)", with no reason).
   const boot = async () => {
-    ctx.service ??= await TestService.start(spec, samples);
+    if (ctx.failure === undefined && ctx.service === undefined) {
+      try {
+        ctx.service = await TestService.start(spec, samples);
+      } catch (e) {
+        ctx.failure = `The service did not start, so no case can run: ${errorText(e)}`;
+        process.stderr.write(`\n${ctx.failure}\n`);
+      }
+    }
+    if (ctx.failure !== undefined) throw startFailure(ctx.failure);
   };
   for (const resource of spec.resources) resourceSuite(spec, resource, samples, boot, service, factory);
   for (const action of spec.actions) actionSuite(spec, action, samples, boot, service);
   const routes = suite("routes");
-  routes.before(boot);
+  routes.before.each(boot);
   routes("an unknown route is a 404 with the error body", async () => {
     assertError(await service().request("GET", service().path("no-such-route-here")), 404, codeOf(spec, "routeNotFound"), spec);
   });
-  routes.after(() => service().close());
+  routes.after(() => ctx.service?.close());
   routes.run();
+}
+
+/** An error's message with those of its causes: "the body schema of books cannot be compiled: …". */
+function errorText(e: unknown): string {
+  const parts: string[] = [];
+  for (let at: unknown = e, depth = 0; at !== undefined && depth < 5; depth++) {
+    const text = at instanceof Error ? at.message : String(at);
+    if (!parts.some((p) => p.includes(text))) parts.push(text);
+    at = at instanceof Error ? at.cause : undefined;
+  }
+  return parts.join(" (because: ") + ")".repeat(parts.length - 1);
+}
+
+/** The error each case fails with when the service did not start: its text, without the kit's own stack. */
+function startFailure(text: string): Error {
+  const error = new Error(text);
+  error.stack = text.replace(/\n/g, " ");
+  return error;
 }
 
 function resourceSuite(spec: ServiceSpec, resource: ResourceSpec, samples: Samples, boot: () => Promise<void>, service: () => TestService, factory: Factory): void {
   const name = resource.collection;
   const s = suite(name);
-  s.before(boot);
+  s.before.each(boot);
   const collection = () => service().path(resource.collection);
   // Decided now, from the spec and the samples: a case without the data or the route it needs is skipped, never passed.
   const noInstance = factory.whyNot(resource.collection);
@@ -449,7 +477,7 @@ function resourceSuite(spec: ServiceSpec, resource: ResourceSpec, samples: Sampl
 function actionSuite(spec: ServiceSpec, action: ActionSpec, samples: Samples, boot: () => Promise<void>, service: () => TestService): void {
   const name = `action ${action.name}`;
   const s = suite(name);
-  s.before(boot);
+  s.before.each(boot);
   const path = () => service().path(action.name);
   const own = samples.actions[action.name] ?? {};
   const params = own.params;

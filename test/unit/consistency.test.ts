@@ -137,4 +137,10 @@ test("the facts of every service are one text: src/model/conventions.ts is templ
   assert.fixture(generator, read(path.join(root, "templates/runtime/conventions.ts")));
 });
 
+test("the validators' settings are one text: src/model/ajv-settings.ts is templates/runtime/ajv-settings.ts", () => {
+  const generator = read(path.join(root, "src/model/ajv-settings.ts"));
+  assert.ok(generator.includes("export function ajvOptions"), "the settings are there");
+  assert.fixture(generator, read(path.join(root, "templates/runtime/ajv-settings.ts")));
+});
+
 test.run();

@@ -332,7 +332,7 @@ class OpenApiBuilder {
     return this.shared("requestBodies", name, {
       required: true,
       description: merge
-        ? `A JSON merge patch (RFC 7396) of the ${r.name}: the fields it names are set, \`null\` removes an optional field, nested objects are merged. Links are written as \`{ "meta": { "href": "<href>" } }\`.`
+        ? `A JSON merge patch (RFC 7396) of the ${r.name}: the fields it names are set, nested objects are merged; \`null\` sets a nullable field to null and removes any other optional field (a required field that is not nullable cannot be null). Links are written as \`{ "meta": { "href": "<href>" } }\`.`
         : `The whole ${r.name}, without the fields the server sets (id, meta, createdAt, modifiedAt${r.owner ? `, ${r.owner}` : ""}). Links are written as \`{ "meta": { "href": "<href>" } }\` and must name existing instances.`,
       content: this.content(types, r.mediaType, media),
     });
@@ -639,7 +639,7 @@ class OpenApiBuilder {
     });
     setOwn(this.schemas, names.patch, {
       type: "object",
-      description: `A JSON merge patch (RFC 7396) of ${article(r.name)}: every field optional; \`null\` removes an optional field.`,
+      description: `A JSON merge patch (RFC 7396) of ${article(r.name)}: every field optional; \`null\` sets a nullable field to null and removes any other optional field.`,
       additionalProperties: false,
       properties: patch,
     });

@@ -88,4 +88,45 @@ test("a plain object's declared properties are in the spec, nested ones with the
   }
 });
 
+test("a nullable property, top-level or declared inside an object, is marked nullable in the spec; the others are not", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rsc-spec-"));
+  try {
+    fs.mkdirSync(path.join(dir, "resources"));
+    const write = (file: string, value: unknown) => fs.writeFileSync(path.join(dir, file), JSON.stringify(value, null, 2));
+    write("service.json", {
+      name: "teams-service",
+      title: "Teams",
+      vendor: "acme",
+      version: 1,
+      baseUrl: "http://localhost:3000/v1",
+      errorDocsUrl: "http://localhost:3000/docs/errors",
+      resources: ["resources/team.json"],
+      auth: { schemes: ["bearer"] },
+    });
+    write("resources/team.json", {
+      title: "Team",
+      type: "object",
+      "x-collection": "teams",
+      required: ["name", "description"],
+      properties: {
+        name: { type: "string" },
+        description: { type: ["string", "null"] },
+        motto: { anyOf: [{ type: "string" }, { type: "null" }] },
+        size: { type: "integer" },
+        note: { description: "anything" },
+        address: { type: ["object", "null"], properties: { city: { type: ["string", "null"] }, zip: { type: "string" } } },
+      },
+    });
+    const { model, diagnostics } = checkProject(dir);
+    assert.ok(model, JSON.stringify(diagnostics));
+    type F = { name: string; nullable?: boolean; properties?: F[] };
+    const team = (specOf(model!).resources as { fields: F[] }[])[0]!;
+    const nullable = (fields: F[]) => Object.fromEntries(fields.map((f) => [f.name, f.nullable === true]));
+    assert.equal(nullable(team.fields), { address: true, description: true, motto: true, name: false, note: false, size: false });
+    assert.equal(nullable(team.fields.find((f) => f.name === "address")!.properties!), { city: true, zip: false });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

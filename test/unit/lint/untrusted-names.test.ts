@@ -89,6 +89,24 @@ test("patternProblem: valid ECMAScript that RE2 compiles passes; what RE2 lacks 
   assert.match(patternProblem("^(?=a)")!.fix, /^RE2 syntax: no backreferences or lookaround; rewrite/);
 });
 
+test("patternProblem: an escape of another dialect is named, with its JavaScript form and the pattern rewritten", () => {
+  const at = (p: string) => patternProblem(p)!;
+  assert.is(at("\\A[a-z]+\\Z").problem, 'is not a valid regular expression: \\A and \\Z are not escapes of JavaScript regular expressions (JSON Schema patterns are ECMAScript ones, with the "u" flag)');
+  assert.is(at("\\A[a-z]+\\Z").fix, 'write \\A as ^ (the start of the value) and \\Z as $ (the end of the value): "pattern": "^[a-z]+$"');
+  assert.is(at("^a\\z").fix, 'write \\z as $ (the end of the value): "pattern": "^a$"');
+  assert.is(at("\\h+").fix, 'write \\h as [ \\t] (a horizontal space): "pattern": "[ \\\\t]+"');
+  assert.is(at("[\\h]x").fix, 'write \\h as " \\t" (a horizontal space): "pattern": "[ \\\\t]x"');
+  assert.is(at("\\Qa.b\\E$").fix, 'write \\Qa.b\\E as a\\.b (the quoted text, each special character escaped): "pattern": "a\\\\.b$"');
+  assert.is(at("^\\-\\_$").fix, 'write \\- as - (the character itself, which needs no escape) and \\_ as _ (the character itself, which needs no escape): "pattern": "^-_$"');
+  // Repeated, each is named once; an escape JavaScript has nothing alike for asks for a rewrite.
+  assert.match(at("\\A\\A").problem, /: \\A is not an escape/);
+  assert.is(at("\\Gab").fix, "JavaScript has no \\G: rewrite the pattern without it");
+  assert.is(at("[\\A]").fix, "JavaScript has no \\A: rewrite the pattern without it");
+  // A lone brace is named as such; what JavaScript's "u" regexes accept is untouched.
+  assert.match(at("a{").fix, /write \\{, \\} or \\]/);
+  for (const ok of ["^[a-z]+$", "[\\-]", "\\d\\D\\w\\W\\s\\S\\b\\B", "\\/\\.\\*", "\\x41", "\\p{L}", "[\\-\\]]"]) assert.is(patternProblem(ok), undefined, ok);
+});
+
 test("compileLinear compiles exactly what the generated service's linearRegExp compiles, and matches as it does", () => {
   const patterns = ["^(a+)+$", "\\p{Lu}", "(a)\\1", "(?=a)", "\\u00e9", "a{1001}", "(?<n>x)", "[[:alpha:]]", "\\z", "^.$", "a|b", "\\d{2,}"];
   const compiles = (f: () => unknown) => {

@@ -15,7 +15,7 @@ const catalog = catalogOf(BUILTIN_ERRORS.map((e) => ({ ...e, info: `https://docs
 /** A spec of one collection "things" whose body has these properties. */
 function validatorsOf(properties: Record<string, unknown>, required: string[] = []) {
   const spec = {
-    resources: [{ collection: "things", bodySchema: { type: "object", additionalProperties: false, required, properties } }],
+    resources: [{ collection: "things", fields: [], bodySchema: { type: "object", additionalProperties: false, required, properties } }],
     actions: [],
   } as unknown as ServiceSpec;
   return compileValidators(spec, catalog);

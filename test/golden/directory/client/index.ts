@@ -32,7 +32,7 @@ export interface ReadOptions<C extends Collection, F extends Sel, E extends Sel>
   offset?: number;
   limit?: number;
 }
-/** A JSON merge patch of T: any subset of its fields; null removes an optional one. */
+/** A JSON merge patch of T: any subset of its fields; null sets a nullable one to null and removes any other optional one. */
 export type MergePatch<T> = { [K in keyof T]?: T[K] | null };
 
 /** Calls of the accounts collection. */
@@ -43,7 +43,7 @@ export interface AccountApi {
   list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"accounts", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "accounts", F, E>>>;
   /** GET /accounts/{id}: one instance, typed by the fields and expand selections. */
   get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"accounts", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "accounts", F, E>>;
-  /** PATCH /accounts/{id}: JSON merge patch (null removes an optional field). */
+  /** PATCH /accounts/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
   update(id: string, patch: MergePatch<types.AccountInput>, options?: runtime.CallOptions): Promise<types.Account>;
   /** PUT /accounts/{id}: replaces the whole instance. */
   replace(id: string, body: types.AccountInput, options?: runtime.CallOptions): Promise<types.Account>;
@@ -67,7 +67,7 @@ export interface DirectoryApi {
   list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"directories", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "directories", F, E>>>;
   /** GET /directories/{id}: one instance, typed by the fields and expand selections. */
   get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"directories", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "directories", F, E>>;
-  /** PATCH /directories/{id}: JSON merge patch (null removes an optional field). */
+  /** PATCH /directories/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
   update(id: string, patch: MergePatch<types.DirectoryInput>, options?: runtime.CallOptions): Promise<types.Directory>;
   /** PUT /directories/{id}: replaces the whole instance. */
   replace(id: string, body: types.DirectoryInput, options?: runtime.CallOptions): Promise<types.Directory>;
@@ -87,7 +87,7 @@ export interface FolderApi {
   list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"folders", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "folders", F, E>>>;
   /** GET /folders/{id}: one instance, typed by the fields and expand selections. */
   get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"folders", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "folders", F, E>>;
-  /** PATCH /folders/{id}: JSON merge patch (null removes an optional field). */
+  /** PATCH /folders/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
   update(id: string, patch: MergePatch<types.FolderInput>, options?: runtime.CallOptions): Promise<types.Folder>;
   /** PUT /folders/{id}: replaces the whole instance. */
   replace(id: string, body: types.FolderInput, options?: runtime.CallOptions): Promise<types.Folder>;
@@ -103,7 +103,7 @@ export interface GroupApi {
   list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"groups", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "groups", F, E>>>;
   /** GET /groups/{id}: one instance, typed by the fields and expand selections. */
   get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"groups", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "groups", F, E>>;
-  /** PATCH /groups/{id}: JSON merge patch (null removes an optional field). */
+  /** PATCH /groups/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
   update(id: string, patch: MergePatch<types.GroupInput>, options?: runtime.CallOptions): Promise<types.Group>;
   /** PUT /groups/{id}: replaces the whole instance. */
   replace(id: string, body: types.GroupInput, options?: runtime.CallOptions): Promise<types.Group>;

@@ -32,7 +32,7 @@ export interface ReadOptions<C extends Collection, F extends Sel, E extends Sel>
   offset?: number;
   limit?: number;
 }
-/** A JSON merge patch of T: any subset of its fields; null removes an optional one. */
+/** A JSON merge patch of T: any subset of its fields; null sets a nullable one to null and removes any other optional one. */
 export type MergePatch<T> = { [K in keyof T]?: T[K] | null };
 
 /** Calls of the authors collection. */
@@ -43,7 +43,7 @@ export interface AuthorApi {
   list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"authors", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "authors", F, E>>>;
   /** GET /authors/{id}: one instance, typed by the fields and expand selections. */
   get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"authors", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "authors", F, E>>;
-  /** PATCH /authors/{id}: JSON merge patch (null removes an optional field). */
+  /** PATCH /authors/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
   update(id: string, patch: MergePatch<types.AuthorInput>, options?: runtime.CallOptions): Promise<types.Author>;
   /** PUT /authors/{id}: replaces the whole instance. */
   replace(id: string, body: types.AuthorInput, options?: runtime.CallOptions): Promise<types.Author>;
@@ -61,7 +61,7 @@ export interface BookApi {
   list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"books", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "books", F, E>>>;
   /** GET /books/{id}: one instance, typed by the fields and expand selections. */
   get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"books", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "books", F, E>>;
-  /** PATCH /books/{id}: JSON merge patch (null removes an optional field). */
+  /** PATCH /books/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
   update(id: string, patch: MergePatch<types.BookInput>, options?: runtime.CallOptions): Promise<types.Book>;
   /** PUT /books/{id}: replaces the whole instance. */
   replace(id: string, body: types.BookInput, options?: runtime.CallOptions): Promise<types.Book>;
