@@ -207,7 +207,7 @@ function explain(e: ErrorObject): { pointer: string; kind: "key" | "value"; prob
       return { pointer: at, kind: "value", problem: `${where} must be of type ${String(p.type).replace(",", " or ")}`, fix: schemaFix ?? `give a value of type ${p.type}` };
     case "enum": {
       const allowed = (p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ");
-      return { pointer: at, kind: "value", problem: `${where} is ${JSON.stringify(e.data)}, not one of ${allowed}`, fix: `use one of: ${allowed}` };
+      return { pointer: at, kind: "value", problem: `${where} is ${JSON.stringify(e.data)}, not one of ${allowed}`, fix: schemaFix ?? `use one of: ${allowed}` };
     }
     case "const":
       return { pointer: at, kind: "value", problem: `${where} must be ${JSON.stringify(p.allowedValue)}`, fix: schemaFix ?? `set it to ${JSON.stringify(p.allowedValue)}` };
