@@ -1,4 +1,6 @@
 /** Hrefs of instances and collections, and the links written in request bodies ({ meta: { href } }). */
+import { describeIdForm, isIdOf } from "./ids.js";
+import type { ResourceSpec } from "./spec.js";
 
 /**
  * Ids that encodeURIComponent returns unchanged (a subset of what it leaves alone), such as the UUIDs
@@ -57,6 +59,17 @@ export function matchHref(href: unknown, baseUrl: string, collection: string): H
   } catch {
     return { problem: "is not validly percent-encoded" };
   }
+}
+
+/**
+ * matchHref for a link to an instance of `target`, whose id must also have the form of the target's ids
+ * (x-id): an href ending in anything else names no instance, and the store is not asked.
+ * @example matchLink(".../orders/042", base, orders).problem → 'names no existing order (the ids of orders are integers from 1, …)'
+ */
+export function matchLink(href: unknown, baseUrl: string, target: ResourceSpec): HrefMatch {
+  const match = matchHref(href, baseUrl, target.collection);
+  if (match.id === undefined || isIdOf(target.idForm, match.id)) return match;
+  return { problem: `names no existing ${target.name} (the ids of ${target.collection} are ${describeIdForm(target.idForm)})` };
 }
 
 /**
