@@ -67,6 +67,9 @@ export const spec: ServiceSpec = {
         },
         "mediaType": "application/vnd.library.v2.author+json",
         "collectionMediaType": "application/vnd.library.v2.authors+json",
+        "idForm": {
+          "kind": "uuid"
+        },
         "bodySchema": {
           "type": "object",
           "additionalProperties": false,
@@ -141,6 +144,9 @@ export const spec: ServiceSpec = {
         },
         "mediaType": "application/vnd.library.v2.book+json",
         "collectionMediaType": "application/vnd.library.v2.books+json",
+        "idForm": {
+          "kind": "uuid"
+        },
         "bodySchema": {
           "type": "object",
           "additionalProperties": false,
