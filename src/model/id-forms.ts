@@ -65,6 +65,22 @@ export function exampleId(form: IdForm, n = 0): string | number {
   }
 }
 
+/**
+ * True when `value` is an id the server could make in this form (as representations carry it: a number for
+ * a sequence), e.g. a declared example worth showing in the docs.
+ * @example isIdOfForm({ kind: "prefix", prefix: "cus_" }, "cus_NffrFeUfNV2Hib") === false (the random part is 22 characters)
+ */
+export function isIdOfForm(form: IdForm, value: unknown): boolean {
+  switch (form.kind) {
+    case "sequence":
+      return typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
+    case "prefix":
+      return typeof value === "string" && value.startsWith(form.prefix) && new RegExp(`^[0-9A-Za-z]{${PREFIXED_ID_DIGITS}}$`).test(value.slice(form.prefix.length));
+    default:
+      return typeof value === "string" && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
+  }
+}
+
 /** Ids the server may make, at both ends of the form's range: a declaration of `id` fits when it accepts each. */
 export function madeIds(form: IdForm): readonly (string | number)[] {
   switch (form.kind) {
