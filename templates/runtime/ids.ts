@@ -81,9 +81,7 @@ const PREFIXED_TAIL = /^[0-9A-Za-z]{22}$/;
 const SEQUENCE = /^[1-9][0-9]{0,14}$/;
 
 /**
- * True when `id` has the form of the resource's ids, so that it can name an instance: a path's id or a
- * link's that does not is answered as one that names nothing, without asking the store (which then only
- * ever sees ids of the form: "010" or "10.0" never reach an integer column as 10).
+ * True when `id` has the form of the resource's ids, exactly as the service writes them.
  * @example isIdOf({ kind: "sequence" }, "42") === true; isIdOf({ kind: "sequence" }, "042") === false
  */
 export function isIdOf(form: IdForm | undefined, id: string): boolean {
@@ -95,6 +93,17 @@ export function isIdOf(form: IdForm | undefined, id: string): boolean {
     default:
       return UUID.test(id);
   }
+}
+
+/**
+ * True when the store may be asked for `id` in a collection of this form. A sequence's ids are an integer
+ * key, which would find "010" or "10.0" as 10 (and a networked store may refuse a non-number): only a
+ * number written as the service writes it is looked up. Any string may be a string id: the store finds
+ * nothing for one of another form, and a path's id costs no test (a GET is the commonest request).
+ * @example mayName({ kind: "sequence" }, "010") === false; mayName({ kind: "uuid" }, "nope") === true
+ */
+export function mayName(form: IdForm | undefined, id: string): boolean {
+  return form?.kind !== "sequence" || SEQUENCE.test(id);
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Hrefs of instances and collections, and the links written in request bodies ({ meta: { href } }). */
-import { describeIdForm, isIdOf } from "./ids.js";
+import { describeIdForm, isIdOf, mayName } from "./ids.js";
 import type { ResourceSpec } from "./spec.js";
 
 /**
@@ -62,14 +62,24 @@ export function matchHref(href: unknown, baseUrl: string, collection: string): H
 }
 
 /**
- * matchHref for a link to an instance of `target`, whose id must also have the form of the target's ids
- * (x-id): an href ending in anything else names no instance, and the store is not asked.
+ * matchHref for a link to an instance of `target`: an href whose id the store may not be asked for (see
+ * mayName: "042" of a sequence) names no instance.
  * @example matchLink(".../orders/042", base, orders).problem → 'names no existing order (the ids of orders are integers from 1, …)'
  */
 export function matchLink(href: unknown, baseUrl: string, target: ResourceSpec): HrefMatch {
   const match = matchHref(href, baseUrl, target.collection);
-  if (match.id === undefined || isIdOf(target.idForm, match.id)) return match;
-  return { problem: `names no existing ${target.name} (the ids of ${target.collection} are ${describeIdForm(target.idForm)})` };
+  if (match.id === undefined || mayName(target.idForm, match.id)) return match;
+  return { problem: noInstance(target, match.id) };
+}
+
+/**
+ * Why a link's id names nothing, in words: no instance has it, and when it is not of the target's form
+ * (x-id), what its ids look like.
+ * @example noInstance(customers, "cus_nope") === 'names no existing customer (the ids of customers are "cus_" and 22 letters and digits)'
+ */
+export function noInstance(target: ResourceSpec, id: string): string {
+  const form = isIdOf(target.idForm, id) ? "" : ` (the ids of ${target.collection} are ${describeIdForm(target.idForm)})`;
+  return `names no existing ${target.name}${form}`;
 }
 
 /**

@@ -8,8 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { canSee, requireOwner, requireRole, isAdmin, rolesFor, type Caller } from "./authenticate.js";
 import { sendJson, type HandlerContext, type ResourceHooks, type ServiceContext } from "./context.js";
 import { ApiError, entry } from "./errors.js";
-import { isIdOf, makeId } from "./ids.js";
-import { hrefOf, hrefOfLink, matchLink } from "./links.js";
+import { makeId, mayName } from "./ids.js";
+import { hrefOf, hrefOfLink, matchLink, noInstance } from "./links.js";
 import {
   buildPlain, canRead, instanceLink, listShown, representNow, representPage, representShown, subCollection, subCollectionHref,
   type RepresentContext,
@@ -33,10 +33,10 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   if (sequence && svc.store.nextId === undefined) {
     throw new Error(`the store has no nextId(), which the ids of ${resource.collection} need ("x-id": "sequence"): implement Store.nextId`);
   }
-  /** The path's id when it has the form of the collection's ids, else undefined: it names nothing, and the store is not asked. */
+  /** The path's id when the store may be asked for it (see mayName), else undefined: it names nothing. */
   const pathId = (req: FastifyRequest): string | undefined => {
     const id = (req.params as Params).id;
-    return isIdOf(resource.idForm, id) ? id : undefined;
+    return mayName(resource.idForm, id) ? id : undefined;
   };
   /**
    * What representing needs for one request: the store to read (a transaction's inside a write), and the
@@ -236,7 +236,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
           await updateIn(req, caller, tx, add, (f) => f === field.name, current);
         }
         const stored = await tx.get(target.collection, id);
-        if (stored === undefined) throw invalidLink(svc, field.name, href, `names no existing ${target.name}`);
+        if (stored === undefined) throw invalidLink(svc, field.name, href, noInstance(target, id));
         // A member the caller may not read (x-access read of its collection) is answered as a link.
         const shown = canRead(caller, target) ? await representShown(rc, target, stored) : undefined;
         return { added, member: shown ?? instanceLink(rc, target, id) };
@@ -486,7 +486,7 @@ async function linkId(svc: ServiceContext, ctx: HandlerContext, target: string, 
   if (match.id === undefined) throw invalidLink(svc, property, href, match.problem);
   const id = match.id;
   if (kept.has(id) && !written) return id;
-  if (!(await linkable(svc, ctx, target, id, kept.has(id)))) throw invalidLink(svc, property, href, `names no existing ${svc.resources.get(target)!.name}`);
+  if (!(await linkable(svc, ctx, target, id, kept.has(id)))) throw invalidLink(svc, property, href, noInstance(svc.resources.get(target)!, id));
   return id;
 }
 

@@ -15,7 +15,7 @@ import { BUILTIN_ERRORS } from "../../../src/model/builtin-errors.js";
 import { exampleId, idSchemaOf } from "../../../src/model/id-forms.js";
 import { misfit } from "../../../src/lint/schema-fit.js";
 import { buildApp } from "../../../templates/runtime/app.js";
-import { describeIdForm, idValue, isIdOf, makeId, newId, newPrefixedId } from "../../../templates/runtime/ids.js";
+import { describeIdForm, idValue, isIdOf, makeId, mayName, newId, newPrefixedId } from "../../../templates/runtime/ids.js";
 import { KeyRing } from "../../../templates/runtime/keys.js";
 import { matchLink } from "../../../templates/runtime/links.js";
 import type { IdForm, JsonSchema, MediaTypeSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
@@ -80,7 +80,11 @@ test("isIdOf: each form accepts its own ids only, in the one way the service wri
     [SEQ, "abc", false],
     [SEQ, "", false],
   ];
-  for (const [form, id, expected] of cases) assert.is(isIdOf(form, id), expected, `${form?.kind ?? "none"} ${JSON.stringify(id)}`);
+  for (const [form, id, expected] of cases) {
+    assert.is(isIdOf(form, id), expected, `${form?.kind ?? "none"} ${JSON.stringify(id)}`);
+    // Only a sequence's integer key needs the form before a lookup: a string key finds nothing of another form.
+    assert.is(mayName(form, id), form?.kind === "sequence" ? expected : true, `mayName ${form?.kind ?? "none"} ${JSON.stringify(id)}`);
+  }
   assert.is(idValue(SEQ, "42"), 42);
   assert.is(idValue(CUS, "cus_x"), "cus_x");
   assert.is(idValue(undefined, "x"), "x");
