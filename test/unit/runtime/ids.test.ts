@@ -190,6 +190,24 @@ test("a sequence: the store numbers 1, 2, 3 …; a deleted number is never given
     await rejects(store.nextId!("tags"), /not a sequence/);
   }));
 
+test("two stores on one file (two processes) number one sequence: creates interleaved in transactions never repeat a number", () =>
+  withStore(async (store, file) => {
+    const other = openSqliteStore(spec, file);
+    try {
+      const createIn = (s: Store) => s.transaction!(async (tx) => {
+        const id = await tx.nextId!("orders");
+        await new Promise((resolve) => setTimeout(resolve, 1)); // the other store's create waits its turn meanwhile
+        await tx.insert("orders", record(id, { total: 1 }));
+        return id;
+      });
+      const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => createIn(i % 2 === 0 ? store : other)));
+      assert.equal([...ids].map(Number).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1));
+      assert.is((await store.list("orders", { offset: 0, limit: 50 })).size, 20);
+    } finally {
+      await other.close();
+    }
+  }));
+
 test("a sequence's ids are an INTEGER key: ids come back as text, lists order them as numbers, stored lists and existence work", () =>
   withStore(async (store) => {
     for (let i = 1; i <= 12; i++) await store.insert("orders", record(String(i), { total: i }));
