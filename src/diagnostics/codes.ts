@@ -83,10 +83,16 @@ export const codes = {
   }),
   "schema-too-large": def<{ what: string; problem: string }>({
     severity: "error",
-    title: "A schema grows too large once its $refs are expanded",
+    title: "A schema is too large",
     message: (a) => `${a.what} ${a.problem}`,
-    hint: () =>
-      'refer to a shared schema from fewer places (a "$defs" entry referenced twice at every level doubles at every level), or split the resource',
+    hint: () => 'split it: move parts into "$defs" entries (a schema a $ref reaches is one shared schema, counted once), or into resources of their own',
+  }),
+  "embedded-resource": def<{ target: string }>({
+    severity: "warning",
+    title: "A $ref to a resource is embedded, not linked",
+    message: (a) => `this $ref to the resource "${a.target}" is not a link: its schema is embedded here as a copy (a link is a property of its own)`,
+    hint: (a) =>
+      `to link to ${a.target}, make it a property whose schema is {"$ref": …}, anyOf [{"$ref": …}, {"type": "null"}] or anyOf [{"type": "string"}, {"$ref": …}]; to embed a shape, $ref a shared schema (a "$defs" entry) instead of the resource`,
   }),
   "circular-ref": def<{ ref: string; chain: string }>({
     severity: "error",
@@ -198,6 +204,18 @@ export const codes = {
     title: "Names must be safe identifiers",
     message: (a) => `${a.what} ${JSON.stringify(a.name)} ${a.reason}`,
     hint: (a) => a.fix,
+  }),
+  "unselectable-name": def<{ name: string; fix: string }>({
+    severity: "warning",
+    title: "A property's name can be written in fields and expand",
+    message: (a) => `property ${JSON.stringify(a.name)} cannot be named in fields or expand: the service reads a selection name as ASCII letters, digits, "_", "$" and "-"`,
+    hint: (a) => a.fix,
+  }),
+  "sub-collection-case": def<{ name: string; fix: string }>({
+    severity: "warning",
+    title: "Sub-collection path segments are camelCase, as collections are",
+    message: (a) => `sub-collection "${a.name}" is not a camelCase path segment, unlike every collection's (R3)`,
+    hint: (a) => `name the property in camelCase, e.g. "${a.fix}", so that every path segment of the API has one style; if clients already read it as "${a.name}", keep it: the route works`,
   }),
   "name-collision": def<{ what: string; other: string; fix: string }>({
     severity: "error",

@@ -13,6 +13,7 @@ import { mark } from "../timing.js";
 import { emitMediaTypes } from "./media-types.js";
 import { emitPackage } from "./package.js";
 import { emitReadme } from "./readme.js";
+import { useSharedSchemas } from "./samples.js";
 import { emitRuntime } from "./runtime.js";
 import { emitSpec } from "./spec.js";
 import { emitTests } from "./tests.js";
@@ -30,6 +31,7 @@ export type { Orphans } from "./types.js";
 export async function emitService(model: Model, orphans?: Orphans): Promise<EmittedFile[]>;
 export async function emitService(model: Model, orphans: Orphans | undefined, stage: FreshStage): Promise<StagedFile[]>;
 export async function emitService(model: Model, orphans?: Orphans, stage?: FreshStage): Promise<PackageFile[]> {
+  useSharedSchemas(model.schemas);
   const docs: PackageFile[] = [];
   const stop = new AbortController();
   const done = inWorker(
@@ -71,5 +73,6 @@ export { emitDocs } from "./docs/index.js";
 
 /** The standalone client package (`generate --client-only`), sorted by path. */
 export async function emitClientOnly(model: Model): Promise<EmittedFile[]> {
+  useSharedSchemas(model.schemas);
   return byPath(await emitClientPackage(model, await emitTypes(model)));
 }

@@ -1,4 +1,5 @@
 /** Emits the generated package's README: how to run it, its routes, media types and error codes. */
+import { useSharedSchemas } from "./samples.js";
 import { BODY_LIMIT, DEFAULT_EXPAND_LIMIT, MAX_BODY_DEPTH, PAGING } from "../model/conventions.js";
 import type { Model, Resource } from "../model/types.js";
 import { exampleBody } from "./contract-samples.js";
@@ -10,6 +11,7 @@ import { deleteCanBeRefused } from "./docs/operations.js";
 
 /** README.md (generated). */
 export function emitReadme(model: Model): EmittedFile[] {
+  useSharedSchemas(model.schemas);
   const { service } = model;
   const base = service.basePath;
   const routes = model.resources.flatMap((r) => [

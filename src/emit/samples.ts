@@ -6,7 +6,10 @@ import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
 import RandExp from "randexp";
 import { compileLinear, patternProblem } from "../model/patterns.js";
-import type { JsonSchema } from "../model/types.js";
+import { SHARED_SCHEMAS_ID } from "../model/conventions.js";
+import { SharedSchemas } from "../model/shared.js";
+import type { JsonSchema, SharedSchema } from "../model/types.js";
+import { withSharedId } from "./spec.js";
 
 type Schema = Record<string, unknown>;
 
@@ -37,6 +40,33 @@ const FORMATS: Readonly<Record<string, string>> = {
 };
 
 let ajv: Ajv | undefined;
+
+/** The shared schemas samples are made and checked with: those of the model being emitted (useSharedSchemas). */
+let shared = new SharedSchemas([]);
+let sharedList: readonly SharedSchema[] = [];
+
+/**
+ * Makes the model's shared schemas the ones `{ "$ref": "#/$defs/<name>" }` stands for in the schemas
+ * sampled from now on; every emitter of a model calls it first (a second call with the same list does nothing).
+ */
+export function useSharedSchemas(schemas: readonly SharedSchema[]): void {
+  if (schemas === sharedList) return;
+  sharedList = schemas;
+  shared = new SharedSchemas(schemas);
+  ajv = undefined; // the next validator holds these
+}
+
+/**
+ * What a schema says once a shared reference in it is followed (the keywords written beside the $ref
+ * over the shared schema's), for readers that describe a value, as the docs do; the schema itself otherwise.
+ */
+export function withSharedResolved(schema: JsonSchema): JsonSchema {
+  if (SharedSchemas.nameOf(schema) === undefined) return schema;
+  const { $ref: _ref, ...beside } = schema as Schema;
+  const target = shared.deref(schema);
+  return typeof target === "object" ? { ...target, ...beside } : target;
+}
+
 function validator(): Ajv {
   if (ajv) return ajv;
   // Loaded on first use: the quick check answers for most schemas, so a run may never need ajv's compiler.
@@ -50,6 +80,11 @@ function validator(): Ajv {
   // ownProperties as the service's ajv: an optional property named toString is absent from a sample without it.
   ajv = new AjvClass({ strict: false, allowUnionTypes: true, validateFormats: true, ownProperties: true, code: { optimize: false, regExp: regExp as never } });
   (formatsPlugin.default ?? formatsPlugin)(ajv);
+  if (sharedList.length > 0) {
+    const $defs: Record<string, unknown> = {};
+    for (const s of sharedList) Object.defineProperty($defs, s.name, { value: s.schema, enumerable: true, writable: true, configurable: true });
+    ajv.addSchema({ $id: SHARED_SCHEMAS_ID, $defs });
+  }
   return ajv;
 }
 
@@ -68,7 +103,7 @@ export function ajvIsValid(schema: JsonSchema, value: unknown): boolean {
   let fn = compiled.get(schema);
   if (fn === undefined) {
     try {
-      const v = validator().compile(schema as object);
+      const v = validator().compile(withSharedId(schema) as object);
       fn = (x: unknown) => v(x) as boolean;
     } catch {
       fn = null;
@@ -132,6 +167,8 @@ function build(schema: JsonSchema, seed: number, depth: number): unknown {
     const given = givenValues(s);
     if (seed < given.length) return given[seed];
   }
+  // A shared schema: a value of what it stands for (a loop of them ends at the depth limit).
+  if (SharedSchemas.nameOf(schema) !== undefined) return build(shared.deref(schema), seed, depth + 1);
   if ("const" in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[seed % s.enum.length];
   for (const key of ["oneOf", "anyOf"] as const) {

@@ -1,6 +1,7 @@
 /** Emits src/generated/spec.ts: the service description the runtime serves from. */
-import { isObject, kindOf } from "../model/build-schema.js";
-import { BODY_LIMIT, PAGING, SERVER_OWNED as SERVER_OWNED_NAMES } from "../model/conventions.js";
+import { isObject, kindOf, SHARED_REF_PREFIX } from "../model/build-schema.js";
+import { sharedOf, type Deref } from "../model/shared.js";
+import { BODY_LIMIT, PAGING, SERVER_OWNED as SERVER_OWNED_NAMES, SHARED_SCHEMAS_ID } from "../model/conventions.js";
 import type { Field, FieldKind, JsonSchema, Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, jsValue } from "./shared/escape.js";
@@ -31,7 +32,9 @@ export function bodySchemaOf(resource: Resource): Record<string, unknown> {
   for (const f of writable) {
     const schema =
       f.kind === "link"
-        ? LINK_INPUT_SCHEMA
+        ? f.link?.nullable
+          ? { anyOf: [LINK_INPUT_SCHEMA, { type: "null" }] }
+          : LINK_INPUT_SCHEMA
         : f.kind === "links"
           ? { type: "array", items: LINK_INPUT_SCHEMA, ...pickKeys(f.schema, ["minItems", "maxItems"]) }
           : f.schema;
@@ -53,9 +56,24 @@ function pickKeys(schema: unknown, keys: readonly string[]): Record<string, unkn
   return out;
 }
 
+/** A schema with every shared reference (`#/$defs/<name>`) made absolute, for a schema compiled on its own beside the shared ones. */
+export function withSharedId(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withSharedId);
+  if (!isObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    const value = k === "$ref" && typeof v === "string" && v.startsWith(SHARED_REF_PREFIX) ? SHARED_SCHEMAS_ID + v : k === "const" || k === "enum" || k === "default" || k === "examples" ? v : withSharedId(v);
+    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
 /** The ServiceSpec data (without errors and media types, which come from their own generated modules). */
 export function specOf(model: Model): Record<string, unknown> {
   const { service } = model;
+  const { deref } = sharedOf(model);
+  const schemas: Record<string, unknown> = {};
+  for (const s of model.schemas) Object.defineProperty(schemas, s.name, { value: s.schema, enumerable: true, writable: true, configurable: true });
   return {
     name: service.name,
     title: service.title,
@@ -73,8 +91,9 @@ export function specOf(model: Model): Record<string, unknown> {
         name: f.name,
         kind: f.kind,
         ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}), ...(f.link.onDelete ? { onDelete: f.link.onDelete } : {}) } } : {}),
+        ...(f.link?.nullable ? { nullable: true } : {}),
         ...(isWriteOnly(f) ? { writeOnly: true } : {}),
-        ...propertiesOf(f.kind, f.schema),
+        ...propertiesOf(f.kind, f.schema, deref),
       })),
       required: r.required,
       unique: r.unique,
@@ -83,9 +102,10 @@ export function specOf(model: Model): Record<string, unknown> {
       mediaType: r.mediaType,
       collectionMediaType: r.collectionMediaType,
       idForm: r.idForm,
-      bodySchema: bodySchemaOf(r),
+      bodySchema: withSharedId(bodySchemaOf(r)),
     })),
-    actions: model.actions.map((a) => ({ name: a.name, method: a.method, query: a.query, roles: a.roles, mediaType: a.mediaType })),
+    actions: model.actions.map((a) => ({ name: a.name, method: a.method, query: withSharedId(a.query), roles: a.roles, mediaType: a.mediaType })),
+    ...(model.schemas.length > 0 ? { schemas } : {}),
   };
 }
 
@@ -93,12 +113,13 @@ export function specOf(model: Model): Record<string, unknown> {
  * `{ properties }` of a plain object with declared properties (each with its kind, nested objects with
  * theirs), so `fields=address(city)` can select inside it; `{}` for anything else.
  */
-function propertiesOf(kind: FieldKind, schema: JsonSchema, depth = 2): Record<string, unknown> {
+function propertiesOf(kind: FieldKind, written: JsonSchema, deref: Deref, depth = 2): Record<string, unknown> {
   // A selection has at most 8 levels (MAX_SELECTION_DEPTH in the runtime): deeper properties cannot be named.
+  const schema = deref(written);
   if (kind !== "object" || depth > 8 || !isObject(schema) || !isObject(schema.properties)) return {};
   const properties = Object.entries(schema.properties).map(([name, sub]) => {
-    const subKind = kindOf(sub as JsonSchema);
-    return { name, kind: subKind, ...propertiesOf(subKind, sub as JsonSchema, depth + 1) };
+    const subKind = kindOf(sub as JsonSchema, deref);
+    return { name, kind: subKind, ...propertiesOf(subKind, sub as JsonSchema, deref, depth + 1) };
   });
   return { properties };
 }

@@ -2,6 +2,7 @@
 import { assertInternal } from "../diagnostics/internal-error.js";
 import type { Model } from "../model/types.js";
 import { actionSamples, resourceSamples } from "./contract-samples.js";
+import { useSharedSchemas } from "./samples.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { jsValue } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
@@ -29,6 +30,7 @@ function seedOwnTest(model: Model): EmittedFile {
  * business rules, or a file of theirs that throws when loaded, cannot fail it.
  */
 export function emitTests(model: Model): EmittedFile[] {
+  useSharedSchemas(model.schemas);
   const samples = {
     resources: Object.fromEntries(model.resources.map((r) => [r.collection, resourceSamples(r)])),
     actions: Object.fromEntries(model.actions.map((a) => [a.name, actionSamples(a)])),

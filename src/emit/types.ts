@@ -38,6 +38,9 @@ const TS_KEYWORDS = new Set(["tsType", "tsEnumNames"]);
 function clean(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(clean);
   if (schema === null || typeof schema !== "object") return schema;
+  // A shared reference is its type: keywords beside it would make json-schema-to-typescript declare a copy under a new name.
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref === "string") return { $ref: ref };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === "title" || k === "$id" || k === "$schema" || k === "$comment" || k.startsWith("x-") || TS_KEYWORDS.has(k)) continue;
@@ -53,12 +56,12 @@ function mapValues(v: unknown, fn: (x: unknown) => unknown): unknown {
   return out;
 }
 
-function resourceSchemas(r: Resource): Record<string, unknown> {
-  const server = serverFieldSchemas(r);
+function resourceSchemas(model: Model, r: Resource): Record<string, unknown> {
+  const server = serverFieldSchemas(model, r);
   const plain: Record<string, unknown> = { ...server };
   const input: Record<string, unknown> = {};
   for (const f of r.fields) {
-    const schema = f.kind === "link" ? { tsType: "select.LinkInput" } : f.kind === "links" ? { tsType: "select.LinkInput[]" } : clean(f.schema);
+    const schema = f.kind === "link" ? { tsType: f.link?.nullable ? "select.LinkInput | null" : "select.LinkInput" } : f.kind === "links" ? { tsType: "select.LinkInput[]" } : clean(f.schema);
     const described = f.description && f.link ? { ...(schema as object), description: f.description } : schema;
     if (!f.link) Object.defineProperty(plain, f.name, { value: described, enumerable: true, writable: true, configurable: true });
     if (isWritable(r, f)) Object.defineProperty(input, f.name, { value: described, enumerable: true, writable: true, configurable: true });
@@ -89,13 +92,13 @@ function resourceSchemas(r: Resource): Record<string, unknown> {
  * definition declares (their description becomes the field's documentation). The typed selections take
  * these over ServerFields.
  */
-function serverFieldSchemas(r: Resource): Record<string, unknown> {
+function serverFieldSchemas(model: Model, r: Resource): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of ["id", "createdAt", "modifiedAt"] as const) {
     const declared = r.serverOwned.some((f) => f.name === name);
     const numeric = name === "id" && isNumericId(r.idForm);
     if (!declared && !numeric) continue;
-    const { description } = serverFieldDoc(r, name);
+    const { description } = serverFieldDoc(model, r, name);
     setOwn(out, name, { type: numeric ? "integer" : "string", ...(description ? { description } : {}) });
   }
   return out;
@@ -108,7 +111,7 @@ export function registryOf(model: Model): string {
   for (const r of model.resources) {
     const links = r.fields
       .filter((f) => f.link?.kind === "instance")
-      .map((f) => `${key(f.name)}: { target: ${str(f.link!.target)}; required: ${r.required.includes(f.name)} }`);
+      .map((f) => `${key(f.name)}: { target: ${str(f.link!.target)}; required: ${r.required.includes(f.name)}${f.link!.nullable ? "; nullable: true" : ""} }`);
     const collections = r.fields.filter((f) => f.link?.kind === "collection").map((f) => `${key(f.name)}: { target: ${str(f.link!.target)} }`);
     lines.push(`  ${str(r.collection)}: {`, `    fields: ${ident(`${r.typeName}Fields`)};`, `    links: { ${links.join("; ")} };`, `    collections: { ${collections.join("; ")} };`, "  };");
   }
@@ -123,7 +126,9 @@ export function registryOf(model: Model): string {
 /** The bundled schema compiled once: every resource and action type under $defs. */
 export function typesSchema(model: Model): Record<string, unknown> {
   const defs: Record<string, unknown> = {};
-  for (const r of model.resources) Object.assign(defs, resourceSchemas(r));
+  for (const r of model.resources) Object.assign(defs, resourceSchemas(model, r));
+  // A field's `{ "$ref": "#/$defs/<name>" }` names one of these: the bundle's $defs are the model's.
+  for (const shared of model.schemas) setOwn(defs, shared.name, clean(shared.schema));
   for (const a of model.actions) {
     defs[`${a.typeName}Params`] = { ...(clean(a.query) as object), description: `Query parameters of ${a.name}.` };
     defs[`${a.typeName}Result`] = clean(a.response);

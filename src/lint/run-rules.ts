@@ -18,6 +18,7 @@ import { r1PluralNouns } from "./rules/r1-plural-nouns.js";
 import { r2NounRoutes } from "./rules/r2-noun-routes.js";
 import { r3PathSegments } from "./rules/r3-path-segments.js";
 import { serverOwnedProperty } from "./rules/server-owned-property.js";
+import { subCollectionCase } from "./rules/sub-collection-case.js";
 import { unsafeName } from "./rules/unsafe-name.js";
 import { requiredDefault } from "./rules/required-default.js";
 import { unknownFormat } from "./rules/unknown-format.js";
@@ -28,7 +29,7 @@ import { v3VersionSegment } from "./rules/v3-version-segment.js";
 
 /** Every rule, in the order their findings are most useful to read. */
 export const rules: readonly Rule[] = [
-  r1PluralNouns, r2NounRoutes, r3PathSegments, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys,
+  r1PluralNouns, r2NounRoutes, r3PathSegments, subCollectionCase, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys,
   v1VendorToken, v3VersionSegment, mediaTypeLength, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName,
   nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete, closedRoute,
 ];

@@ -5,6 +5,7 @@
  */
 import { isObject } from "../model/build-schema.js";
 import { compileLinear } from "../model/patterns.js";
+import type { Deref } from "../model/shared.js";
 import type { JsonSchema } from "../model/types.js";
 
 /** The keyword of a schema that refuses a value, and what it says, in words. */
@@ -20,14 +21,23 @@ export interface Made {
   readonly formats: readonly string[];
 }
 
+/** Deepest nesting of $refs and combinators judged (a recursive schema ends here: what is deeper passes). */
+const MAX_DEPTH = 32;
+
 /**
- * The first keyword of `schema` that refuses `made`, or undefined when it accepts it. `anyOf`/`oneOf` fit
- * when one branch does; `not`, `if` and the keywords of other types are not judged.
+ * The first keyword of `schema` that refuses `made`, or undefined when it accepts it. A shared `$ref` is
+ * followed through `deref` and judged with the keywords beside it; `anyOf`/`oneOf` fit when one branch
+ * does; `not`, `if` and the keywords of other types are not judged.
  * @example misfit({ type: "integer" }, { value: "0190…", formats: ["uuid"] })?.says === "an integer"
  */
-export function misfit(schema: JsonSchema, made: Made): Misfit | undefined {
+export function misfit(schema: JsonSchema, made: Made, deref?: Deref, depth = 0): Misfit | undefined {
   if (schema === false) return { keyword: "false", says: "false (nothing)" };
-  if (!isObject(schema)) return undefined;
+  if (!isObject(schema) || depth > MAX_DEPTH) return undefined;
+  if (typeof schema.$ref === "string" && deref) {
+    const target = deref({ $ref: schema.$ref });
+    const found = target === undefined || isObject(target) && typeof target.$ref === "string" ? undefined : misfit(target, made, deref, depth + 1);
+    if (found) return found;
+  }
   const value = made.value;
   const said = (keyword: string) => ({ keyword, says: `"${keyword}": ${JSON.stringify(schema[keyword])}` });
   if (schema.type !== undefined) {
@@ -51,13 +61,13 @@ export function misfit(schema: JsonSchema, made: Made): Misfit | undefined {
     if (typeof schema.multipleOf === "number" && schema.multipleOf > 0 && !Number.isInteger(value / schema.multipleOf)) return said("multipleOf");
   }
   for (const part of Array.isArray(schema.allOf) ? (schema.allOf as JsonSchema[]) : []) {
-    const found = misfit(part, made);
+    const found = misfit(part, made, deref, depth + 1);
     if (found) return found;
   }
   for (const keyword of ["anyOf", "oneOf"]) {
     const branches = schema[keyword];
     if (!Array.isArray(branches) || branches.length === 0) continue;
-    const found = (branches as JsonSchema[]).map((b) => misfit(b, made));
+    const found = (branches as JsonSchema[]).map((b) => misfit(b, made, deref, depth + 1));
     if (found.every((f) => f !== undefined)) return found[0];
   }
   return undefined;

@@ -1,23 +1,20 @@
 /** Where the schemas of a model are, for rules that judge keywords and patterns inside them. */
 import type { Target } from "../diagnostics/diagnostic.js";
 import { walkSchemas } from "../model/schema-walk.js";
-import type { Model, Origin } from "../model/types.js";
+import type { Model } from "../model/types.js";
 
 /**
  * Calls `visit` for every schema object of the model: first where it is written (resource files, shared
- * definitions, action query and response schemas), with `viaRef` false and `at` its own position; then in
- * what the service compiles ($refs inlined: property schemas, action schemas), with `viaRef` true and `at`
- * the property or action. The second pass finds what a $ref reaches in a part of a file that is not a
- * schema (`common.json#/formats/code`); a rule reports there only what the first pass did not find.
+ * definitions, action query and response schemas), with `viaRef` false and `at` its own position; then
+ * every shared schema (what a $ref reaches) at the position it is read from, with `viaRef` true. The second
+ * pass finds what a $ref reaches in a part of a file that is not a schema (`common.json#/formats/code`);
+ * a rule reports there only what the first pass did not find.
  */
 export function visitSchemas(model: Model, visit: (schema: Readonly<Record<string, unknown>>, at: Target, viaRef: boolean) => void): void {
   for (const root of model.schemaRoots) {
     walkSchemas(root.schema, root.origin.pointer, (s, pointer) => visit(s, { file: root.origin.file, pointer }, false));
   }
-  const inlined = (schema: unknown, origin: Origin) => walkSchemas(schema, "", (s) => visit(s, { ...origin, kind: "key" }, true));
-  for (const r of model.resources) for (const f of r.fields) inlined(f.schema, f.origin);
-  for (const a of model.actions) {
-    inlined(a.query, a.origin);
-    inlined(a.response, a.origin);
+  for (const shared of model.schemas) {
+    walkSchemas(shared.schema, shared.origin.pointer, (s, pointer) => visit(s, { file: shared.origin.file, pointer, kind: "key" }, true));
   }
 }

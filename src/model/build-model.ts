@@ -46,14 +46,20 @@ export function buildModel(project: Project, valid: readonly JsonDocument[], lim
   const errors = buildErrors(project.service.file, raw.errors, service.errorDocsUrl);
   reader.checkRefs(raw.actions, project.service.file, "/actions");
   diagnostics.push(...reader.diagnostics);
+  for (const e of reader.embeddedResources()) diagnostics.push(report("embedded-resource", { file: e.file, pointer: e.pointer }, { target: e.target }));
 
+  const typeNames = new Set([...resources.flatMap((r) => resourceTypeNames(r.name)), ...actions.flatMap((a) => [`${a.typeName}Params`, `${a.typeName}Result`])]);
+  // A shared schema's name is also an OpenAPI component's: it takes none of the documents' names either.
+  const documentNames = resources.flatMap((r) => ["Partial", "Patch", "Page", "Expand", "Created", "Updated", "Resource"].map((s) => `${r.typeName}${s}`));
+  const schemas = reader.sharedSchemas(new Set([...typeNames, ...documentNames]));
   const model: Model = {
     service,
     resources,
     actions,
     errors,
     mediaTypes: buildMediaTypes(service, resources, actions),
-    clientTypes: clientTypeNames(new Set([...resources.flatMap((r) => resourceTypeNames(r.name)), ...actions.flatMap((a) => [`${a.typeName}Params`, `${a.typeName}Result`])])),
+    schemas,
+    clientTypes: clientTypeNames(typeNames),
     sources: project.store.all().map((d) => d.file).sort(),
     schemaRoots: schemaRoots(project, valid),
   };
@@ -152,18 +158,18 @@ function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTyp
 function buildField(name: string, schema: unknown, required: boolean, file: string, reader: SchemaReader, budget: Budget): Field {
   const origin = { file, pointer: childPointer("/properties", name) };
   const description = isObject(schema) && typeof schema.description === "string" ? schema.description : "";
-  const instance = reader.linkTarget(schema, file);
+  const instance = reader.linkOf(schema, file);
   const items = isObject(schema) && schema.type === "array" ? schema.items : undefined;
-  const many = instance === undefined ? reader.linkTarget(items, file) : undefined;
+  const many = instance === undefined ? reader.linkOf(items, file) : undefined;
   const link: Link | undefined =
     instance !== undefined
-      ? { kind: "instance", target: instance, inverse: undefined, onDelete: declaredOnDelete(schema) }
+      ? { kind: "instance", target: instance.target, inverse: undefined, onDelete: declaredOnDelete(schema), nullable: instance.nullable }
       : many !== undefined
-        ? { kind: "collection", target: many, inverse: declaredInverse(schema, items), onDelete: undefined }
+        ? { kind: "collection", target: many.target, inverse: declaredInverse(schema, items), onDelete: undefined, nullable: false }
         : undefined;
-  const inlined = link ? (schema as Raw) : reader.inline(schema, file, origin.pointer, budget);
-  const kind = link ? (link.kind === "instance" ? "link" : "links") : kindOf(inlined);
-  return { name, propertyKey: propertyKey(name), kind, scalar: isScalarKind(kind), required, description, schema: inlined, link, origin };
+  const shared = link ? (schema as Raw) : reader.share(schema, file, origin.pointer, budget);
+  const kind = link ? (link.kind === "instance" ? "link" : "links") : kindOf(shared, (s) => reader.deref(s));
+  return { name, propertyKey: propertyKey(name), kind, scalar: isScalarKind(kind), required, description, schema: shared, link, origin };
 }
 
 /** The `x-on-delete` written beside an instance link's $ref (the meta-schema allows only its two values). */
@@ -222,12 +228,12 @@ function buildActions(file: string, raw: unknown, reader: SchemaReader, typeOf: 
     const a = isObject(value) ? value : {};
     const pointer = childPointer("/actions", name);
     const budget = reader.budget(`action "${name}"`);
-    const query = reader.inline(a.query ?? { type: "object", properties: {} }, file, childPointer(pointer, "query"), budget);
-    const q = isObject(query) ? query : {};
+    const query = reader.share(a.query ?? { type: "object", properties: {} }, file, childPointer(pointer, "query"), budget);
+    const q = isObject(reader.deref(query)) ? (reader.deref(query) as Raw) : {};
     const required = Array.isArray(q.required) ? q.required : [];
     const params: Param[] = Object.entries(isObject(q.properties) ? q.properties : {})
       .map(([p, schema]) => {
-        const kind = kindOf(schema as Raw);
+        const kind = kindOf(schema as Raw, (s) => reader.deref(s));
         return {
           name: p,
           propertyKey: propertyKey(p),
@@ -245,7 +251,7 @@ function buildActions(file: string, raw: unknown, reader: SchemaReader, typeOf: 
       method: (typeof a.method === "string" ? a.method : "GET") as HttpMethod,
       params,
       query,
-      response: reader.inline(a.response ?? {}, file, childPointer(pointer, "response"), budget),
+      response: reader.share(a.response ?? {}, file, childPointer(pointer, "response"), budget),
       roles: Array.isArray(a.roles) ? (a.roles as string[]) : [],
       description: typeof a.description === "string" ? a.description : "",
       mediaType: typeOf(name, "action"),

@@ -7,7 +7,9 @@ import { report } from "../diagnostics/report.js";
 import { DEFAULT_LIMITS, type Limits } from "../load/limits.js";
 import { readProblemDiagnostic } from "../load/read-file.js";
 import type { RefFailure, RefResolver } from "../load/resolve-refs.js";
-import type { FieldKind, JsonSchema } from "./types.js";
+import { pascalCase } from "./names.js";
+import { isDataKeyword, SCHEMA_MAPS } from "./schema-walk.js";
+import type { FieldKind, JsonSchema, SharedSchema } from "./types.js";
 
 /** Keywords that may stand beside a $ref without making it more than a link. */
 const ANNOTATIONS = new Set(["$ref", "title", "description", "$comment", "readOnly", "writeOnly", "deprecated", "examples", "default", "x-inverse", "x-on-delete"]);
@@ -18,7 +20,7 @@ export type ResourceLookup = (file: string, pointer: string) => string | undefin
 /** Keywords that say nothing about a value: a schema of these and a $ref is only the $ref. */
 const NON_VALIDATING = new Set([...ANNOTATIONS, "$defs", "definitions", "$id", "$anchor", "$schema"]);
 
-/** How much the $ref expansion of one resource or action may still produce, and where to report it. */
+/** How much the schemas of one resource or action may still produce, and where to report it. */
 export interface Budget {
   /** Schema nodes (objects and arrays) left. */
   left: number;
@@ -28,19 +30,67 @@ export interface Budget {
   spent: boolean;
 }
 
-/** Thrown inside the expansion when a budget runs out; caught where the expansion started. */
+/** Thrown inside a rewrite when a budget runs out; caught where the rewrite started. */
 class OverBudget {
   constructor(readonly problem: string) {}
 }
 
+/** How the model writes a reference to a shared schema: `{ "$ref": "#/$defs/<name>" }` (see SharedSchema). */
+export const SHARED_REF_PREFIX = "#/$defs/";
+
+/** A schema reached by a $ref, on its way to being a SharedSchema: found, rewritten once, named at the end. */
+interface Entry {
+  readonly file: string;
+  readonly pointer: string;
+  /** The schema as written there. */
+  readonly value: unknown;
+  /** The name it would take if nothing else took it: from the pointer's last meaningful token, or the file. */
+  readonly wanted: string;
+  schema: JsonSchema | undefined;
+  name: string;
+  /** The `{ "$ref" }` objects written for it so far, whose $ref is set once the name is known. */
+  readonly refs: Record<string, unknown>[];
+}
+
+/**
+ * Keywords left out of a rewritten schema: identifiers and bases its $refs no longer need (every $ref
+ * is rewritten to the shared form, which a nested `$id` would re-base), and `$defs`, whose entries
+ * are shared schemas of their own once something refers to them.
+ */
+const DROPPED = new Set(["$id", "$schema", "$anchor", "$dynamicAnchor", "$defs", "definitions"]);
+
+/** Pointer tokens that say where a schema sits, not what it is: a shared schema is named after the others. */
+const STRUCTURAL = new Set([
+  "$defs", "definitions", "properties", "items", "prefixItems", "additionalProperties", "patternProperties", "allOf", "anyOf", "oneOf",
+  "not", "if", "then", "else", "contains", "propertyNames", "dependentSchemas", "components", "schemas",
+]);
+
+/** Names no shared schema takes: what the generated code and documents declare themselves, and TypeScript's own globals. */
+const RESERVED_NAMES = [
+  "Types", "Meta", "Link", "CollectionLink", "LinkInput", "Error", "Page", "Expanded", "Registry", "Client", "ApiError",
+  "Array", "Object", "String", "Number", "Boolean", "Symbol", "BigInt", "Date", "Function", "Promise", "Record", "Partial", "Required",
+  "Readonly", "Pick", "Omit", "Exclude", "Extract", "NonNullable", "ReturnType", "Map", "Set", "WeakMap", "WeakSet", "RegExp", "JSON",
+  "Math", "Uint8Array", "ArrayBuffer", "Iterable", "Awaited", "Buffer", "URL", "Response", "Request", "Headers", "Blob", "File",
+];
+
 export class SchemaReader {
   readonly diagnostics: Diagnostic[] = [];
-  /** Schema nodes the expansion of the whole project may still produce. */
+  /** Schema nodes the schemas of the whole project may still produce. */
   private totalLeft: number;
   /** Objects and arrays checkRefs has walked (a value reached by several $refs is walked once). */
   private readonly walked = new WeakSet<object>();
   /** Schemas that are only a $ref whose chain of $refs checkRefs has followed. */
   private readonly followed = new WeakSet<object>();
+  /** Every schema a $ref reaches, by `<file>#<pointer>`: each is rewritten once, however many $refs reach it. */
+  private readonly entries = new Map<string, Entry>();
+  /** Entries found but not rewritten yet. */
+  private readonly pending: Entry[] = [];
+  /** The `$ref` objects read as links (linkOf). */
+  private readonly linkNodes = new WeakSet<object>();
+  /** Every `$ref` to a resource's root that checkRefs met, and where. */
+  private readonly resourceRefs: { node: object; file: string; pointer: string; target: string }[] = [];
+  /** The entry each `{ "$ref" }` object written so far stands for. */
+  private readonly refOf = new WeakMap<object, Entry>();
 
   constructor(
     private readonly resolver: RefResolver,
@@ -58,55 +108,179 @@ export class SchemaReader {
   /** The collection a schema links to when it is `{ "$ref": <resource> }` (annotations allowed). */
   linkTarget(schema: unknown, file: string): string | undefined {
     if (!isObject(schema) || typeof schema.$ref !== "string") return undefined;
-    if (!Object.keys(schema).every((k) => ANNOTATIONS.has(k))) return undefined;
-    const hit = this.resolver.resolve(file, schema.$ref);
+    if (!Object.keys(schema).every(isAnnotation)) return undefined;
+    return this.resourceOf(schema.$ref, file);
+  }
+
+  /**
+   * The link a property's schema declares, in any of the forms CONTRACT §2 reads as one: `{ "$ref": <resource> }`;
+   * nullable as `anyOf`/`oneOf` [$ref, { "type": "null" }] or a `$ref` beside `"type": ["object", "null"]`; and
+   * the expandable form, `anyOf` [{ "type": "string" } (the id), $ref] (null allowed too). Annotations and
+   * `x-` keywords may stand beside it. The `$ref` objects read as links are remembered (embeddedResources).
+   */
+  linkOf(schema: unknown, file: string): { target: string; nullable: boolean } | undefined {
+    if (!isObject(schema)) return undefined;
+    const direct = this.linkTarget(schema, file);
+    if (direct !== undefined) return this.linked(schema, direct, false);
+    if (typeof schema.$ref === "string" && Array.isArray(schema.type)) {
+      const types = schema.type as unknown[];
+      const fits = types.includes("null") && types.every((t) => t === "null" || t === "object");
+      const target = fits && Object.keys(schema).every((k) => k === "type" || isAnnotation(k)) ? this.resourceOf(schema.$ref, file) : undefined;
+      if (target !== undefined) return this.linked(schema, target, true);
+    }
+    for (const key of ["anyOf", "oneOf"] as const) {
+      const branches = schema[key];
+      if (!Array.isArray(branches) || !Object.keys(schema).every((k) => k === key || isAnnotation(k))) continue;
+      const refs = branches.flatMap((b) => {
+        const target = this.linkTarget(b, file);
+        return target === undefined ? [] : [{ node: b as Record<string, unknown>, target }];
+      });
+      const nulls = branches.filter(isNullSchema).length;
+      const ids = branches.filter(isIdSchema).length;
+      if (refs.length === 1 && refs.length + nulls + ids === branches.length) return this.linked(refs[0]!.node, refs[0]!.target, nulls > 0);
+    }
+    return undefined;
+  }
+
+  /** Every `$ref` to a resource met so far that no property reads as a link: an embedded copy of that resource's schema. */
+  embeddedResources(): { file: string; pointer: string; target: string }[] {
+    return this.resourceRefs.filter((r) => !this.linkNodes.has(r.node)).map(({ file, pointer, target }) => ({ file, pointer, target }));
+  }
+
+  private linked(node: Record<string, unknown>, target: string, nullable: boolean): { target: string; nullable: boolean } {
+    this.linkNodes.add(node);
+    return { target, nullable };
+  }
+
+  /** The collection whose root `ref` (written in `file`) lands on, if any. */
+  private resourceOf(ref: string, file: string): string | undefined {
+    const hit = this.resolver.resolve(file, ref);
     return hit ? this.resourceAt(hit.file, hit.pointer) : undefined;
   }
 
   /**
-   * The schema at `pointer` of `file` with every $ref to a non-resource replaced by its target
-   * (cycles become `{}`). The expansion counts against `budget` and the project's total: a schema
-   * that references a shared one twice at every level doubles at every level, so past the limit
-   * it is a schema-too-large error (and `{}`), never minutes of work or an exhausted heap.
+   * The schema at `pointer` of `file`, with every $ref rewritten to the shared form
+   * (`{ "$ref": "#/$defs/<name>" }`, see sharedSchemas): the schema a $ref reaches is rewritten once and
+   * stays one shared schema, so the work and the output grow with the definitions, not with how often
+   * they refer to each other. The nodes written count against `budget` and the project's total.
    */
-  inline(schema: unknown, file: string, pointer: string, budget: Budget): JsonSchema {
+  share(schema: unknown, file: string, pointer: string, budget: Budget): JsonSchema {
     if (budget.spent) return {};
+    let out: JsonSchema;
     try {
-      return this.expand(schema, file, [], budget, 0);
+      out = this.rewrite(schema, file, budget, 0);
     } catch (e) {
       if (!(e instanceof OverBudget)) throw e;
       budget.spent = true;
       this.diagnostics.push(report("schema-too-large", { file, pointer, kind: "key" }, { what: budget.owner, problem: e.problem }));
       return {};
     }
+    this.drain();
+    return out;
   }
 
-  private expand(schema: unknown, file: string, seen: readonly string[], budget: Budget, depth: number): JsonSchema {
+  /** Rewrites the schemas $refs have reached since the last call (each may reach more). */
+  private drain(): void {
+    for (let entry = this.pending.pop(); entry; entry = this.pending.pop()) {
+      const budget = this.budget(`the schema at ${baseName(entry.file)}#${entry.pointer}`);
+      try {
+        entry.schema = this.rewrite(stripResourceKeywords(entry.value), entry.file, budget, 0);
+      } catch (e) {
+        if (!(e instanceof OverBudget)) throw e;
+        entry.schema = {};
+        this.diagnostics.push(report("schema-too-large", { file: entry.file, pointer: entry.pointer, kind: "key" }, { what: budget.owner, problem: e.problem }));
+      }
+    }
+  }
+
+  /**
+   * The schema a shared reference stands for, following references to references; the schema itself
+   * when it is no reference (a reference with keywords beside it is followed too: those keywords only
+   * narrow it). Undefined for a loop of references.
+   */
+  deref(schema: JsonSchema): JsonSchema | undefined {
+    let at: JsonSchema = schema;
+    for (let hops = 0; isObject(at); hops++) {
+      const entry = this.refOf.get(at);
+      if (!entry) return at;
+      if (hops > this.entries.size) return undefined;
+      at = entry.schema ?? {};
+    }
+    return at;
+  }
+
+  /**
+   * Every schema a $ref reached, named: names are unique, PascalCase, and none of `taken` (the
+   * generated types') or RESERVED_NAMES; each `{ "$ref" }` written for one now says its name.
+   * Sorted by name. Call once, after the last share.
+   */
+  sharedSchemas(taken: ReadonlySet<string>): SharedSchema[] {
+    const used = new Set<string>([...taken, ...RESERVED_NAMES]);
+    // Named in an order that depends on what is referenced, not on the order it was reached in.
+    const entries = [...this.entries.values()].sort((a, b) => compare(a.wanted, b.wanted) || compare(a.file, b.file) || compare(a.pointer, b.pointer));
+    for (const entry of entries) {
+      let name = entry.wanted;
+      for (let n = 2; used.has(name); n++) name = `${entry.wanted}${n}`;
+      used.add(name);
+      entry.name = name;
+      for (const ref of entry.refs) setOwn(ref, "$ref", SHARED_REF_PREFIX + name);
+    }
+    return entries
+      .map((e) => ({ name: e.name, schema: e.schema ?? {}, origin: { file: e.file, pointer: e.pointer } }))
+      .sort((a, b) => compare(a.name, b.name));
+  }
+
+  private rewrite(schema: unknown, file: string, budget: Budget, depth: number): JsonSchema {
     if (schema === null || typeof schema !== "object") return schema as JsonSchema;
     this.spend(budget, depth);
-    if (Array.isArray(schema)) return schema.map((s) => this.expand(s, file, seen, budget, depth + 1)) as unknown as JsonSchema;
+    if (Array.isArray(schema)) return schema.map((s) => this.rewrite(s, file, budget, depth + 1)) as unknown as JsonSchema;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(schema)) {
       if (k === "$ref" && typeof v === "string") continue;
-      setOwn(out, k, this.expand(v, file, seen, budget, depth + 1));
+      if (DROPPED.has(k)) continue;
+      if (SCHEMA_MAPS.has(k) && isObject(v)) {
+        // Keys of a map are names (a property may be called "default" or "x-rate"): every value is a schema.
+        this.spend(budget, depth + 1);
+        const map: Record<string, unknown> = {};
+        for (const [name, sub] of Object.entries(v)) setOwn(map, name, this.rewrite(sub, file, budget, depth + 2));
+        setOwn(out, k, map);
+      } else {
+        setOwn(out, k, isDataKeyword(k) || k === "example" ? v : this.rewrite(v, file, budget, depth + 1));
+      }
     }
     const ref = (schema as { $ref?: unknown }).$ref;
     if (typeof ref !== "string") return out;
     const hit = this.resolver.resolve(file, ref);
+    // An unresolved $ref is reported by checkRefs; what stays beside it is the schema.
     if (!hit) return out;
-    const key = `${hit.file}#${hit.pointer}`;
-    if (seen.includes(key)) return out;
-    // A $ref counts as a level: a chain of $refs is as deep as the nesting it stands for.
-    const target = this.expand(stripResourceKeywords(hit.value), hit.file, [...seen, key], budget, depth + 1);
-    return isObject(target) ? { ...target, ...out } : target;
+    const entry = this.entryOf(hit.file, hit.pointer, hit.value);
+    // The $ref first, where it was written, so that the rest reads as narrowing it.
+    const shared: Record<string, unknown> = { $ref: "" };
+    for (const [k, v] of Object.entries(out)) setOwn(shared, k, v);
+    entry.refs.push(shared);
+    this.refOf.set(shared, entry);
+    return shared;
   }
 
-  /** Counts one node against the budgets, and its depth against twice the nesting limit of a file. */
+  /** The entry of the schema at `pointer` of `file`, made (and queued to be rewritten) on first use. */
+  private entryOf(file: string, pointer: string, value: unknown): Entry {
+    const key = `${file}#${pointer}`;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      const collection = pointer === "" ? this.resourceAt(file, pointer) : undefined;
+      entry = { file, pointer, value, wanted: wantedName(file, pointer, collection), schema: undefined, name: "", refs: [] };
+      this.entries.set(key, entry);
+      this.pending.push(entry);
+    }
+    return entry;
+  }
+
+  /** Counts one node against the budgets, and its depth against twice the nesting limit of a file (a guard: a file cannot nest deeper). */
   private spend(budget: Budget, depth: number): void {
     const { schemaNodes, totalSchemaNodes, nesting } = this.limits;
-    if (--budget.left < 0) throw new OverBudget(`grows past ${count(schemaNodes)} schema nodes once its $refs are expanded (the limit for one resource or action)`);
-    if (--this.totalLeft < 0) throw new OverBudget(`takes the project past ${count(totalSchemaNodes)} schema nodes once $refs are expanded (the limit for all resources and actions together)`);
-    if (depth > 2 * nesting) throw new OverBudget(`nests more than ${2 * nesting} levels deep once its $refs are expanded`);
+    if (--budget.left < 0) throw new OverBudget(`has more than ${count(schemaNodes)} schema nodes (the limit for one resource, action or shared schema)`);
+    if (--this.totalLeft < 0) throw new OverBudget(`takes the project past ${count(totalSchemaNodes)} schema nodes (the limit for all schemas together)`);
+    if (depth > 2 * nesting) throw new OverBudget(`nests more than ${2 * nesting} levels deep`);
   }
 
   /**
@@ -132,6 +306,8 @@ export class SchemaReader {
         const at = { file, pointer: childPointer(pointer, "$ref") };
         const hit = this.resolver.lookup(file, v);
         if (!("failure" in hit)) {
+          const target = this.resourceAt(hit.file, hit.pointer);
+          if (target !== undefined) this.resourceRefs.push({ node: value, file, pointer: childPointer(pointer, "$ref"), target });
           queue.push({ value: hit.value, file: hit.file, pointer: hit.pointer });
           this.checkCycle(value as Record<string, unknown>, file, pointer);
         } else if (hit.failure.kind === "refused") {
@@ -139,7 +315,10 @@ export class SchemaReader {
         } else if (hit.failure.kind !== "unparsed") {
           this.diagnostics.push(report("unresolved-ref", at, refProblem(v, file, hit.failure)));
         }
-      } else if (k !== "const" && k !== "enum" && k !== "examples" && k !== "default") {
+      } else if (SCHEMA_MAPS.has(k) && isObject(v)) {
+        // Its keys are names: a property named "default" or "x-rate" is a schema like any other.
+        for (const [name, s] of Object.entries(v)) this.walkRefs(s, file, childPointer(pointer, k, name), queue);
+      } else if (!isDataKeyword(k)) {
         this.walkRefs(v, file, childPointer(pointer, k), queue);
       }
     }
@@ -172,6 +351,22 @@ export class SchemaReader {
   }
 }
 
+/** Keywords that may stand beside a link's `$ref` (or its anyOf): annotations, and any `x-` keyword (other tools' or ours). */
+function isAnnotation(key: string): boolean {
+  return ANNOTATIONS.has(key) || key.startsWith("x-");
+}
+
+/** `{ "type": "null" }` (with annotations): the branch that makes a link nullable. */
+function isNullSchema(v: unknown): boolean {
+  return isObject(v) && v.type === "null" && Object.keys(v).every((k) => k === "type" || isAnnotation(k));
+}
+
+/** A string schema (the expandable form's id branch): `{ "type": "string" }` with string constraints or annotations. */
+function isIdSchema(v: unknown): boolean {
+  const stringKeywords = new Set(["type", "minLength", "maxLength", "pattern", "format"]);
+  return isObject(v) && v.type === "string" && Object.keys(v).every((k) => stringKeywords.has(k) || isAnnotation(k));
+}
+
 /** True for a schema that is a $ref and nothing that validates besides. */
 function isBareRef(v: unknown): v is Record<string, unknown> & { $ref: string } {
   return isObject(v) && typeof v.$ref === "string" && Object.keys(v).every((k) => NON_VALIDATING.has(k) || k.startsWith("x-"));
@@ -182,9 +377,16 @@ function count(n: number): string {
   return n.toLocaleString("en-US").replace(/,/g, " ");
 }
 
-/** The kind of a (inlined) schema: its first non-null type, the type of its enum, or "any". */
-export function kindOf(schema: JsonSchema): FieldKind {
+/**
+ * The kind of a schema: its first non-null type, the type of its enum, or "any"; a shared reference
+ * without a type of its own is the kind of what `deref` says it stands for.
+ */
+export function kindOf(schema: JsonSchema, deref?: (s: JsonSchema) => JsonSchema | undefined): FieldKind {
   if (!isObject(schema)) return "any";
+  if (deref && typeof schema.$ref === "string" && schema.type === undefined) {
+    const target = deref(schema);
+    return target === undefined || target === schema ? "any" : kindOf(target);
+  }
   const t = schema.type;
   const types = Array.isArray(t) ? t : typeof t === "string" ? [t] : [];
   const first = types.find((x) => x !== "null") ?? types[0];
@@ -221,6 +423,26 @@ function stripResourceKeywords(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) if (!k.startsWith("x-") && k !== "$id" && k !== "$schema") setOwn(out, k, v);
   return out;
+}
+
+/** The name a shared schema asks for: its pointer's last token that is not a keyword, else its file's name; a resource's schema is `<Collection>Schema`. */
+function wantedName(file: string, pointer: string, collection: string | undefined): string {
+  if (collection !== undefined) return `${identifierOf(pascalCase(collection))}Schema`;
+  const tokens = pointer.split("/").slice(1).map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const token = [...tokens].reverse().find((t) => !STRUCTURAL.has(t) && !/^\d+$/.test(t));
+  const fromFile = baseName(file).replace(/(\.schema)?\.json$/i, "");
+  return identifierOf(pascalCase(token ?? fromFile)) || "Schema";
+}
+
+/** A PascalCase name of ASCII letters and digits that starts with a letter (as json-schema-to-typescript keeps it). */
+function identifierOf(name: string): string {
+  const clean = name.replace(/[^A-Za-z0-9]/g, "");
+  if (clean === "") return "";
+  return /^[A-Za-z]/.test(clean) ? clean.charAt(0).toUpperCase() + clean.slice(1) : `Schema${clean}`;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function baseName(file: string): string {

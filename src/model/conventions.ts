@@ -27,3 +27,9 @@ export const DEFAULT_EXPAND_LIMIT = 1000;
 
 /** Most items an expanded collection link inlines: its first page, never more than this. */
 export const EXPANDED_PAGE_LIMIT = 25;
+
+/**
+ * The `$id` the shared schemas are added to ajv under (`{ $id, $defs }`): a body or query schema refers to
+ * one as `<SHARED_SCHEMAS_ID>#/$defs/<name>`, so it is compiled once for every schema using it.
+ */
+export const SHARED_SCHEMAS_ID = "resourcery:shared";

@@ -75,10 +75,15 @@ export function singularize(name: string): string {
   return mapLastWord(name, (w) => inflection.singular(w));
 }
 
-/** True when the last word of a name reads as a plural noun (by the pluralize library). */
+/**
+ * True when the last word of a name reads as a plural noun: the pluralize library calls it plural, or
+ * has a singular for it that is another word. Either alone misses real plurals (its isPlural says no to
+ * "taxis", whose singular is "taxi"), and uncountables ("data", "metadata", "news") are plural by the first.
+ * @example isPlural("awardEmojis") === true; isPlural("fileMinis") === true; isPlural("userData") === true
+ */
 export function isPlural(name: string): boolean {
   const last = lastNoun(name);
-  return last !== "" && inflection.isPlural(last);
+  return last !== "" && (inflection.isPlural(last) || inflection.singular(last) !== last);
 }
 
 /**
@@ -183,16 +188,41 @@ export function isIdentifier(name: string): boolean {
   return IDENTIFIER.test(name) && !RESERVED.has(name);
 }
 
-/** Why a name is unsafe to emit, or undefined when it is safe. */
+/**
+ * Why a property or parameter name cannot work, or undefined when it can. JSON allows any key, and every
+ * emitter quotes a key that is not an identifier (`"+1"`, `"16x16"`, `"user-name"`), so only these are
+ * refused: a prototype name, U+0000, and the empty name.
+ */
 export function unsafeReason(name: string): string | undefined {
   if (FORBIDDEN_NAMES.has(name)) return "would reach the object prototype";
   // SQLite reads a JSON path up to its first NUL: "a\u0000b" and "a" would be one stored property.
   if (name.includes("\u0000")) return "holds the character U+0000, which the store cannot tell from the end of the name";
-  const c = camelCase(name);
-  // camelCase keeps only ASCII letters and digits, lower-casing the first: what can go wrong is the start.
-  if (c === "") return "has no ASCII letters or digits";
-  if (!/^[a-z][A-Za-z0-9]*$/.test(c)) return "does not start with a letter";
+  // An error body's `property` names what caused it, and "" says that no property did (CONTRACT §3).
+  if (name === "") return 'is empty: an error about it would carry `property: ""`, which says that no property caused it';
   return undefined;
+}
+
+/**
+ * The characters of a name in a `fields` or `expand` selection, as the service's parser
+ * (templates/runtime/select.ts) reads them: a property named with any other character cannot be selected.
+ */
+const SELECTION_NAME = /^[A-Za-z0-9_$-]+$/;
+
+/** True when `fields=` and `expand=` can name the property. @example isSelectableName("+1") === false */
+export function isSelectableName(name: string): boolean {
+  return SELECTION_NAME.test(name) && !FORBIDDEN_NAMES.has(name);
+}
+
+/**
+ * The shape of a collection link's name, which becomes a URL segment (`/books/{id}/<name>`, written into
+ * the route as it is) and a name in `expand`: ASCII letters, digits, "_" and "-", starting with a letter.
+ * Nothing that the router reads as syntax (":", "*", "(") or that reaches a path ("/", "\\", ".").
+ */
+export const SEGMENT_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
+/** True for a name of the SEGMENT_NAME shape. @example isSegmentName("requested_reviewers") === true */
+export function isSegmentName(name: string): boolean {
+  return SEGMENT_NAME.test(name);
 }
 
 /**

@@ -5,8 +5,17 @@
  */
 import { childPointer } from "../diagnostics/diagnostic.js";
 
-/** Keywords whose value is a map from names to schemas. */
-const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+/** Keywords whose value is a map from names to schemas: its keys are names, never keywords. */
+export const SCHEMA_MAPS: ReadonlySet<string> = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/**
+ * True for a keyword whose value is data, never a schema: the values of `const`, `enum`, `default` and
+ * `examples`, and of every `x-` keyword (another tool's annotation, or one of resourcery's, none of which
+ * holds a schema). A `$ref` or `$anchor` inside such a value is text: walkers leave it alone.
+ */
+export function isDataKeyword(key: string): boolean {
+  return key === "const" || key === "enum" || key === "examples" || key === "default" || key.startsWith("x-");
+}
 /** Keywords whose value is one schema (or, for items in old drafts, an array of them). */
 const SCHEMA_VALUES = new Set([
   "items", "additionalItems", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",

@@ -33,6 +33,11 @@ export interface Model {
    * `Client<Name>` when a resource or action type takes it (names.ts clientTypeNames).
    */
   readonly clientTypes: Readonly<Record<ClientTypeName, string>>;
+  /**
+   * Every schema a $ref reaches (other than a link's target), once, by name: a field, an action or another
+   * shared schema refers to one as `{ "$ref": "#/$defs/<name>" }`. Sorted by name.
+   */
+  readonly schemas: readonly SharedSchema[];
   /** Absolute paths of every file the model was built from, sorted. */
   readonly sources: readonly string[];
   /**
@@ -40,6 +45,18 @@ export interface Model {
    * and each other file a $ref read (shared definitions). Lint rules judge keywords and patterns here.
    */
   readonly schemaRoots: readonly SchemaRoot[];
+}
+
+/**
+ * A schema one or more $refs reach, kept as one: a named TypeScript type, an OpenAPI component and one
+ * compiled validator. Its own $refs are in the shared form too (it may refer to itself).
+ */
+export interface SharedSchema {
+  /** PascalCase, unique among the service's type names: "Address". */
+  readonly name: string;
+  readonly schema: JsonSchema;
+  /** Where the $refs lead: the file and the pointer of the schema as written. */
+  readonly origin: Origin;
 }
 
 /** A schema document (or an action's schema in service.json) as written. */
@@ -121,7 +138,7 @@ export interface Field {
   readonly scalar: boolean;
   readonly required: boolean;
   readonly description: string;
-  /** The property's schema with local and non-resource $refs inlined; links are described by `link`. */
+  /** The property's schema, its $refs in the shared form (see Model.schemas); links are described by `link`. */
   readonly schema: JsonSchema;
   readonly link: Link | undefined;
   readonly origin: Origin;
@@ -139,6 +156,11 @@ export interface Link {
    * too, "clear" removes the link; undefined refuses the delete (409) while the link exists.
    */
   readonly onDelete: OnDelete | undefined;
+  /**
+   * An instance link that may be `null` (`anyOf` [$ref, { "type": "null" }], or `"type": ["object", "null"]`
+   * beside the $ref): a body may send null, and an instance without a target shows null.
+   */
+  readonly nullable: boolean;
 }
 
 /** The values of `x-on-delete`. */

@@ -55,7 +55,7 @@ export interface ServerFields {
  */
 export interface ResourceShape {
   fields: object;
-  links: { [name: string]: { target: string; required: boolean } };
+  links: { [name: string]: { target: string; required: boolean; nullable?: true } };
   collections: { [name: string]: { target: string } };
 }
 
@@ -176,11 +176,14 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 export type Expanded<R extends Registry, C, E extends readonly string[] = []> = Simplify<
   ServerOf<R, C> &
     Shape<R, C>["fields"] & {
-      [K in keyof Shape<R, C>["links"] as Shape<R, C>["links"][K]["required"] extends true ? K : never]: LinkValue<R, C, K, Items<E>>;
+      [K in keyof Shape<R, C>["links"] as Shape<R, C>["links"][K]["required"] extends true ? K : never]: LinkValue<R, C, K, Items<E>> | NullIf<Shape<R, C>["links"][K]>;
     } & {
-      [K in keyof Shape<R, C>["links"] as Shape<R, C>["links"][K]["required"] extends true ? never : K]?: LinkValue<R, C, K, Items<E>>;
+      [K in keyof Shape<R, C>["links"] as Shape<R, C>["links"][K]["required"] extends true ? never : K]?: LinkValue<R, C, K, Items<E>> | NullIf<Shape<R, C>["links"][K]>;
     } & { [K in keyof Shape<R, C>["collections"]]: CollectionValue<R, C, K, Items<E>> }
 >;
+
+/** null for a nullable link (an instance without a target shows null), nothing otherwise. */
+type NullIf<L> = L extends { nullable: true } ? null : never;
 
 type LinkValue<R extends Registry, C, K, E extends readonly string[]> = K extends HeadsOf<E>
   ? Expanded<R, TargetOf<R, C, K>, InnerList<E, K & string>>
@@ -209,8 +212,8 @@ type SelectFields<R extends Registry, C, F extends readonly string[], E extends 
     ? ServerOf<R, C>[K]
     : K extends keyof Shape<R, C>["links"]
       ? [InnerFor<F, K>] extends [never]
-        ? LinkValue<R, C, K, E>
-        : Selected<R, TargetOf<R, C, K>, [InnerFor<F, K>], InnerList<E, K & string>>
+        ? LinkValue<R, C, K, E> | NullIf<Shape<R, C>["links"][K]>
+        : Selected<R, TargetOf<R, C, K>, [InnerFor<F, K>], InnerList<E, K & string>> | NullIf<Shape<R, C>["links"][K]>
       : K extends keyof Shape<R, C>["collections"]
         ? [InnerFor<F, K>] extends [never]
           ? CollectionValue<R, C, K, E>

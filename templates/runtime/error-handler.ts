@@ -101,10 +101,23 @@ function fromValidation(svc: ServiceContext, error: FastifyError): ApiError {
   const what = property === "" ? "The request" : `"${property}"`;
   const dev =
     failure.keyword === "required" ? `${what} is required.` :
-    failure.keyword === "additionalProperties" ? `${what} is not a property of this body.` :
+    failure.keyword === "additionalProperties" ? unknownInBody(error.validation as readonly SchemaFailure[], failure, path) :
     `${what} ${failure.message ?? "does not match the route's schema"}.`;
   if (error.validationContext !== "body") return svc.error("invalidParameter", property, dev);
   if (failure.keyword === "required") return svc.error("missingProperty", property, dev);
   if (failure.keyword === "additionalProperties") return svc.error("unknownProperty", property, dev);
   return svc.error("invalidProperty", property, dev);
+}
+
+/**
+ * The dev text of an unknown body property: every one the route's validator reported beside the first in the
+ * same object (all of them when the user's ajv has allErrors), sorted, as the generated routes answer.
+ */
+function unknownInBody(failures: readonly SchemaFailure[], first: SchemaFailure, path: readonly string[]): string {
+  const names = failures
+    .filter((f) => f.keyword === "additionalProperties" && f.instancePath === first.instancePath && f.params?.additionalProperty !== undefined)
+    .map((f) => `"${[...path, f.params!.additionalProperty].join(".")}"`);
+  const listed = [...new Set(names)].sort();
+  if (listed.length <= 1) return `${listed[0] ?? "The request"} is not a property of this body.`;
+  return `${listed.slice(0, -1).join(", ")} and ${listed.at(-1)} are not properties of this body.`;
 }

@@ -24,6 +24,11 @@ export interface ServiceSpec {
   readonly actions: readonly ActionSpec[];
   readonly errors: readonly ErrorSpec[];
   readonly mediaTypes: readonly MediaTypeSpec[];
+  /**
+   * The schemas several others share, by name; a body or query schema refers to one as
+   * `resourcery:shared#/$defs/<name>` (compiled once, whoever uses it).
+   */
+  readonly schemas?: { readonly [name: string]: unknown };
 }
 
 export interface ResourceSpec {

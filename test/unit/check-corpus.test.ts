@@ -1,7 +1,8 @@
 /**
  * The check corpus: every folder under test/fixtures/check/ is a small definitions project broken in
  * one way (or, for clean-*, tricky but valid), with expected.txt holding exactly what `resourcery check`
- * prints for it. `UPDATE=1` re-records expected.txt; review every re-recorded file like code.
+ * prints for it. `UPDATE=1` re-records expected.txt; review every re-recorded file like code. A case may
+ * hold options.json: the programmatic API's check options (limits), for a limit a small file cannot reach.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -10,6 +11,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { allCodes } from "../../src/diagnostics/codes.js";
 import { renderText } from "../../src/diagnostics/render.js";
+import type { CheckOptions } from "../../src/load/limits.js";
 import { checkItems } from "../helpers/check.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/check");
@@ -29,7 +31,8 @@ function readExpected(dir: string): string | undefined {
 for (const name of cases) {
   test(name, () => {
     const dir = path.join(root, name);
-    const items = checkItems(dir);
+    const optionsFile = path.join(dir, "options.json");
+    const items = checkItems(dir, fs.existsSync(optionsFile) ? (JSON.parse(fs.readFileSync(optionsFile, "utf8")) as CheckOptions) : undefined);
     const actual = renderText(items);
     if (update) fs.writeFileSync(path.join(dir, "expected.txt"), actual === "" ? "" : `${actual}\n`);
     const expected = readExpected(dir);

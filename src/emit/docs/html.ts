@@ -8,6 +8,7 @@
  * constraint lists, parameter rows, link lists, the side navigation) are built here instead, as `Html`,
  * with every piece of user text through escapeHtml, the templates' own escaping.
  */
+import { useSharedSchemas } from "../samples.js";
 import type { Model } from "../../model/types.js";
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { escapeHtml, render, trusted, type Html } from "../shared/templates.js";
@@ -29,6 +30,7 @@ export function emitHtmlReference(model: Model): EmittedFile[] {
 
 /** The files of the HTML reference, each rendered when asked. */
 export function htmlReferenceFiles(model: Model): LazyFile[] {
+  useSharedSchemas(model.schemas);
   const ref = buildReference(model);
   const site = new Site(ref);
   const file = (path: string, render: () => string): LazyFile => ({ path, owner: "generated", render });

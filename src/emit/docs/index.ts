@@ -4,6 +4,7 @@ import { byPath, renderAll, type EmittedFile, type LazyFile } from "../emitted-f
 import { htmlReferenceFiles } from "./html.js";
 import { markdownReferenceFiles } from "./markdown.js";
 import { openApiFiles } from "./openapi.js";
+import { useSharedSchemas } from "../samples.js";
 
 /** Every docs file, with paths relative to the docs root (the folder hosted at errorDocsUrl). */
 export function emitDocs(model: Model): EmittedFile[] {
@@ -12,5 +13,6 @@ export function emitDocs(model: Model): EmittedFile[] {
 
 /** The docs files, each rendered when asked (openapi.json, the largest, first). */
 export function docsFiles(model: Model): LazyFile[] {
+  useSharedSchemas(model.schemas);
   return [...openApiFiles(model), ...htmlReferenceFiles(model), ...markdownReferenceFiles(model)];
 }

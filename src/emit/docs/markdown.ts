@@ -4,6 +4,7 @@
  * do not escape, so every piece of user text is escaped here: Markdown punctuation is backslash-escaped
  * (no raw HTML gets through), code spans and fences are sized to their content, and table cells escape |.
  */
+import { useSharedSchemas } from "../samples.js";
 import type { Model } from "../../model/types.js";
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { codeBlock, codeSpan, escapeMd } from "../shared/escape.js";
@@ -17,6 +18,7 @@ export function emitMarkdownReference(model: Model): EmittedFile[] {
 
 /** The files of the Markdown reference, each rendered when asked. */
 export function markdownReferenceFiles(model: Model): LazyFile[] {
+  useSharedSchemas(model.schemas);
   const ref = buildReference(model);
   const file = (path: string, render: () => string): LazyFile => ({ path, owner: "generated", render });
   return [

@@ -3,9 +3,10 @@
  * Every route and method the runtime answers, its parameters, bodies and answers under every media type
  * it negotiates, each error status with the catalog codes that can come with it, and the auth schemes.
  */
+import { SHARED_REF_PREFIX } from "../../model/build-schema.js";
 import type { Action, AuthScheme, ErrorDef, Field, JsonSchema, Model, Resource } from "../../model/types.js";
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
-import { sampleOf } from "../samples.js";
+import { sampleOf, useSharedSchemas } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
 import { idSchemaOf } from "../../model/id-forms.js";
 import { serverFieldSchema } from "../shared/server-fields.js";
@@ -58,6 +59,7 @@ export function emitOpenApi(model: Model): EmittedFile[] {
 
 /** openapi.json, rendered when asked. */
 export function openApiFiles(model: Model): LazyFile[] {
+  useSharedSchemas(model.schemas);
   return [{ path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(model), null, 2) + "\n" }];
 }
 
@@ -97,6 +99,8 @@ class OpenApiBuilder {
   private readonly linkSchemasUsed = new Set<string>();
 
   constructor(private readonly model: Model) {
+    // The shared schemas' names are fixed (fields refer to them): the documents' own names go around them.
+    for (const shared of model.schemas) this.taken.add(shared.name);
     this.errorsByKey = new Map(model.errors.map((e) => [e.key, e]));
     this.mediaTypesByName = new Map(model.mediaTypes.map((m) => [m.name, m]));
     for (const r of model.resources) {
@@ -125,6 +129,7 @@ class OpenApiBuilder {
       else this.opsOfResource.set(op.resource, [op]);
     }
     this.sharedComponents();
+    for (const shared of this.model.schemas) setOwn(this.schemas, shared.name, clean(shared.schema));
     for (const r of this.model.resources) this.resourceComponents(r);
     for (const a of this.model.actions) setOwn(this.schemas, this.results.get(a.name)!, { ...asObject(clean(a.response)), description: describe(a.response, `The result of ${a.name}.`) });
 
@@ -712,16 +717,17 @@ class OpenApiBuilder {
   private representationProperties(r: Resource): Json {
     const properties: Json = {
       meta: { $ref: ref("schemas", "Meta") },
-      id: serverFieldSchema(r, "id", "The id the server gave the instance."),
-      createdAt: serverFieldSchema(r, "createdAt", "When it was created."),
-      modifiedAt: serverFieldSchema(r, "modifiedAt", "When it was last changed."),
+      id: serverFieldSchema(this.model, r, "id", "The id the server gave the instance."),
+      createdAt: serverFieldSchema(this.model, r, "createdAt", "When it was created."),
+      modifiedAt: serverFieldSchema(this.model, r, "modifiedAt", "When it was last changed."),
     };
     for (const f of r.fields) {
       const target = f.link ? resourceOf(this.model, f.link.target) : undefined;
       const t = target ? this.names.get(target.collection) : undefined;
       let schema: Json;
       if (f.link?.kind === "instance" && t) {
-        schema = { anyOf: [{ $ref: this.linkSchema("Link") }, { $ref: ref("schemas", t.partial) }], description: describeField(f, `A link to ${article(target!.name)}; expanded with \`expand\`.`) };
+        const shown: Json[] = [{ $ref: this.linkSchema("Link") }, { $ref: ref("schemas", t.partial) }, ...(f.link.nullable ? [{ type: "null" }] : [])];
+        schema = { anyOf: shown, description: describeField(f, `A link to ${article(target!.name)}${f.link.nullable ? " (null when there is none)" : ""}; expanded with \`expand\`.`) };
       } else if (f.link?.kind === "collection" && t) {
         schema = { anyOf: [{ $ref: this.linkSchema("CollectionLink") }, { $ref: ref("schemas", t.page) }], description: describeField(f, `A link to the ${f.name}; a page of them with \`expand\`.`) };
       } else {
@@ -734,7 +740,10 @@ class OpenApiBuilder {
   }
 
   private inputSchema(f: Field, written: unknown): Json {
-    if (f.kind === "link") return withDescription({ $ref: this.linkSchema("LinkInput") }, f);
+    if (f.kind === "link") {
+      const link = { $ref: this.linkSchema("LinkInput") };
+      return withDescription(f.link?.nullable ? { anyOf: [link, { type: "null" }] } : link, f);
+    }
     if (f.kind === "links") {
       const w = asObject(written);
       const bounds: Json = {};
@@ -808,7 +817,7 @@ const SCHEMA_VALUES = new Set([
   "items", "additionalItems", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
   "unevaluatedItems", "unevaluatedProperties", "contentSchema", "allOf", "anyOf", "oneOf", "prefixItems",
 ]);
-/** Keywords left out of embedded schemas: identity and reference keywords that point outside the document. */
+/** Keywords left out of embedded schemas: identity and reference keywords that point outside the document (a shared schema's $ref is kept: clean). */
 const DROPPED = new Set(["$schema", "$id", "$ref", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor", "$vocabulary", "$comment"]);
 
 /** A user's schema ready to embed: without `x-` keywords, `$schema`, `$id` and references. */
@@ -817,6 +826,11 @@ export function clean(schema: JsonSchema | unknown): unknown {
   if (schema === null || typeof schema !== "object") return schema;
   const out: Json = {};
   for (const [k, v] of Object.entries(schema as Json)) {
+    if (k === "$ref" && typeof v === "string" && v.startsWith(SHARED_REF_PREFIX)) {
+      // A shared schema is the component of its name.
+      setOwn(out, k, ref("schemas", v.slice(SHARED_REF_PREFIX.length)));
+      continue;
+    }
     if (k.startsWith("x-") || DROPPED.has(k)) continue;
     if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
       const map: Json = {};

@@ -11,7 +11,7 @@ import type { Action, ErrorDef, Field, IdForm, JsonSchema, Model, Resource } fro
 import { isIdentifier } from "../../model/names.js";
 import { handlerName } from "../handlers.js";
 import { jsValue, member, shellWord, str } from "../shared/escape.js";
-import { sampleOf } from "../samples.js";
+import { sampleOf, withSharedResolved } from "../samples.js";
 import { BODY_LIMIT, PAGING } from "../spec.js";
 import { describeIds } from "../../model/id-forms.js";
 import { exampleIdOf, serverFieldDoc } from "../shared/server-fields.js";
@@ -177,7 +177,7 @@ export const PAGES = { index: "index", actions: "actions", resource: (c: string)
 function sampleIds(model: Model, op: Operation): { id: string | number; member: string | number } {
   const r = op.resource;
   const target = op.field?.link ? resourceOf(model, op.field.link.target) : undefined;
-  return { id: r ? exampleIdOf(r) : "", member: target ? exampleIdOf(target, 1) : "" };
+  return { id: r ? exampleIdOf(model, r) : "", member: target ? exampleIdOf(model, target, 1) : "" };
 }
 
 /** The type of an id of a form, in the docs' words. */
@@ -274,7 +274,8 @@ const json = (value: unknown): string => JSON.stringify(value, null, 2);
 
 type Schema = { readonly [key: string]: unknown };
 
-function asSchema(s: JsonSchema | undefined): Schema {
+function asSchema(written: JsonSchema | undefined): Schema {
+  const s = written === undefined ? undefined : withSharedResolved(written);
   return typeof s === "object" && s !== null ? s : {};
 }
 
@@ -385,7 +386,7 @@ function computeReference(model: Model): Reference {
       description: prose(r.description),
       facts: resourceFacts(r),
       access: accessOf(r),
-      fields: fieldsOf(r),
+      fields: fieldsOf(model, r),
       links: linksOf(model, r),
       clientSetup,
       operations: (byTag.get(r.collection) ?? []).map(docOf),
@@ -623,8 +624,8 @@ function accessOf(r: Resource): { action: string; roles: Text }[] {
   });
 }
 
-function fieldsOf(r: Resource): FieldDoc[] {
-  const declared = (name: "id" | "createdAt" | "modifiedAt", fallback: string) => serverFieldDoc(r, name).description ?? fallback;
+function fieldsOf(model: Model, r: Resource): FieldDoc[] {
+  const declared = (name: "id" | "createdAt" | "modifiedAt", fallback: string) => serverFieldDoc(model, r, name).description ?? fallback;
   const id = serverField("id", idTypeText(r.idForm), declared("id", "The instance's id, assigned by the server."));
   const server: FieldDoc[] = [
     { ...id, constraints: [...id.constraints, text(describeIds(r.idForm))] },
@@ -852,7 +853,7 @@ function clientCall(op: Operation, ids: { id: string | number; member: string | 
 const CONDITIONS: Readonly<Record<string, string>> = {
   malformedJson: "A request body (POST, PUT or PATCH) cannot be parsed as JSON.",
   missingProperty: "A create or replace body lacks a property the resource requires; `property` names it.",
-  unknownProperty: "A body has a property the resource does not declare; `property` names it. Unknown properties are never dropped silently.",
+  unknownProperty: "A body has properties the resource does not declare; `property` names the first in the body and `dev` all of them (up to 20), so one answer shows every typo. Unknown properties are never dropped silently.",
   invalidProperty: "A property's value does not match its schema (type, format, range, length, pattern or enum); `property` names it.",
   readOnlyProperty: "A body sets a property the server owns: `id`, `meta`, `createdAt`, `modifiedAt`, the owner field or an inverse link.",
   invalidLink: "A link in a body is not `{ \"meta\": { \"href\": ... } }` or its href names no existing instance of the link's target.",

@@ -1,5 +1,6 @@
 import { childPointer, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { report } from "../../diagnostics/report.js";
+import { sharedOf } from "../../model/shared.js";
 import { defineRule } from "../rule.js";
 import { visitSchemas } from "../schema-sites.js";
 
@@ -36,13 +37,16 @@ export const requiredDefault = defineRule({
       }
     });
     // A required property whose default is not written on it but reached through its $ref.
+    const shared = sharedOf(model);
     for (const r of model.resources) {
       const written = isRecord(r.schema) && isRecord(r.schema.properties) ? r.schema.properties : {};
       for (const f of r.fields) {
         const own = written[f.name];
-        if (!f.required || !isRecord(f.schema) || !Object.hasOwn(f.schema, "default")) continue;
+        const schema = shared.deref(f.schema);
+        const effective = isRecord(f.schema) && Object.hasOwn(f.schema, "default") ? f.schema : schema;
+        if (!f.required || !isRecord(effective) || !Object.hasOwn(effective, "default")) continue;
         if (isRecord(own) && Object.hasOwn(own, "default")) continue;
-        warn(f.name, f.schema.default, f.origin);
+        warn(f.name, effective.default, f.origin);
       }
     }
     return out;

@@ -3,6 +3,7 @@ import { report } from "../../diagnostics/report.js";
 import { isObject } from "../../model/build-schema.js";
 import { SERVER_OWNED as SERVER_OWNED_NAMES } from "../../model/conventions.js";
 import { describeIds, madeIds } from "../../model/id-forms.js";
+import { sharedOf, type Deref } from "../../model/shared.js";
 import type { Field, IdForm, Resource } from "../../model/types.js";
 import { defineRule } from "../rule.js";
 import { misfit, type Made, type Misfit } from "../schema-fit.js";
@@ -34,17 +35,20 @@ export const TWINS: Readonly<Record<string, "createdAt" | "modifiedAt">> = {
 export const serverOwnedProperty = defineRule({
   codes: ["server-owned-property", "server-owned-mismatch", "server-owned-twin"],
   description: "id, createdAt and modifiedAt are declared only as the server makes them, meta never, and no property repeats them",
-  check: (model) => model.resources.flatMap(checkResource),
+  check: (model) => {
+    const { deref } = sharedOf(model);
+    return model.resources.flatMap((r) => checkResource(r, deref));
+  },
 });
 
-function checkResource(r: Resource): Diagnostic[] {
+function checkResource(r: Resource, deref: Deref): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const f of r.serverOwned) {
     if (f.name === "meta") {
       out.push(report("server-owned-property", { ...f.origin, kind: "key" }, { name: f.name }));
       continue;
     }
-    const found = f.name === "id" ? idMisfit(f, r.idForm) : timestampMisfit(f);
+    const found = f.name === "id" ? idMisfit(f, r.idForm, deref) : timestampMisfit(f, deref);
     if (found) out.push(report("server-owned-mismatch", pointerOf(r, f, found.keyword), found.args));
   }
   for (const f of r.fields) {
@@ -57,11 +61,11 @@ function checkResource(r: Resource): Diagnostic[] {
 type Args = { name: string; declared: string; made: string; fix: string };
 
 /** Why a declared `id` does not fit the ids of `form`, with the fix; undefined when it fits. */
-function idMisfit(f: Field, form: IdForm): { keyword: string; args: Args } | undefined {
+function idMisfit(f: Field, form: IdForm, deref: Deref): { keyword: string; args: Args } | undefined {
   const made = `${describeIds(form)} here`;
   if (f.link) return { keyword: "", args: { name: "id", declared: "as a link", made, fix: "remove it: every representation carries its id, and a link is a property of its own" } };
   const formats = form.kind === "uuid" ? ["uuid"] : form.kind === "sequence" ? ["int64"] : [];
-  const found = first(madeIds(form).map((value) => ({ value, formats })), f);
+  const found = first(madeIds(form).map((value) => ({ value, formats })), f, deref);
   if (!found) return undefined;
   const sequence = form.kind === "sequence";
   if (found.keyword !== "type") {
@@ -76,11 +80,11 @@ function idMisfit(f: Field, form: IdForm): { keyword: string; args: Args } | und
 }
 
 /** Why a declared createdAt or modifiedAt does not fit the date-time strings the server writes; undefined when it fits. */
-function timestampMisfit(f: Field): { keyword: string; args: Args } | undefined {
+function timestampMisfit(f: Field, deref: Deref): { keyword: string; args: Args } | undefined {
   const made = `date-time strings ("${TIMESTAMP_EXAMPLE}")`;
   const shape = `{"type": "string", "format": "date-time"}`;
   if (f.link) return { keyword: "", args: { name: f.name, declared: "as a link", made, fix: `declare it as ${shape}, or remove it: every representation carries it` } };
-  const found = first([{ value: TIMESTAMP_EXAMPLE, formats: ["date-time"] }], f);
+  const found = first([{ value: TIMESTAMP_EXAMPLE, formats: ["date-time"] }], f, deref);
   if (!found) return undefined;
   const declared = found.keyword === "type" ? `as ${found.says}` : `with ${found.says}`;
   const fix =
@@ -91,9 +95,9 @@ function timestampMisfit(f: Field): { keyword: string; args: Args } | undefined 
 }
 
 /** The first misfit of the field's schema with any of the values the server makes. */
-function first(made: readonly Made[], f: Field): Misfit | undefined {
+function first(made: readonly Made[], f: Field, deref: Deref): Misfit | undefined {
   for (const m of made) {
-    const found = misfit(f.schema, m);
+    const found = misfit(f.schema, m, deref);
     if (found) return found;
   }
   return undefined;

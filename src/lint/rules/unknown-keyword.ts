@@ -19,12 +19,12 @@ const looksLikeExtension = (key: string) => /^x[-_]/i.test(key);
 
 /**
  * An `x-` keyword resourcery does not know is ignored by every output, so what it meant silently does
- * not happen: a misspelt `x-access` at a resource's root leaves every action open to any caller, which
- * is an error (`unknown-keyword`; the root belongs to resourcery: its keywords and JSON Schema's). In
- * the schemas below it (properties, items, shared definitions, actions' query and response), `x-` is
- * also how other tools' annotations are written (`"x-widget": "textarea"` for a form builder), which
- * JSON Schema allows and resourcery keeps: there it is a warning (`unknown-extension`), with "did you
- * mean" when it is a near miss of one of resourcery's keywords.
+ * not happen: a misspelt `x-access` at a resource's root leaves every action open to any caller. So a
+ * near miss of one of resourcery's keywords at a root (a typo, another case, `x_`, or a property's keyword
+ * written there) is an error (`unknown-keyword`). Any other `x-` keyword is how another tool's annotations
+ * are written, at a root as below it (Stripe's `x-resourceId` and `x-expandableFields` on every schema,
+ * `"x-widget": "textarea"` for a form builder): JSON Schema allows them and resourcery keeps them, so
+ * that is a warning (`unknown-extension`), with "did you mean" below the root for a near miss.
  */
 export const unknownKeyword = defineRule({
   codes: ["unknown-keyword", "unknown-extension"],
@@ -40,7 +40,7 @@ export const unknownKeyword = defineRule({
         const fix = fixFor(keyword, atRoot);
         if (fix === undefined) continue;
         const where = viaRef ? at : { file: at.file, pointer: childPointer(at.pointer, keyword), kind: "key" as const };
-        if (atRoot) out.push(report("unknown-keyword", where, { keyword, fix }));
+        if (atRoot && isNearMiss(keyword)) out.push(report("unknown-keyword", where, { keyword, fix }));
         else out.push(report("unknown-extension", where, { keyword, where: viaRef ? " (reached through a $ref)" : "", fix }));
         reported.add(keyword);
       }
@@ -60,7 +60,11 @@ export function fixFor(keyword: string, atRoot: boolean): string | undefined {
   if (near !== undefined) return `did you mean "${near}"? ${list}`;
   const elsewhere = closest(keyword, there);
   if (elsewhere !== undefined) return `did you mean "${elsewhere}"? it is read at ${therePlace} only; ${list}`;
-  return atRoot
-    ? `remove it or correct it: ${list}`
-    : `${list}; if "${keyword}" is an annotation for another tool, leave it: resourcery ignores it`;
+  return `${list}; if "${keyword}" is an annotation for another tool, leave it: resourcery ignores it`;
+}
+
+/** True for a root keyword that reads as one of resourcery's own, mistyped or misplaced: not another tool's. */
+function isNearMiss(keyword: string): boolean {
+  const all = [...ROOT_KEYWORDS, ...SCHEMA_KEYWORDS];
+  return (all as readonly string[]).includes(keyword) || closest(keyword, all) !== undefined;
 }

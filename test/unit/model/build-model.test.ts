@@ -28,32 +28,55 @@ test("resources are sorted and named once: singular, collection, type name", () 
 
 test("a $ref to another resource is a link to an instance", () => {
   assert.equal(field(library, "books", "author").kind, "link");
-  assert.equal(field(library, "books", "author").link, { kind: "instance", target: "authors", inverse: undefined, onDelete: undefined });
+  assert.equal(field(library, "books", "author").link, { kind: "instance", target: "authors", inverse: undefined, onDelete: undefined, nullable: false });
 });
 
 test("x-on-delete beside a link's $ref keeps it a link, and the model carries it", () => {
-  assert.equal(field(directory, "accounts", "directory").link, { kind: "instance", target: "directories", inverse: undefined, onDelete: "cascade" });
+  assert.equal(field(directory, "accounts", "directory").link, { kind: "instance", target: "directories", inverse: undefined, onDelete: "cascade", nullable: false });
   assert.is(field(directory, "accounts", "directory").description, "The directory that holds the account; deleting the directory deletes its accounts.");
   assert.is(field(directory, "groups", "directory").link?.onDelete, undefined);
 });
 
 test("a collection link with a link back is that inverse relation (cycles allowed)", () => {
-  assert.equal(field(library, "authors", "books").link, { kind: "collection", target: "books", inverse: "author", onDelete: undefined });
+  assert.equal(field(library, "authors", "books").link, { kind: "collection", target: "books", inverse: "author", onDelete: undefined, nullable: false });
   assert.equal(field(directory, "directories", "accounts").link?.inverse, "directory");
 });
 
 test("a collection link without a link back is a stored list of links", () => {
-  assert.equal(field(directory, "accounts", "groups").link, { kind: "collection", target: "groups", inverse: undefined, onDelete: undefined });
+  assert.equal(field(directory, "accounts", "groups").link, { kind: "collection", target: "groups", inverse: undefined, onDelete: undefined, nullable: false });
 });
 
-test("refs to non-resource files are inlined with their annotations kept", () => {
+test("refs to non-resource files are shared schemas, referred to by name with the annotations written beside them", () => {
   const born = field(library, "authors", "born");
   assert.is(born.kind, "integer");
-  assert.equal(born.schema, { type: "integer", minimum: -3000, maximum: 2100, description: "Year of birth." });
+  assert.equal(born.schema, { $ref: "#/$defs/Year", description: "Year of birth." });
+  assert.equal(
+    library.schemas.map((s) => [s.name, s.schema, path.basename(s.origin.file), s.origin.pointer]),
+    [
+      ["Isbn", { type: "string", pattern: "^(97[89])?\\d{9}[\\dX]$", description: "ISBN-10 or ISBN-13, digits only." }, "common.json", "/$defs/isbn"],
+      ["Year", { type: "integer", minimum: -3000, maximum: 2100 }, "common.json", "/$defs/year"],
+    ],
+  );
+  // Every field that refers to it names it: one schema, not a copy per use.
+  assert.is((field(library, "books", "published").schema as { $ref?: string }).$ref, "#/$defs/Year");
   const isbn = library.actions[0]!.params[0]!;
   assert.is(isbn.name, "isbn");
   assert.is(isbn.kind, "string");
   assert.ok(isbn.required);
+});
+
+test("links in the forms of CONTRACT §2: nullable (anyOf with null, a type with null beside the $ref), expandable (anyOf [id string, $ref]); elsewhere an embedded-resource warning", () => {
+  const { model, diagnostics } = checkProject(path.join(repoRoot, "test/fixtures/check/embedded-resource"));
+  const orders = model!.resources.find((r) => r.collection === "orders")!;
+  const link = (name: string) => orders.fields.find((f) => f.name === name)!;
+  assert.equal([link("buyer").kind, link("buyer").link?.target, link("buyer").link?.nullable], ["link", "users", true]);
+  assert.equal([link("seller").kind, link("seller").link?.target, link("seller").link?.nullable], ["link", "users", false]);
+  assert.equal([link("reviewer").kind, link("reviewer").link?.nullable, link("reviewer").description], ["link", true, "Who checked it."]);
+  assert.is(link("shipping").kind, "object");
+  assert.equal(
+    diagnostics.filter((d) => d.code === "embedded-resource").map((d) => [path.basename(d.file), d.pointer]),
+    [["orders.json", "/properties/shipping/properties/courier/$ref"]],
+  );
 });
 
 test("keywords become model fields: unique, owner, access, required", () => {

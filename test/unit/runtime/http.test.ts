@@ -8,6 +8,7 @@ import { gzipSync } from "node:zlib";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { FastifyError, FastifyInstance, LightMyRequestResponse } from "fastify";
+import { Ajv } from "ajv";
 import { pino } from "pino";
 import { buildApp, type AppOptions } from "../../../templates/runtime/app.js";
 import { ServiceContext } from "../../../templates/runtime/context.js";
@@ -153,6 +154,19 @@ test("a user route's own schema refuses a request with the error body: body fail
     failed(await call(h, "POST", "/typed", { raw: "{}" }), "missingProperty", "n");
     failed(await call(h, "POST", "/typed?page=x", { raw: '{"n":1}' }), "invalidParameter", "page");
     assert.is((await call(h, "POST", "/typed?page=2", { raw: '{"n":1}' })).statusCode, 200);
+  }));
+
+test("a user route whose validator reports every unknown body property (allErrors) answers one unknownProperty naming them all, sorted", () =>
+  withApp(async (h) => {
+    const ajv = new Ajv({ allErrors: true });
+    const body = { type: "object", additionalProperties: false, properties: { n: { type: "integer" } } };
+    h.app.post("/strict", { schema: { body }, validatorCompiler: ({ schema }) => ajv.compile(schema) }, async (req) => req.body);
+    const res = await call(h, "POST", "/strict", { raw: '{"n":1,"zz":1,"aa":2}' });
+    const error = assertError(res, "unknownProperty");
+    assert.is(error.property, "zz");
+    assert.is(error.dev, '"aa" and "zz" are not properties of this body.');
+    const one = assertError(await call(h, "POST", "/strict", { raw: '{"n":1,"zz":1}' }), "unknownProperty");
+    assert.is(one.dev, '"zz" is not a property of this body.');
   }));
 
 test("authenticated answers carry Cache-Control: no-store and Vary: Authorization, errors included", () =>

@@ -8,7 +8,7 @@ import * as assert from "uvu/assert";
 import { BUILTIN_ERRORS } from "../../../src/model/builtin-errors.js";
 import { ApiError, catalogOf } from "../../../templates/runtime/errors.js";
 import type { ServiceSpec } from "../../../templates/runtime/spec.js";
-import { compileValidators, linearRegExp } from "../../../templates/runtime/validate.js";
+import { compileValidators, linearRegExp, MAX_UNKNOWN_NAMED } from "../../../templates/runtime/validate.js";
 
 const catalog = catalogOf(BUILTIN_ERRORS.map((e) => ({ ...e, info: `https://docs.example.com/errors/${e.code}` })));
 
@@ -122,6 +122,54 @@ test("query parameters: the same words, without the note (query strings are conv
   };
   assert.is(queryError({ from: "GBP" })?.body.dev, 'Query parameter from must be one of "EUR", "USD".');
   assert.is(queryError({ amount: "ten" })?.body.dev, "Query parameter amount must be a number.");
+});
+
+test("every unknown property of a body is named in one answer: property the first in the body, dev all of them sorted", () => {
+  const v = validatorsOf(
+    { title: { type: "string" }, pages: { type: "integer" }, address: { type: "object", additionalProperties: false, properties: { city: { type: "string" } } } },
+    ["title"],
+  );
+  const one = errorOf(v, { title: "t", colour: "red" });
+  assert.is(one?.body.code, catalog.unknownProperty!.code);
+  assert.is(one?.body.property, "colour");
+  assert.is(one?.body.dev, '"colour" is not a property of this resource; remove it or correct its spelling.');
+  assert.is(one?.body.message, catalog.unknownProperty!.message);
+  const six = errorOf(v, { zeta: 1, title: "t", titel: "t", pagse: 2, "+1": true, "16x16": "i", "user-name": "u" });
+  assert.is(six?.body.property, "zeta", "the first unknown key in the body");
+  assert.is(six?.body.dev, '"+1", "16x16", "pagse", "titel", "user-name" and "zeta" are not properties of this resource; remove them or correct their spelling.');
+  // In a nested object: the dotted paths of that object's unknown keys.
+  const nested = errorOf(v, { title: "t", address: { city: "Oslo", zip: "0150", street: "Karl Johan" } });
+  assert.is(nested?.body.property, "address.zip");
+  assert.is(nested?.body.dev, '"address.street" and "address.zip" are not properties of this resource; remove them or correct their spelling.');
+  // The input itself is left as it was (the search validates a copy).
+  const body = { title: "t", a: 1, b: 2 };
+  errorOf(v, body);
+  assert.equal(body, { title: "t", a: 1, b: 2 });
+});
+
+test("a body of very many unknown properties names MAX_UNKNOWN_NAMED of them and says there are more", () => {
+  const v = validatorsOf({ title: { type: "string" } });
+  const body = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${String(i).padStart(3, "0")}`, i]));
+  const e = errorOf(v, body);
+  assert.is(e?.body.property, "k000");
+  const named = e?.body.dev.match(/"k\d{3}"/g) ?? [];
+  assert.is(named.length, MAX_UNKNOWN_NAMED);
+  assert.equal(named, Array.from({ length: MAX_UNKNOWN_NAMED }, (_, i) => `"k${String(i).padStart(3, "0")}"`));
+  assert.match(e?.body.dev ?? "", /"k019" and more are not properties of this resource/);
+  // Exactly MAX_UNKNOWN_NAMED unknown ones: all named, and no "more".
+  const exact = errorOf(v, Object.fromEntries(Array.from({ length: MAX_UNKNOWN_NAMED }, (_, i) => [`q${String(i).padStart(2, "0")}`, i])));
+  assert.is(exact?.body.dev.match(/"q\d\d"/g)?.length, MAX_UNKNOWN_NAMED);
+  assert.not.match(exact?.body.dev ?? "", /more/);
+});
+
+test("an unknown property beside another failure: the unknown ones are named as long as the validator reports them first", () => {
+  const v = validatorsOf({ title: { type: "string" }, pages: { type: "integer" } }, ["title"]);
+  // A missing required property is reported before unknown ones, as before.
+  assert.is(errorOf(v, { colour: 1 })?.body.property, "title");
+  // Unknown keys first, then a wrong value: the answer is about the unknown keys (both of them).
+  const e = errorOf(v, { title: "t", pages: "x", colour: 1, size: 2 });
+  assert.is(e?.body.property, "colour");
+  assert.match(e?.body.dev ?? "", /^"colour" and "size" are not properties/);
 });
 
 test.run();

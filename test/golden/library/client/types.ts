@@ -5,15 +5,19 @@ import type * as select from "./select.js";
 
 export type { CollectionLink, Link, LinkInput, Meta, Page } from "./select.js";
 
+export type Year = number
+/**
+ * ISBN-10 or ISBN-13, digits only.
+ *
+ */
+export type Isbn = string
+
 /**
  * The plain (non-link) fields of an author.
  *
  */
 export interface AuthorFields {
-  /**
-   * Year of birth.
-   */
-  born?: number
+  born?: Year
   name: string
 }
 /**
@@ -21,10 +25,7 @@ export interface AuthorFields {
  *
  */
 export interface AuthorInput {
-  /**
-   * Year of birth.
-   */
-  born?: number
+  born?: Year
   name: string
 }
 /**
@@ -33,12 +34,9 @@ export interface AuthorInput {
  */
 export interface BookFields {
   genres?: ("fiction" | "poetry" | "history" | "science" | "children")[]
-  /**
-   * ISBN-10 or ISBN-13, digits only.
-   */
-  isbn?: string
+  isbn?: Isbn
   pages?: number
-  published?: number
+  published?: Year
   title: string
 }
 /**
@@ -48,12 +46,9 @@ export interface BookFields {
 export interface BookInput {
   author: select.LinkInput
   genres?: ("fiction" | "poetry" | "history" | "science" | "children")[]
-  /**
-   * ISBN-10 or ISBN-13, digits only.
-   */
-  isbn?: string
+  isbn?: Isbn
   pages?: number
-  published?: number
+  published?: Year
   title: string
 }
 /**
@@ -61,10 +56,7 @@ export interface BookInput {
  *
  */
 export interface LookupParams {
-  /**
-   * ISBN-10 or ISBN-13, digits only.
-   */
-  isbn: string
+  isbn: Isbn
 }
 export interface LookupResult {
   title?: string

@@ -78,9 +78,7 @@ export const spec: ServiceSpec = {
           ],
           "properties": {
             "born": {
-              "type": "integer",
-              "minimum": -3000,
-              "maximum": 2100,
+              "$ref": "resourcery:shared#/$defs/Year",
               "description": "Year of birth."
             },
             "name": {
@@ -193,18 +191,14 @@ export const spec: ServiceSpec = {
               "uniqueItems": true
             },
             "isbn": {
-              "type": "string",
-              "pattern": "^(97[89])?\\d{9}[\\dX]$",
-              "description": "ISBN-10 or ISBN-13, digits only."
+              "$ref": "resourcery:shared#/$defs/Isbn"
             },
             "pages": {
               "type": "integer",
               "minimum": 1
             },
             "published": {
-              "type": "integer",
-              "minimum": -3000,
-              "maximum": 2100
+              "$ref": "resourcery:shared#/$defs/Year"
             },
             "title": {
               "type": "string",
@@ -226,9 +220,7 @@ export const spec: ServiceSpec = {
           ],
           "properties": {
             "isbn": {
-              "type": "string",
-              "pattern": "^(97[89])?\\d{9}[\\dX]$",
-              "description": "ISBN-10 or ISBN-13, digits only."
+              "$ref": "resourcery:shared#/$defs/Isbn"
             }
           }
         },
@@ -237,7 +229,19 @@ export const spec: ServiceSpec = {
         ],
         "mediaType": "application/vnd.library.v2.lookup+json"
       }
-    ]
+    ],
+    "schemas": {
+      "Isbn": {
+        "type": "string",
+        "pattern": "^(97[89])?\\d{9}[\\dX]$",
+        "description": "ISBN-10 or ISBN-13, digits only."
+      },
+      "Year": {
+        "type": "integer",
+        "minimum": -3000,
+        "maximum": 2100
+      }
+    }
   },
   errors: Object.values(errors),
   mediaTypes,
