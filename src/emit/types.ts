@@ -89,16 +89,15 @@ function resourceSchemas(model: Model, r: Resource): Record<string, unknown> {
 /**
  * The server's fields a resource says something of, typed as the server makes them: an `id` of a sequence
  * (a number, where the client's ServerFields has a string), and the id, createdAt and modifiedAt the
- * definition declares (their description becomes the field's documentation). The typed selections take
- * these over ServerFields.
+ * definition declares with a description (which becomes the field's documentation). The typed selections
+ * take these over ServerFields.
  */
 function serverFieldSchemas(model: Model, r: Resource): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of ["id", "createdAt", "modifiedAt"] as const) {
-    const declared = r.serverOwned.some((f) => f.name === name);
     const numeric = name === "id" && isNumericId(r.idForm);
-    if (!declared && !numeric) continue;
     const { description } = serverFieldDoc(model, r, name);
+    if (!description && !numeric) continue;
     setOwn(out, name, { type: numeric ? "integer" : "string", ...(description ? { description } : {}) });
   }
   return out;
