@@ -19,8 +19,6 @@ import { checkSelection, EMPTY_SELECTION, expansionOf, parseSelection, SERVER_FI
 import type { FieldSpec, ResourceSpec } from "./spec.js";
 import { andThen, inTransaction, readRecord, UniqueViolation, type Store, type StoredRecord } from "./store.js";
 
-export { newId } from "./ids.js";
-
 type Json = Record<string, unknown>;
 type Query = Record<string, string | string[] | undefined>;
 type Params = { id: string; member?: string };
