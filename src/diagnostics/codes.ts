@@ -87,6 +87,19 @@ export const codes = {
     message: (a) => `${a.what} ${a.problem}`,
     hint: () => 'split it: move parts into "$defs" entries (a schema a $ref reaches is one shared schema, counted once), or into resources of their own',
   }),
+  "allof-conflict": def<{ name: string; first: string; second: string; where: string }>({
+    severity: "error",
+    title: "allOf parts give a property types that cannot meet",
+    message: (a) => `property "${a.name}" is ${a.second} here but ${a.first} in ${a.where}: allOf applies both, so no value could be valid`,
+    hint: (a) => `give "${a.name}" one type in every part that declares it, or declare it in one part only`,
+  }),
+  "resource-union": def<{ keyword: string }>({
+    severity: "warning",
+    title: "A resource's branches are merged into one shape",
+    message: (a) =>
+      `a resource is one shape: the properties of every ${a.keyword} branch become its fields, required when every branch requires them; which branch a body follows is not checked`,
+    hint: () => "to keep the choice, split the branches into resources of their own, or tell them apart by a property (an enum) and check it in a hook",
+  }),
   "embedded-resource": def<{ target: string }>({
     severity: "warning",
     title: "A $ref to a resource is embedded, not linked",

@@ -40,7 +40,7 @@ export function buildModel(project: Project, valid: readonly JsonDocument[], lim
   const raw = project.service.value;
 
   const typeOf: MediaTypeNamer = (subject, kind) => vendorMediaType(service.vendor, service.version, mediaSubject(subject), kind).name;
-  const draft = valid.map((doc) => buildResource(doc, reader, typeOf));
+  const draft = valid.map((doc) => buildResource(doc, reader, typeOf, diagnostics));
   const resources = resolveInverses(draft, diagnostics).sort(byKey((r) => r.collection));
   const actions = buildActions(project.service.file, raw.actions, reader, typeOf).sort(byKey((a) => a.name));
   const errors = buildErrors(project.service.file, raw.errors, service.errorDocsUrl);
@@ -120,18 +120,86 @@ function buildService(doc: JsonDocument): Service {
 /** The canonical vendor media type of a subject (resource, collection or action name). */
 type MediaTypeNamer = (subject: string, kind: MediaType["kind"]) => string;
 
-function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTypeNamer): Resource {
+/** A property of a resource as written: its schema in each part that writes it (usually one), where each is. */
+interface WrittenProperty {
+  readonly parts: readonly { readonly schema: unknown; readonly file: string; readonly pointer: string }[];
+}
+
+/**
+ * The properties and required names of a resource: its own, and those of every `allOf` part and of a `$ref`
+ * at its root (followed into the files they name, parts of parts included), as JSON Schema applies them all
+ * at once. A property written in several parts is one field whose schema is every part's (`allOf`); when the
+ * parts disagree on its type, that is allof-conflict. The branches of a root `anyOf`/`oneOf` are merged the
+ * same way, required only what every branch requires (resource-union says the choice is not enforced).
+ */
+function collectProperties(root: Raw, file: string, reader: SchemaReader, diagnostics: Diagnostic[], start = ""): { properties: Map<string, WrittenProperty>; required: string[] } {
+  const properties = new Map<string, WrittenProperty>();
+  const required = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (schema: unknown, at: string, pointer: string): void => {
+    if (!isObject(schema) || seen.has(`${at}#${pointer}`)) return;
+    seen.add(`${at}#${pointer}`);
+    if (Array.isArray(schema.required)) for (const r of schema.required) if (typeof r === "string") required.add(r);
+    if (isObject(schema.properties)) {
+      for (const [name, sub] of Object.entries(schema.properties)) {
+        const here = { schema: sub, file: at, pointer: childPointer(pointer, "properties", name) };
+        const before = properties.get(name);
+        properties.set(name, before === undefined ? { parts: [here] } : mergeProperty(name, before, here, reader, diagnostics));
+      }
+    }
+    if (typeof schema.$ref === "string") {
+      const hit = reader.resolveRaw(schema.$ref, at);
+      if (hit) visit(hit.value, hit.file, hit.pointer);
+    }
+    if (Array.isArray(schema.allOf)) schema.allOf.forEach((part, i) => visit(part, at, childPointer(pointer, "allOf", i)));
+    for (const key of ["anyOf", "oneOf"] as const) {
+      const branches = schema[key];
+      if (!Array.isArray(branches) || branches.length === 0) continue;
+      // One shape of several: every branch's properties are fields, required when every branch requires them.
+      diagnostics.push(report("resource-union", { file: at, pointer: childPointer(pointer, key), kind: "key" }, { keyword: key }));
+      const each = branches.map((branch, i) => {
+        const own = collectProperties(branch as Raw, at, reader, diagnostics, childPointer(pointer, key, i));
+        for (const [name, p] of own.properties) {
+          const before = properties.get(name);
+          properties.set(name, before === undefined ? p : p.parts.reduce((w, part) => mergeProperty(name, w, part, reader, diagnostics), before));
+        }
+        return new Set(own.required);
+      });
+      for (const name of each[0]!) if (each.every((r) => r.has(name))) required.add(name);
+    }
+  };
+  visit(root, file, start);
+  return { properties, required: [...required] };
+}
+
+/** One more part writing a property: the same schema again adds nothing; a type that cannot meet the others' is allof-conflict. */
+function mergeProperty(name: string, before: WrittenProperty, here: WrittenProperty["parts"][number], reader: SchemaReader, diagnostics: Diagnostic[]): WrittenProperty {
+  if (before.parts.some((p) => JSON.stringify(p.schema) === JSON.stringify(here.schema))) return before;
+  const kindAt = (p: WrittenProperty["parts"][number]) => {
+    const s = isObject(p.schema) && typeof p.schema.$ref === "string" ? reader.resolveRaw(p.schema.$ref, p.file)?.value : p.schema;
+    return kindOf((s ?? {}) as Raw);
+  };
+  const first = before.parts[0]!;
+  const [a, b] = [kindAt(first), kindAt(here)];
+  const meets = a === b || a === "any" || b === "any" || (a === "number" && b === "integer") || (a === "integer" && b === "number");
+  if (!meets) {
+    diagnostics.push(report("allof-conflict", { file: here.file, pointer: here.pointer, kind: "key" }, { name, first: a, second: b, where: `${path.basename(first.file)}#${first.pointer}` }));
+    return before;
+  }
+  return { parts: [...before.parts, here] };
+}
+
+function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTypeNamer, diagnostics: Diagnostic[]): Resource {
   const raw = doc.value as Raw;
   const file = doc.file;
   reader.checkRefs(raw, file, "");
   const collection = String(raw["x-collection"]);
   // The singular (type name, instance media type): the title when it is a short noun, else by the inflection library.
   const name = resourceName(collection, typeof raw.title === "string" ? raw.title : undefined);
-  const required = Array.isArray(raw.required) ? raw.required.filter((r): r is string => typeof r === "string") : [];
-  const props = isObject(raw.properties) ? raw.properties : {};
+  const { properties, required } = collectProperties(raw, file, reader, diagnostics);
   const budget = reader.budget(`resource "${collection}"`);
-  const declared = Object.entries(props)
-    .map(([key, schema]) => buildField(key, schema, required.includes(key), file, reader, budget))
+  const declared = [...properties]
+    .map(([key, p]) => buildField(key, p, required.includes(key), reader, budget))
     .sort(byKey((f) => f.name));
   // What the server owns is documented by a declaration, never stored from a body: kept apart from the fields.
   const owned = (f: Field) => (SERVER_OWNED as readonly string[]).includes(f.name);
@@ -155,8 +223,9 @@ function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTyp
   };
 }
 
-function buildField(name: string, schema: unknown, required: boolean, file: string, reader: SchemaReader, budget: Budget): Field {
-  const origin = { file, pointer: childPointer("/properties", name) };
+function buildField(name: string, written: WrittenProperty, required: boolean, reader: SchemaReader, budget: Budget): Field {
+  const { schema, file, pointer } = written.parts[0]!;
+  const origin = { file, pointer };
   const description = isObject(schema) && typeof schema.description === "string" ? schema.description : "";
   const instance = reader.linkOf(schema, file);
   const items = isObject(schema) && schema.type === "array" ? schema.items : undefined;
@@ -167,7 +236,12 @@ function buildField(name: string, schema: unknown, required: boolean, file: stri
       : many !== undefined
         ? { kind: "collection", target: many.target, inverse: declaredInverse(schema, items), onDelete: undefined, nullable: false }
         : undefined;
-  const shared = link ? (schema as Raw) : reader.share(schema, file, origin.pointer, budget);
+  // Written in several allOf parts: a value must satisfy each (each part's $refs read from its own file).
+  const shared = link
+    ? (schema as Raw)
+    : written.parts.length === 1
+      ? reader.share(schema, file, origin.pointer, budget)
+      : { allOf: written.parts.map((p) => reader.share(p.schema, p.file, p.pointer, budget)) };
   const kind = link ? (link.kind === "instance" ? "link" : "links") : kindOf(shared, (s) => reader.deref(s));
   return { name, propertyKey: propertyKey(name), kind, scalar: isScalarKind(kind), required, description, schema: shared, link, origin };
 }

@@ -142,6 +142,11 @@ export class SchemaReader {
     return undefined;
   }
 
+  /** Where `ref` written in `file` lands, as written there (undefined when it does not resolve: checkRefs says why). */
+  resolveRaw(ref: string, file: string): { file: string; pointer: string; value: unknown } | undefined {
+    return this.resolver.resolve(file, ref);
+  }
+
   /** Every `$ref` to a resource met so far that no property reads as a link: an embedded copy of that resource's schema. */
   embeddedResources(): { file: string; pointer: string; target: string }[] {
     return this.resourceRefs.filter((r) => !this.linkNodes.has(r.node)).map(({ file, pointer, target }) => ({ file, pointer, target }));
@@ -401,6 +406,18 @@ export function kindOf(schema: JsonSchema, deref?: (s: JsonSchema) => JsonSchema
   }
   if (isObject(schema.properties)) return "object";
   if (schema.items !== undefined) return "array";
+  // allOf: the kind its parts agree on (a part that says nothing says "any"); anyOf/oneOf: the kind every
+  // branch but null has ([string, null] is a nullable string).
+  if (Array.isArray(schema.allOf)) {
+    const kinds = new Set(schema.allOf.map((p) => kindOf(p as JsonSchema, deref)).filter((k) => k !== "any"));
+    if (kinds.size === 1) return [...kinds][0]!;
+  }
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const branches = schema[key];
+    if (!Array.isArray(branches)) continue;
+    const kinds = new Set(branches.map((b) => kindOf(b as JsonSchema, deref)).filter((k) => k !== "null"));
+    if (kinds.size === 1 && !kinds.has("any")) return [...kinds][0]!;
+  }
   return "any";
 }
 
