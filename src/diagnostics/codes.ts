@@ -172,9 +172,21 @@ export const codes = {
   }),
   "server-owned-property": def<{ name: string }>({
     severity: "error",
-    title: "The server owns id, meta, createdAt and modifiedAt",
+    title: "A definition does not declare meta",
     message: (a) => `property "${a.name}" is owned by the server and cannot be declared`,
-    hint: () => "remove it: every representation carries id, meta, createdAt and modifiedAt already",
+    hint: () => 'remove it: every representation carries meta { href, mediaType }; name data of your own otherwise, e.g. "metadata"',
+  }),
+  "server-owned-mismatch": def<{ name: string; declared: string; made: string; fix: string }>({
+    severity: "error",
+    title: "A declared id, createdAt or modifiedAt fits what the server makes",
+    message: (a) => `"${a.name}" is declared ${a.declared}, but the server makes ${a.made}`,
+    hint: (a) => a.fix,
+  }),
+  "server-owned-twin": def<{ name: string; owned: string; when: string }>({
+    severity: "warning",
+    title: "No property repeats createdAt or modifiedAt under another name",
+    message: (a) => `"${a.name}" repeats the server's "${a.owned}": every representation carries both, and the server sets only "${a.owned}"`,
+    hint: (a) => `remove it and read "${a.owned}", which the server sets ${a.when}; a time of your own needs a name of its own, e.g. "publishedAt"`,
   }),
   "unknown-property": def<{ keyword: string; name: string; resource: string }>({
     severity: "error",

@@ -2,6 +2,7 @@
  * Emits the typed client (client/): zero dependencies beyond fetch, plain functions and interfaces,
  * typed selections, ApiError with the catalog's codes, and the vendor Accept of this version.
  */
+import { idTsType } from "../model/id-forms.js";
 import type { ClientTypeName } from "../model/names.js";
 import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
@@ -39,6 +40,8 @@ function collectionApi(model: Model, r: Resource): string {
   const type = typeOf(r.typeName);
   const input = typeOf(`${r.typeName}Input`);
   const subs = r.fields.filter((f) => f.link?.kind === "collection");
+  // A sequence's ids are numbers, as its representations carry them.
+  const id = `id: ${idTsType(r.idForm)}`;
   const lines = [
     docComment(`Calls of the ${r.collection} collection.`),
     `export interface ${ident(r.typeName)}Api {`,
@@ -47,17 +50,17 @@ function collectionApi(model: Model, r: Resource): string {
     docComment(`GET /${r.collection}: a page of the collection, optionally with fields and expand applied to the items.`, "  "),
     `  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ${ident(own.ReadOptions)}<${c}, F, E>, options?: runtime.CallOptions): Promise<${page(r.collection, "F, E")}>;`,
     docComment(`GET /${r.collection}/{id}: one instance, typed by the fields and expand selections.`, "  "),
-    `  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ${ident(own.GetOptions)}<${c}, F, E>, options?: runtime.CallOptions): Promise<select.Selected<${registry}, ${c}, F, E>>;`,
+    `  get<const F extends Sel = undefined, const E extends Sel = undefined>(${id}, params?: ${ident(own.GetOptions)}<${c}, F, E>, options?: runtime.CallOptions): Promise<select.Selected<${registry}, ${c}, F, E>>;`,
     docComment(`PATCH /${r.collection}/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field).`, "  "),
-    `  update(id: string, patch: ${ident(own.MergePatch)}<${input}>, options?: runtime.CallOptions): Promise<${type}>;`,
+    `  update(${id}, patch: ${ident(own.MergePatch)}<${input}>, options?: runtime.CallOptions): Promise<${type}>;`,
     docComment(`PUT /${r.collection}/{id}: replaces the whole instance.`, "  "),
-    `  replace(id: string, body: ${input}, options?: runtime.CallOptions): Promise<${type}>;`,
+    `  replace(${id}, body: ${input}, options?: runtime.CallOptions): Promise<${type}>;`,
     docComment(`DELETE /${r.collection}/{id}`, "  "),
-    `  delete(id: string, options?: runtime.CallOptions): Promise<void>;`,
+    `  delete(${id}, options?: runtime.CallOptions): Promise<void>;`,
   ];
   for (const f of subs) {
     const t = str(f.link!.target);
-    const list = `<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ${ident(own.ReadOptions)}<${t}, F, E>, options?: runtime.CallOptions): Promise<${page(f.link!.target, "F, E")}>`;
+    const list = `<const F extends Sel = undefined, const E extends Sel = undefined>(${id}, params?: ${ident(own.ReadOptions)}<${t}, F, E>, options?: runtime.CallOptions): Promise<${page(f.link!.target, "F, E")}>`;
     if (f.link!.inverse) {
       lines.push(docComment(`GET /${r.collection}/{id}/${f.name}: a page of ${f.link!.target} whose ${f.link!.inverse} is this instance.`, "  "), `  ${key(subMethod(f.name))}${list};`);
       continue;
@@ -69,9 +72,9 @@ function collectionApi(model: Model, r: Resource): string {
       `  ${key(subMethod(f.name))}: {`,
       `    ${list};`,
       docComment(`POST /${r.collection}/{id}/${f.name}: adds the ${target.name} \`member\` links to (its href, or the ${target.name} itself) at the end; resolves to that ${target.name} (201, or 200 when it already was one).`, "    "),
-      `    add(id: string, member: string | { readonly meta: { readonly href: string } }, options?: runtime.CallOptions): Promise<${one}>;`,
+      `    add(${id}, member: string | { readonly meta: { readonly href: string } }, options?: runtime.CallOptions): Promise<${one}>;`,
       docComment(`DELETE /${r.collection}/{id}/${f.name}/{memberId}: removes that ${target.name} from the list (it is not deleted); ApiError 404 when it is not in it.`, "    "),
-      `    remove(id: string, memberId: string, options?: runtime.CallOptions): Promise<void>;`,
+      `    remove(${id}, memberId: ${idTsType(target.idForm)}, options?: runtime.CallOptions): Promise<void>;`,
       `  };`,
     );
   }

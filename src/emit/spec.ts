@@ -94,6 +94,7 @@ export function specOf(model: Model): Record<string, unknown> {
       owner: r.owner,
       mediaType: r.mediaType,
       collectionMediaType: r.collectionMediaType,
+      idForm: r.idForm,
       bodySchema: withSharedId(bodySchemaOf(r)),
     })),
     actions: model.actions.map((a) => ({ name: a.name, method: a.method, query: withSharedId(a.query), roles: a.roles, mediaType: a.mediaType })),

@@ -5,12 +5,14 @@
  * json-schema-to-typescript (the same output either way).
  */
 import { setOwn } from "../model/build-schema.js";
+import { isNumericId } from "../model/id-forms.js";
 import { OBJECT_MEMBERS, withArticle } from "../model/names.js";
 import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, ident, isSafeIdentifier, key, str } from "./shared/escape.js";
 import { indentBraces, tsHeader } from "./shared/header.js";
 import { isWritable } from "./spec.js";
+import { serverFieldDoc } from "./shared/server-fields.js";
 import { printTypes } from "./ts-types.js";
 
 /** Name of the bundle's root type (removed from the output with its comments). */
@@ -54,8 +56,9 @@ function mapValues(v: unknown, fn: (x: unknown) => unknown): unknown {
   return out;
 }
 
-function resourceSchemas(r: Resource): Record<string, unknown> {
-  const plain: Record<string, unknown> = {};
+function resourceSchemas(model: Model, r: Resource): Record<string, unknown> {
+  const server = serverFieldSchemas(model, r);
+  const plain: Record<string, unknown> = { ...server };
   const input: Record<string, unknown> = {};
   for (const f of r.fields) {
     const schema = f.kind === "link" ? { tsType: f.link?.nullable ? "select.LinkInput | null" : "select.LinkInput" } : f.kind === "links" ? { tsType: "select.LinkInput[]" } : clean(f.schema);
@@ -70,7 +73,7 @@ function resourceSchemas(r: Resource): Record<string, unknown> {
       type: "object",
       additionalProperties: false,
       description: `The plain (non-link) fields of ${withArticle(r.name)}.`,
-      required: r.required.filter((n) => plainNames.has(n)),
+      required: [...new Set([...Object.keys(server), ...r.required.filter((n) => plainNames.has(n))])],
       properties: plain,
     },
     [`${r.typeName}Input`]: {
@@ -83,6 +86,22 @@ function resourceSchemas(r: Resource): Record<string, unknown> {
   };
 }
 
+/**
+ * The server's fields a resource says something of, typed as the server makes them: an `id` of a sequence
+ * (a number, where the client's ServerFields has a string), and the id, createdAt and modifiedAt the
+ * definition declares with a description (which becomes the field's documentation). The typed selections
+ * take these over ServerFields.
+ */
+function serverFieldSchemas(model: Model, r: Resource): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of ["id", "createdAt", "modifiedAt"] as const) {
+    const numeric = name === "id" && isNumericId(r.idForm);
+    const { description } = serverFieldDoc(model, r, name);
+    if (!description && !numeric) continue;
+    setOwn(out, name, { type: numeric ? "integer" : "string", ...(description ? { description } : {}) });
+  }
+  return out;
+}
 
 /** The registry the typed selections read: every collection's plain fields and links with their targets. */
 export function registryOf(model: Model): string {
@@ -106,7 +125,7 @@ export function registryOf(model: Model): string {
 /** The bundled schema compiled once: every resource and action type under $defs. */
 export function typesSchema(model: Model): Record<string, unknown> {
   const defs: Record<string, unknown> = {};
-  for (const r of model.resources) Object.assign(defs, resourceSchemas(r));
+  for (const r of model.resources) Object.assign(defs, resourceSchemas(model, r));
   // A field's `{ "$ref": "#/$defs/<name>" }` names one of these: the bundle's $defs are the model's.
   for (const shared of model.schemas) setOwn(defs, shared.name, clean(shared.schema));
   for (const a of model.actions) {

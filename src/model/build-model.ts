@@ -11,6 +11,8 @@ import type { JsonDocument } from "../load/parse-json.js";
 import type { Project } from "../load/read-project.js";
 import { RefResolver } from "../load/resolve-refs.js";
 import { BUILTIN_ERRORS } from "./builtin-errors.js";
+import { SERVER_OWNED } from "./conventions.js";
+import { idFormOf } from "./id-forms.js";
 import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./build-schema.js";
 import { mediaSubject, vendorMediaType } from "./media-types.js";
 import { camelCase, clientTypeNames, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, words } from "./names.js";
@@ -196,16 +198,20 @@ function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTyp
   const name = resourceName(collection, typeof raw.title === "string" ? raw.title : undefined);
   const { properties, required } = collectProperties(raw, file, reader, diagnostics);
   const budget = reader.budget(`resource "${collection}"`);
-  const fields = [...properties]
+  const declared = [...properties]
     .map(([key, p]) => buildField(key, p, required.includes(key), reader, budget))
     .sort(byKey((f) => f.name));
+  // What the server owns is documented by a declaration, never stored from a body: kept apart from the fields.
+  const owned = (f: Field) => (SERVER_OWNED as readonly string[]).includes(f.name);
   return {
     name,
     collection,
     typeName: pascalCase(name),
     title: typeof raw.title === "string" ? raw.title : pascalCase(name),
     description: typeof raw.description === "string" ? raw.description : "",
-    fields,
+    fields: declared.filter((f) => !owned(f)),
+    serverOwned: declared.filter(owned),
+    idForm: idFormOf(raw["x-id"]),
     required,
     unique: Array.isArray(raw["x-unique"]) ? (raw["x-unique"] as string[]) : [],
     access: isObject(raw["x-access"]) ? (raw["x-access"] as Access) : {},

@@ -94,7 +94,15 @@ export interface Resource {
   readonly typeName: string;
   readonly title: string;
   readonly description: string;
+  /** The declared properties, without the server-owned ones (see serverOwned). */
   readonly fields: readonly Field[];
+  /**
+   * Server-owned properties the definition declares (id, createdAt, modifiedAt: documentation of what the
+   * server makes, when they fit it; meta never fits), sorted by name. The server writes them whatever they say.
+   */
+  readonly serverOwned: readonly Field[];
+  /** How the server makes the ids of new instances (x-id). */
+  readonly idForm: IdForm;
   /** Names of required fields, as declared. */
   readonly required: readonly string[];
   readonly unique: readonly string[];
@@ -108,6 +116,12 @@ export interface Resource {
   readonly schema: JsonSchema;
   readonly origin: Origin;
 }
+
+/**
+ * The form of a resource's ids (x-id): a UUID (the default), a prefix followed by 22 random letters and
+ * digits (`{"prefix": "cus_"}`), or an integer counting up from 1 (`"sequence"`).
+ */
+export type IdForm = { readonly kind: "uuid" } | { readonly kind: "prefix"; readonly prefix: string } | { readonly kind: "sequence" };
 
 /** Roles allowed per action; an action absent from the map is open to any authenticated caller. */
 export type Access = { readonly [A in AccessAction]?: readonly string[] };

@@ -22,12 +22,17 @@ export interface ReadParams {
 }
 
 /**
- * The path segment of an id. encodeURIComponent leaves "." alone, and URLs resolve "." and ".." (even as
- * %2E) as dot segments: `update("..")` would PATCH the base path. Such ids name no instance; they are
- * refused here, before anything is sent.
- * @example seg("42") === "/42"; seg("..") throws TypeError
+ * The path segment of an id: a string, or the number of a resource whose ids are a sequence.
+ * encodeURIComponent leaves "." alone, and URLs resolve "." and ".." (even as %2E) as dot segments:
+ * `update("..")` would PATCH the base path. Such ids name no instance; they are refused here, before
+ * anything is sent, as is a number that is no id (not a positive whole number).
+ * @example seg("42") === "/42"; seg(42) === "/42"; seg("..") throws TypeError
  */
-function seg(id: string): string {
+function seg(id: string | number): string {
+  if (typeof id === "number") {
+    if (!Number.isSafeInteger(id) || id < 1) throw new TypeError(`${id} is not an instance id: a numeric id is a whole number from 1`);
+    return `/${id}`;
+  }
   if (typeof id !== "string" || id === "" || id === "." || id === "..") {
     throw new TypeError(`${JSON.stringify(id)} is not an instance id: "", "." and ".." would change the request's path`);
   }
@@ -40,23 +45,23 @@ export function collectionApi(options: ClientOptions, spec: CollectionSpec) {
   const api: Record<string, unknown> = {
     create: (body: unknown, call?: CallOptions) => send(options, { method: "POST", path: base, body, accept: spec.mediaType }, call),
     list: (params: ReadParams = {}, call?: CallOptions) => send(options, { method: "GET", path: base, query: { ...params }, accept: spec.collectionMediaType }, call),
-    get: async (id: string, params: ReadParams = {}, call?: CallOptions) => send(options, { method: "GET", path: base + seg(id), query: { ...params }, accept: spec.mediaType }, call),
-    update: async (id: string, patch: unknown, call?: CallOptions) =>
+    get: async (id: string | number, params: ReadParams = {}, call?: CallOptions) => send(options, { method: "GET", path: base + seg(id), query: { ...params }, accept: spec.mediaType }, call),
+    update: async (id: string | number, patch: unknown, call?: CallOptions) =>
       send(options, { method: "PATCH", path: base + seg(id), body: patch, contentType: "application/merge-patch+json", accept: spec.mediaType }, call),
-    replace: async (id: string, body: unknown, call?: CallOptions) => send(options, { method: "PUT", path: base + seg(id), body, accept: spec.mediaType }, call),
-    delete: async (id: string, call?: CallOptions) => {
+    replace: async (id: string | number, body: unknown, call?: CallOptions) => send(options, { method: "PUT", path: base + seg(id), body, accept: spec.mediaType }, call),
+    delete: async (id: string | number, call?: CallOptions) => {
       await send(options, { method: "DELETE", path: base + seg(id), accept: "application/json" }, call);
     },
   };
   for (const [method, [field, mediaType, memberType]] of Object.entries(spec.subCollections)) {
-    const list = async (id: string, params: ReadParams = {}, call?: CallOptions) =>
+    const list = async (id: string | number, params: ReadParams = {}, call?: CallOptions) =>
       send(options, { method: "GET", path: `${base}${seg(id)}/${field}`, query: { ...params }, accept: mediaType }, call);
     if (memberType !== undefined) {
       // A stored list's members, one at a time: list.add(id, member) and list.remove(id, memberId).
       Object.assign(list, {
-        add: (id: string, member: string | { readonly meta: { readonly href: string } }, call?: CallOptions) =>
+        add: (id: string | number, member: string | { readonly meta: { readonly href: string } }, call?: CallOptions) =>
           send(options, { method: "POST", path: `${base}${seg(id)}/${field}`, body: { meta: { href: typeof member === "string" ? member : member.meta.href } }, accept: memberType }, call),
-        remove: async (id: string, memberId: string, call?: CallOptions) => {
+        remove: async (id: string | number, memberId: string | number, call?: CallOptions) => {
           await send(options, { method: "DELETE", path: `${base}${seg(id)}/${field}${seg(memberId)}`, accept: "application/json" }, call);
         },
       });

@@ -38,7 +38,7 @@ export interface Page<T> {
   items: T[];
 }
 
-/** Fields every representation has. */
+/** Fields every representation has (a resource whose ids are numbers, or that documents them, says so in its fields). */
 export interface ServerFields {
   meta: Meta;
   /** Id assigned by the server. */
@@ -97,6 +97,8 @@ type InnerFor<L extends readonly string[], Name extends string> = {
 type HeadsOf<L extends readonly string[]> = { [I in keyof L]: L[I] extends string ? HeadOf<L[I]> : never }[number];
 
 type Shape<R extends Registry, C> = C extends keyof R ? R[C] : never;
+/** ServerFields as a resource has them: the ones its fields declare (a sequence's numeric id, documented ones) in their place. */
+type ServerOf<R extends Registry, C> = Omit<ServerFields, KnownKeys<Shape<R, C>["fields"]>>;
 type FieldNames<R extends Registry, C> = keyof ServerFields | keyof Shape<R, C>["fields"] | keyof Shape<R, C>["links"] | keyof Shape<R, C>["collections"];
 type LinkNames<R extends Registry, C> = keyof Shape<R, C>["links"] | keyof Shape<R, C>["collections"];
 
@@ -172,7 +174,7 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /** The full representation of C with the links named in the expand list E inlined. */
 export type Expanded<R extends Registry, C, E extends readonly string[] = []> = Simplify<
-  ServerFields &
+  ServerOf<R, C> &
     Shape<R, C>["fields"] & {
       [K in keyof Shape<R, C>["links"] as Shape<R, C>["links"][K]["required"] extends true ? K : never]: LinkValue<R, C, K, Items<E>> | NullIf<Shape<R, C>["links"][K]>;
     } & {
@@ -206,8 +208,8 @@ export type Selected<R extends Registry, C, F extends readonly string[] | undefi
 type ItemsOrNone<L> = L extends readonly string[] ? Items<L> : [];
 
 type SelectFields<R extends Registry, C, F extends readonly string[], E extends readonly string[]> = {
-  [K in HeadsOf<F> & FieldNames<R, C>]: K extends keyof ServerFields
-    ? ServerFields[K]
+  [K in HeadsOf<F> & FieldNames<R, C>]: K extends keyof ServerOf<R, C>
+    ? ServerOf<R, C>[K]
     : K extends keyof Shape<R, C>["links"]
       ? [InnerFor<F, K>] extends [never]
         ? LinkValue<R, C, K, E> | NullIf<Shape<R, C>["links"][K]>

@@ -1,4 +1,6 @@
 /** Hrefs of instances and collections, and the links written in request bodies ({ meta: { href } }). */
+import { describeIdForm, isIdOf, mayName } from "./ids.js";
+import type { ResourceSpec } from "./spec.js";
 
 /**
  * Ids that encodeURIComponent returns unchanged (a subset of what it leaves alone), such as the UUIDs
@@ -57,6 +59,27 @@ export function matchHref(href: unknown, baseUrl: string, collection: string): H
   } catch {
     return { problem: "is not validly percent-encoded" };
   }
+}
+
+/**
+ * matchHref for a link to an instance of `target`: an href whose id the store may not be asked for (see
+ * mayName: "042" of a sequence) names no instance.
+ * @example matchLink(".../orders/042", base, orders).problem → 'names no existing order (the ids of orders are integers from 1, …)'
+ */
+export function matchLink(href: unknown, baseUrl: string, target: ResourceSpec): HrefMatch {
+  const match = matchHref(href, baseUrl, target.collection);
+  if (match.id === undefined || mayName(target.idForm, match.id)) return match;
+  return { problem: noInstance(target, match.id) };
+}
+
+/**
+ * Why a link's id names nothing, in words: no instance has it, and when it is not of the target's form
+ * (x-id), what its ids look like.
+ * @example noInstance(customers, "cus_nope") === 'names no existing customer (the ids of customers are "cus_" and 22 letters and digits)'
+ */
+export function noInstance(target: ResourceSpec, id: string): string {
+  const form = isIdOf(target.idForm, id) ? "" : ` (the ids of ${target.collection} are ${describeIdForm(target.idForm)})`;
+  return `names no existing ${target.name}${form}`;
 }
 
 /**

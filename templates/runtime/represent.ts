@@ -9,6 +9,7 @@ import { canSee, isAdmin, type Caller } from "./authenticate.js";
 import { DEFAULT_EXPAND_LIMIT, EXPANDED_PAGE_LIMIT } from "./conventions.js";
 import type { HandlerContext } from "./context.js";
 import { ApiError, catalogOf, entry } from "./errors.js";
+import { idValue } from "./ids.js";
 import { hrefOf } from "./links.js";
 import { EMPTY_SELECTION, isEmptySelection, type Selection } from "./select.js";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
@@ -208,7 +209,7 @@ export async function representPage(
 export function buildPlain(ctx: RepresentContext, resource: ResourceSpec, record: StoredRecord): Json {
   const out: Json = {
     meta: { href: hrefOf(ctx.baseUrl, resource.collection, record.id), mediaType: resource.mediaType },
-    id: record.id,
+    id: idValue(resource.idForm, record.id),
     createdAt: record.createdAt,
     modifiedAt: record.modifiedAt,
   };

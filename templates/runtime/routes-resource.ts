@@ -4,12 +4,12 @@
  * runs in one transaction of the store when it has them: its hooks, its link checks, and for a delete the
  * cascades and cleared links it causes, commit together or not at all.
  */
-import { randomFillSync } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { canSee, requireOwner, requireRole, isAdmin, rolesFor, type Caller } from "./authenticate.js";
 import { sendJson, type HandlerContext, type ResourceHooks, type ServiceContext } from "./context.js";
 import { ApiError, entry } from "./errors.js";
-import { hrefOf, hrefOfLink, matchHref } from "./links.js";
+import { makeId, mayName } from "./ids.js";
+import { hrefOf, hrefOfLink, matchLink, noInstance } from "./links.js";
 import {
   buildPlain, canRead, instanceLink, listShown, representNow, representPage, representShown, subCollection, subCollectionHref,
   type RepresentContext,
@@ -27,6 +27,15 @@ type Params = { id: string; member?: string };
 export function registerResource(app: FastifyInstance, svc: ServiceContext, resource: ResourceSpec, prefix: string, hooks: ResourceHooks = {}): void {
   svc.useHooks(resource.collection, hooks);
   const base = `${prefix}/${resource.collection}`;
+  const sequence = resource.idForm?.kind === "sequence";
+  if (sequence && svc.store.nextId === undefined) {
+    throw new Error(`the store has no nextId(), which the ids of ${resource.collection} need ("x-id": "sequence"): implement Store.nextId`);
+  }
+  /** The path's id when the store may be asked for it (see mayName), else undefined: it names nothing. */
+  const pathId = (req: FastifyRequest): string | undefined => {
+    const id = (req.params as Params).id;
+    return mayName(resource.idForm, id) ? id : undefined;
+  };
   /**
    * What representing needs for one request: the store to read (a transaction's inside a write), and the
    * read hooks when the service has any, with the hooks' context made on first use.
@@ -46,7 +55,8 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   };
   /** `found` through `store`, then the read hook's verdict: 403 as for x-owner when it hides the instance. */
   const load = async (req: FastifyRequest, caller: Caller, rc: RepresentContext): Promise<StoredRecord> => {
-    const record = found(req, caller, await rc.store.get(resource.collection, (req.params as Params).id));
+    const id = pathId(req);
+    const record = found(req, caller, id === undefined ? undefined : await rc.store.get(resource.collection, id));
     if (rc.read?.hooks.has(resource.collection) && (await representShown(rc, resource, record)) === undefined) throw hidden(svc, resource);
     return record;
   };
@@ -82,7 +92,8 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       const input = ((await hooks.beforeCreate?.(req.body as Json, ctx)) ?? req.body) as Json;
       const now = new Date().toISOString();
       const data = await toStored(svc, ctx, resource, input, { written: () => true });
-      const record: StoredRecord = { id: newId(), createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data };
+      const id = sequence ? await tx.nextId!(resource.collection) : makeId(resource.idForm);
+      const record: StoredRecord = { id, createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data };
       await unique(svc, resource, () => tx.insert(resource.collection, record));
       const rc = rep(req, caller, tx, ctx);
       const full = buildPlain(rc, resource, record);
@@ -100,7 +111,8 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const rc = rep(req, caller);
     // A GET is the commonest request: with a store that reads at once (ImmediateReads) and no read hook it is
     // answered without a promise (Fastify takes the thrown errors of a handler that is not async alike).
-    return andThen(readRecord(svc.store, resource.collection, (req.params as Params).id), (record) =>
+    const id = pathId(req);
+    return andThen(id === undefined ? undefined : readRecord(svc.store, resource.collection, id), (record) =>
       andThen(representNow(rc, resource, found(req, caller, record), expand, fields), (body) => {
         if (body === undefined) throw hidden(svc, resource);
         sendJson(reply, 200, type, body);
@@ -212,7 +224,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       const type = req.negotiated!;
       requireBody(svc, req, svc.offers(target.mediaType));
       const href = memberHref(svc, target, req.body);
-      const match = matchHref(href, svc.baseUrl, target.collection);
+      const match = matchLink(href, svc.baseUrl, target);
       if (match.id === undefined) throw invalidLink(svc, field.name, target.collection, href, match.problem);
       const id = match.id;
       const { added, member } = await inTransaction(svc.store, async (tx) => {
@@ -226,7 +238,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
           await updateIn(req, caller, tx, add, (f) => f === field.name, current);
         }
         const stored = await tx.get(target.collection, id);
-        if (stored === undefined) throw invalidLink(svc, field.name, target.collection, href, `names no existing ${target.name}`);
+        if (stored === undefined) throw invalidLink(svc, field.name, target.collection, href, noInstance(target, id));
         // A member the caller may not read (x-access read of its collection) is answered as a link.
         const shown = canRead(caller, target) ? await representShown(rc, target, stored) : undefined;
         return { added, member: shown ?? instanceLink(rc, target, id) };
@@ -354,45 +366,6 @@ function stillLinked(svc: ServiceContext, resource: ResourceSpec, linking: Resou
       `Some ${linking.collection} link to this ${noun} through their "${field.name}", and a link never points at nothing. ` +
       `Delete those ${them} or change their ${field.name} first. (The definitions can say otherwise: "x-on-delete": "cascade" on ${linking.collection}.${field.name} deletes them with it, "clear" removes the link.)`,
   });
-}
-
-let lastMs = 0;
-let counter = 0;
-
-/** Random bytes drawn from a pool refilled 4 KiB at a time: one call into the CSPRNG per 256 ids, not one per id. */
-const pool = Buffer.alloc(4096);
-let poolAt = pool.length;
-
-/** `n` fresh random bytes (a copy: the pool is reused). */
-function random(n: number): Buffer {
-  if (poolAt + n > pool.length) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
-  const out = Buffer.from(pool.subarray(poolAt, poolAt + n));
-  poolAt += n;
-  return out;
-}
-
-/**
- * A new instance id: a UUIDv7 (RFC 9562) whose 12-bit rand_a is a counter, so ids made by this process
- * increase strictly. Lists order by (createdAt, id); with random ids, instances created within one
- * millisecond would come back in random order rather than in the order they were created.
- */
-export function newId(now: number = Date.now()): string {
-  const bytes = random(16);
-  if (now > lastMs) {
-    lastMs = now;
-    counter = ((bytes[6]! << 8) | bytes[7]!) & 0x3ff; // leaves room for at least 3,072 more ids in this millisecond
-  } else if (++counter > 0xfff) {
-    lastMs++; // the counter overflowed: borrow the next millisecond
-    counter = 0;
-  }
-  bytes.writeUIntBE(lastMs, 0, 6);
-  bytes.writeUInt16BE(0x7000 | counter, 6);
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** offset and limit from the query: integers, offset >= 0, 1 <= limit <= max. */
@@ -529,11 +502,11 @@ async function toStored(
 /** The id a written link names, checked (see toStored); 400 invalidLink with `property` = the link's field otherwise. */
 async function linkId(svc: ServiceContext, ctx: HandlerContext, target: string, link: unknown, property: string, kept: ReadonlySet<string>, written: boolean): Promise<string> {
   const href = hrefOfLink(link);
-  const match = matchHref(href, svc.baseUrl, target);
+  const match = matchLink(href, svc.baseUrl, svc.resources.get(target)!);
   if (match.id === undefined) throw invalidLink(svc, property, target, href, match.problem);
   const id = match.id;
   if (kept.has(id) && !written) return id;
-  if (!(await linkable(svc, ctx, target, id, kept.has(id)))) throw invalidLink(svc, property, target, href, `names no existing ${svc.resources.get(target)!.name}`);
+  if (!(await linkable(svc, ctx, target, id, kept.has(id)))) throw invalidLink(svc, property, target, href, noInstance(svc.resources.get(target)!, id));
   return id;
 }
 

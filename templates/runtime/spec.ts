@@ -44,12 +44,20 @@ export interface ResourceSpec {
   /** Media types (canonical vendor form) of an instance and of a page of the collection. */
   readonly mediaType: string;
   readonly collectionMediaType: string;
+  /** How the server makes the ids of new instances (x-id); absent: UUIDs. */
+  readonly idForm?: IdForm | undefined;
   /**
    * JSON Schema of a request body for create/replace: the declared properties with links as
    * { meta: { href } }, server-owned, owner and inverse properties excluded, additionalProperties false.
    */
   readonly bodySchema: JsonSchema;
 }
+
+/**
+ * The form of a resource's ids (x-id): a UUID, a prefix and 22 letters and digits, or an integer counting
+ * up from 1 (numbered by the store, a JSON number in representations).
+ */
+export type IdForm = { readonly kind: "uuid" } | { readonly kind: "prefix"; readonly prefix: string } | { readonly kind: "sequence" };
 
 export interface FieldSpec {
   readonly name: string;

@@ -3,7 +3,9 @@
  * as JSON. The schema is created and migrated at start-up from the spec: a UNIQUE expression index per
  * x-unique property, an index per instance-link field (inverse-collection queries) and one on owner.
  * Every index this module manages is named `rsc_…`; indexes of ours that the spec no longer asks for are
- * dropped, so regenerating the service with a changed x-unique migrates the file on the next start.
+ * dropped, so regenerating the service with a changed x-unique migrates the file on the next start. A
+ * collection whose ids are a sequence (x-id "sequence") has an INTEGER key, so its lists order ids as
+ * numbers, and its last number in the table rsc_sequences, written in the create's transaction.
  *
  * Property names are the definition's text, so they may hold any character: they reach SQL only as
  * escaped JSON-path labels inside string literals and as escaped index names inside quoted identifiers.
@@ -32,7 +34,7 @@ type Statement = Database.Statement;
  * A record's row as the statements return it: an array in COLUMNS order. Those statements are raw():
  * better-sqlite3 makes an array per row at about two thirds of the cost of an object with named keys.
  */
-type Row = readonly [id: string, createdAt: string, modifiedAt: string, owner: string | null, data: string];
+type Row = readonly [id: string | number, createdAt: string, modifiedAt: string, owner: string | null, data: string];
 
 /** Options of openSqliteStore. */
 export interface SqliteStoreOptions {
@@ -139,21 +141,44 @@ function wantedIndexes(resource: ResourceSpec): Map<string, string> {
 
 const COLUMNS = ["id", "created_at", "modified_at", "owner", "data"] as const;
 
+/**
+ * The table of the sequences' counters: per collection whose ids are a sequence (x-id "sequence"), the last
+ * number given. A counter rather than the table's largest id, so a deleted instance's number is never given
+ * again; `rsc_` cannot be a collection's name (collections are camelCase).
+ */
+const SEQUENCES = "rsc_sequences";
+
+/** True when the resource's ids are a sequence: its table's id is an INTEGER key (ordered as numbers). */
+function isSequence(resource: ResourceSpec): boolean {
+  return resource.idForm?.kind === "sequence";
+}
+
 /** Creates the collection's table if missing and brings its indexes in line with the spec. */
 function migrateCollection(db: Db, resource: ResourceSpec): void {
   checkLabels(resource);
   const c = resource.collection;
   const table = ident(c);
+  const idType = isSequence(resource) ? "INTEGER" : "TEXT";
   db.exec(
-    `CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, ` +
+    `CREATE TABLE IF NOT EXISTS ${table} (id ${idType} PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, ` +
       `modified_at TEXT NOT NULL, owner TEXT, data TEXT NOT NULL)`,
   );
-  const columns = new Set(
-    (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(c) as { name: string }[]).map((r) => r.name),
-  );
+  const info = db.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(c) as { name: string; type: string }[];
+  const columns = new Set(info.map((r) => r.name));
   const missing = COLUMNS.filter((col) => !columns.has(col));
   if (missing.length > 0) {
     throw new Error(`sqlite store: table ${JSON.stringify(c)} exists but lacks column(s) ${missing.join(", ")}`);
+  }
+  const had = info.find((r) => r.name === "id")!.type.toUpperCase();
+  if ((had === "INTEGER") !== (idType === "INTEGER")) {
+    // Ids cannot change form in place: every stored link and every href clients keep names the old ids.
+    throw new Error(
+      `sqlite store: the instances of ${JSON.stringify(c)} in this database have ${had === "INTEGER" ? "integer" : "string"} ids, and the definitions now ask ` +
+        `for ${idType === "INTEGER" ? 'integer ids ("x-id": "sequence")' : "string ids"}; keep the x-id the collection was created with, or start on a new database`,
+    );
+  }
+  if (isSequence(resource)) {
+    db.exec(`CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection TEXT PRIMARY KEY NOT NULL, last INTEGER NOT NULL)`);
   }
 
   const wanted = wantedIndexes(resource);
@@ -217,6 +242,8 @@ class Collection {
   readonly existing: Statement;
   /** existing() of one id, the usual case (a link in a request body): a primary-key probe rather than a json_each join. */
   readonly exists: Statement;
+  /** For a sequence: takes the next number (one more than the counter, or than the largest id when there is no counter yet). */
+  readonly nextId: Statement | undefined;
   readonly fields: ReadonlySet<string>;
   private readonly lists = new Map<string, { page: Statement; count: Statement }>();
   private readonly table: string;
@@ -233,6 +260,14 @@ class Collection {
     this.delete = db.prepare(`DELETE FROM ${t} WHERE id = ?`);
     this.existing = db.prepare(`SELECT id FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`).pluck();
     this.exists = db.prepare(`SELECT id FROM ${t} WHERE id = ?`).pluck();
+    this.nextId = isSequence(resource)
+      ? db
+          .prepare(
+            `INSERT INTO ${SEQUENCES} (collection, last) VALUES (?, (SELECT coalesce(max(id), 0) + 1 FROM ${t})) ` +
+              `ON CONFLICT (collection) DO UPDATE SET last = last + 1 RETURNING last`,
+          )
+          .pluck()
+      : undefined;
   }
 
   /** The page and count statements for one shape of query; parameters bind as named values. */
@@ -299,7 +334,7 @@ function readOne(c: Collection, id: string): StoredRecord | undefined {
 
 function toRecord(row: Row): StoredRecord {
   const record: { -readonly [K in keyof StoredRecord]: StoredRecord[K] } = {
-    id: row[0],
+    id: String(row[0]), // a sequence's INTEGER key: the service handles ids as text
     createdAt: row[1],
     modifiedAt: row[2],
     data: JSON.parse(row[4]) as Record<string, unknown>,
@@ -523,6 +558,10 @@ class SqliteStore implements Store {
     return this.write(collection, (c) => c.delete.run(id).changes > 0);
   }
 
+  async nextId(collection: string): Promise<string> {
+    return this.write(collection, nextNow);
+  }
+
   /**
    * BEGIN IMMEDIATE on the write connection in the process's turn (waiting, like a write, for another
    * process's lock), `work` with the transaction's store, then COMMIT; ROLLBACK when anything throws.
@@ -572,8 +611,14 @@ const TRANSACTION = "transaction";
 
 function existingNow(c: Collection, ids: readonly string[]): Set<string> {
   if (ids.length === 0) return new Set();
-  if (ids.length === 1) return new Set(c.exists.all(ids[0]) as string[]);
-  return new Set(c.existing.all(JSON.stringify(ids)) as string[]);
+  const found = (ids.length === 1 ? c.exists.all(ids[0]) : c.existing.all(JSON.stringify(ids))) as (string | number)[];
+  return new Set(found.map(String));
+}
+
+/** The next number of a sequence's counter (see Collection.nextId). */
+function nextNow(c: Collection): string {
+  if (c.nextId === undefined) throw new Error(`sqlite store: the ids of ${JSON.stringify(c.resource.collection)} are not a sequence`);
+  return String(c.nextId.get(c.resource.collection));
 }
 
 /**
@@ -644,6 +689,11 @@ class SqliteTransaction implements Store {
   async delete(collection: string, id: string): Promise<boolean> {
     this.wrote();
     return this.run(collection, (c) => c.delete.run(id).changes > 0);
+  }
+
+  async nextId(collection: string): Promise<string> {
+    this.wrote();
+    return this.run(collection, nextNow);
   }
 
   /** A nested transaction: a SAVEPOINT, released when `work` resolves and rolled back to when it throws. */

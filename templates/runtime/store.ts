@@ -9,6 +9,7 @@
 
 /** One stored instance. Links are stored by id: a string for an instance link, string[] for a stored list. */
 export interface StoredRecord {
+  /** Its id as text, whatever the form (a sequence's "42" too: representations make it a number). */
   readonly id: string;
   readonly createdAt: string;
   readonly modifiedAt: string;
@@ -60,11 +61,20 @@ export interface Store {
   get(collection: string, id: string): Promise<StoredRecord | undefined>;
   /** Which of `ids` exist in the collection. */
   existing(collection: string, ids: readonly string[]): Promise<Set<string>>;
+  /** A page in (createdAt, id) order (a sequence's ids compared as numbers), or in the order of `query.ids`. */
   list(collection: string, query: ListQuery): Promise<Page>;
   /** Replaces a record's data and modifiedAt; throws UniqueViolation; false when it does not exist. */
   update(collection: string, record: StoredRecord): Promise<boolean>;
   /** False when there was nothing to delete. */
   delete(collection: string, id: string): Promise<boolean>;
+  /**
+   * The id of the next instance of a collection whose ids are a sequence (x-id "sequence"), as decimal text:
+   * one more than any the collection has had, never a number a committed instance had (not even after a
+   * delete). A create calls it in its transaction when the store has them; a number taken by a create that
+   * is then undone may be given again. Required only when some resource's ids are a sequence (a service
+   * refuses to start on a store without it).
+   */
+  nextId?(collection: string): Promise<string>;
   close(): Promise<void>;
   /** Present when the store reads without waiting (see ImmediateReads). */
   readonly immediate?: ImmediateReads | undefined;

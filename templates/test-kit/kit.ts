@@ -346,6 +346,22 @@ function resourceSuite(spec: ServiceSpec, resource: ResourceSpec, samples: Sampl
     assertError(await service().request("POST", collection(), { raw: "text", headers: { "content-type": "text/plain" } }), 415, codeOf(spec, "unsupportedMediaType"), spec);
   });
 
+  const form = resource.idForm ?? { kind: "uuid" as const };
+  register(s, name, `ids are ${form.kind === "sequence" ? "numbers counting up from 1" : form.kind === "prefix" ? `"${form.prefix}" and 22 letters and digits` : "UUIDs"} (x-id), in the href too; an id of another form is a 404`, first(noInstance, shut.read), async () => {
+    const created = await factory.create(resource.collection);
+    const id: unknown = created.id;
+    if (form.kind === "sequence") assert.ok(typeof id === "number" && Number.isSafeInteger(id) && id >= 1, `id ${JSON.stringify(id)}`);
+    else if (form.kind === "prefix") assert.ok(typeof id === "string" && id.startsWith(form.prefix) && /^[0-9A-Za-z]{22}$/.test(id.slice(form.prefix.length)), `id ${JSON.stringify(id)}`);
+    else assert.match(String(id), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.ok(created.meta.href.endsWith(`/${resource.collection}/${id}`), `href ${created.meta.href} ends in the id`);
+    const text = String(id);
+    const others =
+      form.kind === "sequence" ? [`0${text}`, `${text}.0`, `${text}e0`, "abc"] : form.kind === "prefix" ? [text.slice(0, -1), text.toUpperCase(), `x${text}`] : [text.toUpperCase(), text.replace(/-/g, ""), `${text}0`];
+    for (const other of others) {
+      assertError(await service().request("GET", service().path(resource.collection, other)), 404, codeOf(spec, "notFound"), spec);
+    }
+  });
+
   register(s, name, "POST creates (201, Location, meta); GET, fields, expand and sub-collections read it", first(noInstance, shut.read), async () => {
     const created = await factory.create(resource.collection);
     assert.is(created.meta.mediaType, resource.mediaType);

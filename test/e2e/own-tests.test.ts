@@ -191,8 +191,8 @@ test("a package whose samples are impossible reports skips with their reasons, n
   const [contract, own] = summaries(tests.output);
   assert.ok(contract && own, tests.output);
   assert.is(contract.passed, contract.total, tests.output);
-  // gadgets and parts: create, unknown property, wrong type, missing property, PUT/PATCH/DELETE; convert: 2; measure: 1.
-  assert.is(contract.skipped, 13, tests.output);
+  // gadgets and parts: ids, create, unknown property, wrong type, missing property, PUT/PATCH/DELETE; convert: 2; measure: 1.
+  assert.is(contract.skipped, 15, tests.output);
   assert.equal(own, { total: 1, passed: 1, skipped: 0 });
   const reasons = tests.output.slice(tests.output.indexOf("Skipped for want of sample data"));
   assert.ok(reasons.length < tests.output.length, `the reasons are printed:\n${tests.output}`);
@@ -200,12 +200,13 @@ test("a package whose samples are impossible reports skips with their reasons, n
   assert.match(reasons, "skipped: gadgets › POST creates (201, Location, meta)");
   assert.match(reasons, 'parts needs a link to gadgets ("gadget" is required), and gadgets has no sample body');
   assert.match(reasons, "skipped: parts › PUT replaces, PATCH merges, DELETE removes");
+  assert.match(reasons, "skipped: gadgets › ids are UUIDs (x-id), in the href too; an id of another form is a 404");
   assert.match(reasons, 'no sample of the parameters of convert: no value satisfies the schema of the required parameter "code"');
   assert.match(reasons, "skipped: action convert › valid parameters: 200 with the handler's result");
   assert.match(reasons, "no sample of the response of measure for its stub to answer with");
   assert.not.match(reasons, "widgets", "the example gave widgets a sample");
   assert.not.match(reasons, "teams", "teams are created with the members their list requires");
-  assert.is((reasons.match(/skipped: /g) ?? []).length, 13, "one line per skipped case");
+  assert.is((reasons.match(/skipped: /g) ?? []).length, 15, "one line per skipped case");
   const samples = fs.readFileSync(path.join(out, "test/generated/samples.ts"), "utf8");
   assert.match(samples, /"widgets": \{\n\s+"bodies": \[\n\s+\{\n\s+"code": "W-1"\n/);
   assert.match(samples, /"teams": \{\n\s+"bodies": \[\n\s+\{\n\s+"name": "Core"\n/);
@@ -255,13 +256,13 @@ test('routes an empty x-access list closes ("create": []) are skipped with the r
   const [contract, own] = summaries(tests.output);
   assert.ok(contract && own, tests.output);
   assert.is(contract.passed, contract.total, tests.output);
-  // ledgers: bodies refused, create, unknown property, wrong type, missing property, PUT/PATCH/DELETE (6);
-  // entries, which need a ledger: the same but bodies refused (5); audits: GET the collection, 406, 404,
-  // create-and-read, PUT/PATCH/DELETE (5).
-  assert.is(contract.skipped, 16, tests.output);
+  // ledgers: ids, bodies refused, create, unknown property, wrong type, missing property, PUT/PATCH/DELETE (7);
+  // entries, which need a ledger: the same but bodies refused (6); audits: GET the collection, 406, 404, ids,
+  // create-and-read, PUT/PATCH/DELETE (6).
+  assert.is(contract.skipped, 19, tests.output);
   // What ran: ledgers 7 and audits 7, each with its case of the closed routes (403 to every key); entries 6;
-  // memos 11, whose sub-collection of audits answers 403; and the unknown route.
-  assert.is(contract.total, 32, tests.output);
+  // memos 12, whose sub-collection of audits answers 403; and the unknown route.
+  assert.is(contract.total, 33, tests.output);
   assert.equal(own, { total: 1, passed: 1, skipped: 0 });
   const heading = "Skipped because a route they need is closed to every key";
   const reasons = tests.output.slice(tests.output.indexOf(heading));
@@ -274,7 +275,8 @@ test('routes an empty x-access list closes ("create": []) are skipped with the r
   assert.match(reasons, 'no key may read audits: its x-access "read" is [] and names no admin role');
   assert.match(reasons, "skipped: audits › GET the collection: a page with meta");
   assert.not.match(reasons, "memos", "memos need no closed route");
-  assert.is((reasons.match(/skipped: /g) ?? []).length, 16, "one line per skipped case");
+  assert.match(reasons, "skipped: audits › ids are UUIDs (x-id), in the href too; an id of another form is a 404");
+  assert.is((reasons.match(/skipped: /g) ?? []).length, 19, "one line per skipped case");
 });
 
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -8,6 +8,8 @@ import type { Action, AuthScheme, ErrorDef, Field, JsonSchema, Model, Resource }
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { sampleOf, useSharedSchemas } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
+import { idSchemaOf } from "../../model/id-forms.js";
+import { serverFieldSchema } from "../shared/server-fields.js";
 import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
 
 type Json = Record<string, unknown>;
@@ -91,6 +93,8 @@ class OpenApiBuilder {
   private readonly opsOfResource = new Map<Resource, Operation[]>();
   private readonly errorsByKey: Map<string, ErrorDef>;
   private readonly mediaTypesByName: Map<string, Model["mediaTypes"][number]>;
+  /** Path parameters of ids that are not UUIDs, by "<id|memberId> <collection>" (see idParameter). */
+  private readonly idParameters = new Map<string, string>();
   /** Shared link schemas some schema refers to; the others are left out of the document. */
   private readonly linkSchemasUsed = new Set<string>();
 
@@ -131,7 +135,8 @@ class OpenApiBuilder {
 
     const paths: Json = {};
     for (const { op, method, id } of this.ops) {
-      const pathParameters = [...(op.path.includes("{id}") ? [{ $ref: ref("parameters", "id") }] : []), ...(op.path.includes("{memberId}") ? [{ $ref: ref("parameters", "memberId") }] : [])];
+      const member = op.path.includes("{memberId}") ? resourceOf(this.model, op.field!.link!.target) : undefined;
+      const pathParameters = [...(op.path.includes("{id}") ? [this.idParameter(op.resource!, "id")] : []), ...(member ? [this.idParameter(member, "memberId")] : [])];
       const item = (paths[op.path] ??= pathParameters.length > 0 ? { parameters: pathParameters } : {}) as Json;
       const operation = this.operation(op, method, id);
       item[method.toLowerCase()] = operation;
@@ -581,9 +586,12 @@ class OpenApiBuilder {
         info: { type: "string", format: "uri", description: `The page that describes this code: \`${this.model.service.errorDocsUrl}/<code>\`.` },
       },
     });
-    setOwn(this.parameters, "id", { name: "id", in: "path", required: true, description: "The instance's id (as in its `id` and at the end of its `meta.href`).", schema: { type: "string", minLength: 1 } });
-    if (this.model.resources.some((r) => r.fields.some((f) => f.link?.kind === "collection" && f.link.inverse === undefined))) {
-      setOwn(this.parameters, "memberId", { name: "memberId", in: "path", required: true, description: "The id of the member to remove (its `id`, the end of its `meta.href`).", schema: { type: "string", minLength: 1 } });
+    if (this.model.resources.some((r) => r.idForm.kind === "uuid")) {
+      setOwn(this.parameters, "id", { name: "id", in: "path", required: true, description: "The instance's id (as in its `id` and at the end of its `meta.href`).", schema: idSchemaOf({ kind: "uuid" }) });
+    }
+    const members = this.model.resources.flatMap((r) => r.fields.filter((f) => f.link?.kind === "collection" && f.link.inverse === undefined).map((f) => resourceOf(this.model, f.link!.target)));
+    if (members.some((t) => t?.idForm.kind === "uuid")) {
+      setOwn(this.parameters, "memberId", { name: "memberId", in: "path", required: true, description: "The id of the member to remove (its `id`, the end of its `meta.href`).", schema: idSchemaOf({ kind: "uuid" }) });
     }
     setOwn(this.parameters, "offset", {
       name: "offset",
@@ -687,12 +695,31 @@ class OpenApiBuilder {
     }
   }
 
+  /**
+   * The path parameter of an id of `r` (`id`, or `memberId` for a member of a stored list): the shared
+   * component for UUIDs, else one of `r`'s form (`<Resource>Id`, `<Resource>MemberId`), made on first use.
+   */
+  private idParameter(r: Resource, name: "id" | "memberId"): Json {
+    if (r.idForm.kind === "uuid") return { $ref: ref("parameters", name) };
+    const key = `${name} ${r.collection}`;
+    let component = this.idParameters.get(key);
+    if (component === undefined) {
+      const wanted = `${this.names.get(r.collection)!.full}${name === "id" ? "Id" : "MemberId"}`;
+      component = wanted;
+      for (let n = 2; Object.hasOwn(this.parameters, component); n++) component = `${wanted}${n}`;
+      this.idParameters.set(key, component);
+      const description = name === "id" ? "The instance's id (as in its `id` and at the end of its `meta.href`)." : "The id of the member to remove (its `id`, the end of its `meta.href`).";
+      setOwn(this.parameters, component, { name, in: "path", required: true, description, schema: idSchemaOf(r.idForm) });
+    }
+    return { $ref: ref("parameters", component) };
+  }
+
   private representationProperties(r: Resource): Json {
     const properties: Json = {
       meta: { $ref: ref("schemas", "Meta") },
-      id: { type: "string", description: "The id the server gave the instance." },
-      createdAt: { type: "string", format: "date-time", description: "When it was created." },
-      modifiedAt: { type: "string", format: "date-time", description: "When it was last changed." },
+      id: serverFieldSchema(this.model, r, "id", "The id the server gave the instance."),
+      createdAt: serverFieldSchema(this.model, r, "createdAt", "When it was created."),
+      modifiedAt: serverFieldSchema(this.model, r, "modifiedAt", "When it was last changed."),
     };
     for (const f of r.fields) {
       const target = f.link ? resourceOf(this.model, f.link.target) : undefined;

@@ -7,6 +7,7 @@ import type { Action, Field, Model, Resource } from "../../model/types.js";
 import { sampleOf } from "../samples.js";
 import { PAGING } from "../spec.js";
 import { exampleBody } from "../contract-samples.js";
+import { exampleIdOf, exampleTimeOf } from "../shared/server-fields.js";
 
 export type OperationKind = "list" | "create" | "get" | "update" | "replace" | "delete" | "sub-collection" | "add-member" | "remove-member" | "action";
 
@@ -87,14 +88,14 @@ export function resourceOf(model: Model, collection: string): Resource | undefin
 }
 
 /** An example representation of a resource: server fields, sample values, links as { meta }. */
-export function exampleInstance(model: Model, r: Resource, id = "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60"): Record<string, unknown> {
+export function exampleInstance(model: Model, r: Resource, id = exampleIdOf(model, r)): Record<string, unknown> {
   const href = `${model.service.baseUrl}/${r.collection}/${id}`;
   const body = (exampleBody(r) ?? {}) as Record<string, unknown>;
-  const out: Record<string, unknown> = { meta: { href, mediaType: r.mediaType }, id, createdAt: "2024-01-15T10:30:00.000Z", modifiedAt: "2024-01-15T10:30:00.000Z" };
+  const out: Record<string, unknown> = { meta: { href, mediaType: r.mediaType }, id, createdAt: exampleTimeOf(model, r, "createdAt"), modifiedAt: exampleTimeOf(model, r, "modifiedAt") };
   for (const f of r.fields) {
     if (f.link?.kind === "instance") {
       const target = resourceOf(model, f.link!.target)!;
-      out[f.name] = { meta: { href: `${model.service.baseUrl}/${target.collection}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61`, mediaType: target.mediaType } };
+      out[f.name] = { meta: { href: `${model.service.baseUrl}/${target.collection}/${exampleIdOf(model, target, 1)}`, mediaType: target.mediaType } };
     } else if (f.link?.kind === "collection") {
       const target = resourceOf(model, f.link!.target)!;
       out[f.name] = { meta: { href: `${href}/${f.name}`, mediaType: target.collectionMediaType } };
@@ -112,7 +113,7 @@ export function exampleInput(model: Model, r: Resource): Record<string, unknown>
   const body = { ...((exampleBody(r) ?? {}) as Record<string, unknown>) };
   for (const f of r.fields) {
     if (f.link?.kind === "instance") {
-      body[f.name] = { meta: { href: `${model.service.baseUrl}/${f.link.target}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61` } };
+      body[f.name] = { meta: { href: `${model.service.baseUrl}/${f.link.target}/${exampleIdOf(model, resourceOf(model, f.link.target)!, 1)}` } };
     }
   }
   return body;
@@ -172,7 +173,7 @@ function computeOperations(model: Model): Operation[] {
         summary: `List the ${f.name} of ${withArticle(r.name)}`,
         description: f.link!.inverse ? `The ${target.collection} whose ${f.link!.inverse} is this ${r.name} (read-only here: set the ${f.link!.inverse} of a ${target.name}).` : `The ${target.collection} this ${r.name} links to.`,
         errors: ["notFound", "invalidPaging", ...READ],
-        exampleAnswer: page(model, target, `${model.service.baseUrl}/${r.collection}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60/${f.name}`),
+        exampleAnswer: page(model, target, `${model.service.baseUrl}/${r.collection}/${exampleIdOf(model, r)}/${f.name}`),
       });
       if (f.link!.inverse) continue;
       const bounds = listBounds(f);
@@ -193,8 +194,8 @@ function computeOperations(model: Model): Operation[] {
             `Adds the ${target.name} the body links to at the end of the ${r.name}'s \`${f.name}\`: 201 with the ${target.name} and \`Location\` its href; 200 when it already is one of them (nothing changes). ` +
             `It is an update of the ${r.name}: the same access applies${bounds.max !== undefined ? `, and it holds at most ${bounds.max} ${f.name}` : ""}. The link must name an existing ${target.name} of this service (400 otherwise).`,
           errors: ["notFound", ...LINK_BODY, ...AUTH],
-          exampleBody: { meta: { href: `${model.service.baseUrl}/${target.collection}/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61` } },
-          exampleAnswer: exampleInstance(model, target, "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61"),
+          exampleBody: { meta: { href: `${model.service.baseUrl}/${target.collection}/${exampleIdOf(model, target, 1)}` } },
+          exampleAnswer: exampleInstance(model, target, exampleIdOf(model, target, 1)),
         },
         {
           id: `remove${cap(f.name)}From${T}`,

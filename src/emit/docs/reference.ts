@@ -7,12 +7,14 @@
 import { withArticle } from "../../model/names.js";
 import { subMethod } from "../client.js";
 import { STATUS_CODES } from "node:http";
-import type { Action, ErrorDef, Field, JsonSchema, Model, Resource } from "../../model/types.js";
+import type { Action, ErrorDef, Field, IdForm, JsonSchema, Model, Resource } from "../../model/types.js";
 import { isIdentifier } from "../../model/names.js";
 import { handlerName } from "../handlers.js";
 import { jsValue, member, shellWord, str } from "../shared/escape.js";
 import { sampleOf, withSharedResolved } from "../samples.js";
 import { BODY_LIMIT, PAGING } from "../spec.js";
+import { describeIds } from "../../model/id-forms.js";
+import { exampleIdOf, serverFieldDoc } from "../shared/server-fields.js";
 import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
 
 /** A run of text, shown as code or as prose, and linked when `link` is set. */
@@ -171,9 +173,17 @@ export interface Reference {
 /** The page names of the reference. */
 export const PAGES = { index: "index", actions: "actions", resource: (c: string) => `resources/${c}`, error: (code: number) => String(code) } as const;
 
-const SAMPLE_ID = "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f60";
-/** The id of a linked instance in the examples (as exampleInstance and exampleInput write it). */
-const SAMPLE_MEMBER_ID = "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61";
+/** The ids in an operation's examples: its instance's (exampleInstance's), and its member's (a linked instance, as exampleInput writes it). */
+function sampleIds(model: Model, op: Operation): { id: string | number; member: string | number } {
+  const r = op.resource;
+  const target = op.field?.link ? resourceOf(model, op.field.link.target) : undefined;
+  return { id: r ? exampleIdOf(model, r) : "", member: target ? exampleIdOf(model, target, 1) : "" };
+}
+
+/** The type of an id of a form, in the docs' words. */
+function idTypeText(form: IdForm): string {
+  return form.kind === "sequence" ? "integer" : form.kind === "uuid" ? "string (uuid)" : "string";
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Text
@@ -376,7 +386,7 @@ function computeReference(model: Model): Reference {
       description: prose(r.description),
       facts: resourceFacts(r),
       access: accessOf(r),
-      fields: fieldsOf(r),
+      fields: fieldsOf(model, r),
       links: linksOf(model, r),
       clientSetup,
       operations: (byTag.get(r.collection) ?? []).map(docOf),
@@ -614,12 +624,14 @@ function accessOf(r: Resource): { action: string; roles: Text }[] {
   });
 }
 
-function fieldsOf(r: Resource): FieldDoc[] {
+function fieldsOf(model: Model, r: Resource): FieldDoc[] {
+  const declared = (name: "id" | "createdAt" | "modifiedAt", fallback: string) => serverFieldDoc(model, r, name).description ?? fallback;
+  const id = serverField("id", idTypeText(r.idForm), declared("id", "The instance's id, assigned by the server."));
   const server: FieldDoc[] = [
-    serverField("id", "string", "The instance's id, assigned by the server."),
+    { ...id, constraints: [...id.constraints, text(describeIds(r.idForm))] },
     serverField("meta", "object", "`{ href, mediaType }`: the instance's absolute URL and its media type."),
-    serverField("createdAt", "string (date-time)", "When the instance was created."),
-    serverField("modifiedAt", "string (date-time)", "When the instance was last changed."),
+    serverField("createdAt", "string (date-time)", declared("createdAt", "When the instance was created.")),
+    serverField("modifiedAt", "string (date-time)", declared("modifiedAt", "When the instance was last changed.")),
   ];
   const own = r.fields.flatMap((f): FieldDoc[] => {
     const constraints = f.link ? [] : constraintsOf(f.schema);
@@ -721,7 +733,8 @@ function operationDoc(model: Model, op: Operation, errors: ErrorRef[], credentia
   const { service } = model;
   const r = op.resource;
   const path = op.path;
-  const url = `${service.baseUrl}${path.replace("{id}", SAMPLE_ID).replace("{memberId}", SAMPLE_MEMBER_ID)}${op.exampleQuery ? `?${op.exampleQuery}` : ""}`;
+  const ids = sampleIds(model, op);
+  const url = `${service.baseUrl}${path.replace("{id}", String(ids.id)).replace("{memberId}", String(ids.member))}${op.exampleQuery ? `?${op.exampleQuery}` : ""}`;
   const responseType = op.status === 204 ? undefined : op.action ? op.action.mediaType : op.kind === "list" || op.kind === "sub-collection" ? op.answers!.collectionMediaType : op.answers!.mediaType;
   const bodyOf = op.kind === "add-member" ? op.answers : r;
   const bodyTypes = op.exampleBody === undefined ? undefined : ["application/json", ...(bodyOf ? [bodyOf.mediaType] : []), ...(op.kind === "update" ? ["application/merge-patch+json"] : [])];
@@ -739,10 +752,10 @@ function operationDoc(model: Model, op: Operation, errors: ErrorRef[], credentia
     summary: op.summary,
     description: prose(op.description),
     access: accessText(op),
-    params: paramsOf(op),
+    params: paramsOf(model, op),
     body,
     curl: curl.join(" \\\n"),
-    client: clientCall(op),
+    client: clientCall(op, ids),
     status: op.status,
     statusText: STATUS_CODES[op.status] ?? "",
     responseType,
@@ -765,13 +778,15 @@ function accessText(op: Operation): Text {
   return [...who, ...admin, ...owner];
 }
 
-function paramsOf(op: Operation): ParamDoc[] {
+function paramsOf(model: Model, op: Operation): ParamDoc[] {
   const out: ParamDoc[] = [];
   if (op.path.includes("{id}")) {
-    out.push({ name: "id", in: "path", type: [plain("string")], required: true, description: text(`The id of the ${op.resource!.name}.`), constraints: [] });
+    const form = op.resource!.idForm;
+    out.push({ name: "id", in: "path", type: [plain(idTypeText(form))], required: true, description: text(`The id of the ${op.resource!.name}.`), constraints: [text(describeIds(form))] });
   }
   if (op.path.includes("{memberId}")) {
-    out.push({ name: "memberId", in: "path", type: [plain("string")], required: true, description: text(`The id of the ${op.field!.name} member to remove.`), constraints: [] });
+    const form = resourceOf(model, op.field!.link!.target)!.idForm;
+    out.push({ name: "memberId", in: "path", type: [plain(idTypeText(form))], required: true, description: text(`The id of the ${op.field!.name} member to remove.`), constraints: [text(describeIds(form))] });
   }
   if (op.kind === "list" || op.kind === "sub-collection") {
     out.push(
@@ -793,8 +808,8 @@ function paramsOf(op: Operation): ParamDoc[] {
   return out;
 }
 
-function clientCall(op: Operation): string {
-  const id = str(SAMPLE_ID);
+function clientCall(op: Operation, ids: { id: string | number; member: string | number }): string {
+  const id = jsValue(ids.id);
   if (op.action) {
     const params = sampleOf(op.action.query) ?? {};
     return `const result = await ${member("api", handlerName(op.action))}(${jsValue(params)});`;
@@ -823,7 +838,7 @@ function clientCall(op: Operation): string {
       return `const ${one} = await ${member(api, subMethod(op.field!.name))}.add(${id}, ${str(href)});`;
     }
     case "remove-member":
-      return `await ${member(api, subMethod(op.field!.name))}.remove(${id}, ${str(SAMPLE_MEMBER_ID)});`;
+      return `await ${member(api, subMethod(op.field!.name))}.remove(${id}, ${jsValue(ids.member)});`;
     default: {
       const name = op.field!.name;
       const method = subMethod(name);

@@ -1,5 +1,6 @@
 import { childPointer } from "../../diagnostics/diagnostic.js";
 import { report } from "../../diagnostics/report.js";
+import { SERVER_OWNED } from "../../model/conventions.js";
 import type { Field, Resource } from "../../model/types.js";
 import { defineRule } from "../rule.js";
 
@@ -17,7 +18,8 @@ function checkResource(r: Resource) {
     report("unknown-property", { file, pointer }, { keyword, name, resource: r.collection });
   const out = [];
   r.required.forEach((name, i) => {
-    if (!field(name)) out.push(unknown("required", name, childPointer("/required", i)));
+    // Every representation carries the server-owned properties: requiring them states a fact, declared or not.
+    if (!field(name) && !(SERVER_OWNED as readonly string[]).includes(name)) out.push(unknown("required", name, childPointer("/required", i)));
   });
   r.unique.forEach((name, i) => {
     const f = field(name);

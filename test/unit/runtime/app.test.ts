@@ -16,7 +16,7 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { pino } from "pino";
 import { BUILTIN_ERRORS } from "../../../src/model/builtin-errors.js";
 import { buildApp, type AppOptions } from "../../../templates/runtime/app.js";
-import { newId } from "../../../templates/runtime/routes-resource.js";
+import { newId } from "../../../templates/runtime/ids.js";
 import { ApiError } from "../../../templates/runtime/errors.js";
 import { KeyRing, type NewKey } from "../../../templates/runtime/keys.js";
 import type { ErrorSpec, FieldSpec, JsonSchema, MediaTypeSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";

@@ -88,6 +88,9 @@ export const spec: ServiceSpec = {
         },
         "mediaType": "application/vnd.acme.v1.account+json",
         "collectionMediaType": "application/vnd.acme.v1.accounts+json",
+        "idForm": {
+          "kind": "uuid"
+        },
         "bodySchema": {
           "type": "object",
           "additionalProperties": false,
@@ -234,6 +237,9 @@ export const spec: ServiceSpec = {
         },
         "mediaType": "application/vnd.acme.v1.directory+json",
         "collectionMediaType": "application/vnd.acme.v1.directories+json",
+        "idForm": {
+          "kind": "uuid"
+        },
         "bodySchema": {
           "type": "object",
           "additionalProperties": false,
@@ -299,6 +305,9 @@ export const spec: ServiceSpec = {
         "owner": "owner",
         "mediaType": "application/vnd.acme.v1.folder+json",
         "collectionMediaType": "application/vnd.acme.v1.folders+json",
+        "idForm": {
+          "kind": "uuid"
+        },
         "bodySchema": {
           "type": "object",
           "additionalProperties": false,
@@ -366,6 +375,9 @@ export const spec: ServiceSpec = {
         "access": {},
         "mediaType": "application/vnd.acme.v1.group+json",
         "collectionMediaType": "application/vnd.acme.v1.groups+json",
+        "idForm": {
+          "kind": "uuid"
+        },
         "bodySchema": {
           "type": "object",
           "additionalProperties": false,

@@ -67,6 +67,9 @@ export const spec: ServiceSpec = {
         },
         "mediaType": "application/vnd.library.v2.author+json",
         "collectionMediaType": "application/vnd.library.v2.authors+json",
+        "idForm": {
+          "kind": "uuid"
+        },
         "bodySchema": {
           "type": "object",
           "additionalProperties": false,
@@ -139,6 +142,9 @@ export const spec: ServiceSpec = {
         },
         "mediaType": "application/vnd.library.v2.book+json",
         "collectionMediaType": "application/vnd.library.v2.books+json",
+        "idForm": {
+          "kind": "uuid"
+        },
         "bodySchema": {
           "type": "object",
           "additionalProperties": false,
