@@ -359,7 +359,7 @@ if (full) {
   let commit = "?";
   try {
     // The last commit that changed resourcery itself (this folder's own commits do not change what is measured).
-    commit = execSync("git log -1 --format='%h (%cs)' -- src templates schemas bin package.json", { cwd: root, encoding: "utf8" }).trim();
+    commit = execSync("git log -1 --format='%h, %cs' -- src templates schemas bin package.json", { cwd: root, encoding: "utf8" }).trim();
   } catch {
     /* not a checkout */
   }
