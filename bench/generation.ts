@@ -39,9 +39,10 @@ const benchModules = path.join(benchDir, "node_modules");
 const TIMEOUT_MS = 15 * 60_000;
 
 /** How peak memory is measured on this machine. */
-type MemoryProbe = "gnu-time" | "proc" | "none";
+export type MemoryProbe = "gnu-time" | "proc" | "none";
 
-interface ProcessResult {
+/** One whole process as runProcess saw it. */
+export interface ProcessResult {
   code: number | null;
   ms: number;
   /** Peak resident set in KiB, or undefined when not measured. */
@@ -104,7 +105,7 @@ function binScript(name: string): string | undefined {
 }
 
 /** Whether /usr/bin/time is GNU time (accepts -f %M -o FILE), else whether /proc can be polled. */
-async function probeMemory(): Promise<MemoryProbe> {
+export async function probeMemory(): Promise<MemoryProbe> {
   const time = "/usr/bin/time";
   if (fs.existsSync(time)) {
     const out = path.join(os.tmpdir(), `resourcery-bench-time-${process.pid}.txt`);
@@ -136,12 +137,15 @@ function vmHwmKb(pid: number): number | undefined {
   }
 }
 
-/** Runs node with args as one whole process: wall-clock time, peak RSS, output. Never throws. */
-function runProcess(args: string[], cwd: string, memory: MemoryProbe): Promise<ProcessResult> {
+/**
+ * Runs node with args as one whole process: wall-clock time, peak RSS, output. Never throws. The process
+ * group is killed after `timeoutMs` (default 15 minutes); `env` is added to the environment.
+ */
+export function runProcess(args: string[], cwd: string, memory: MemoryProbe, options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ProcessResult> {
   const timeFile = path.join(os.tmpdir(), `resourcery-bench-time-${process.pid}-${Date.now()}.txt`);
   const [command, commandArgs] =
     memory === "gnu-time" ? ["/usr/bin/time", ["-f", "%M", "-o", timeFile, process.execPath, ...args]] : [process.execPath, args];
-  const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", CI: "1" };
+  const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", CI: "1", ...options.env };
   return new Promise((resolve) => {
     let stdout = "";
     let stderr = "";
@@ -165,7 +169,7 @@ function runProcess(args: string[], cwd: string, memory: MemoryProbe): Promise<P
       } catch {
         /* already gone */
       }
-    }, TIMEOUT_MS);
+    }, options.timeoutMs ?? TIMEOUT_MS);
     const finish = (code: number | null, error?: Error) => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       clearTimeout(timer);
