@@ -8,7 +8,6 @@ import type { Action, AuthScheme, ErrorDef, Field, JsonSchema, Model, Resource }
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { sampleOf, useSharedSchemas } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
-import { idSchemaOf } from "../../model/id-forms.js";
 import { serverFieldSchema } from "../shared/server-fields.js";
 import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
 
@@ -587,11 +586,11 @@ class OpenApiBuilder {
       },
     });
     if (this.model.resources.some((r) => r.idForm.kind === "uuid")) {
-      setOwn(this.parameters, "id", { name: "id", in: "path", required: true, description: "The instance's id (as in its `id` and at the end of its `meta.href`).", schema: idSchemaOf({ kind: "uuid" }) });
+      setOwn(this.parameters, "id", { name: "id", in: "path", required: true, description: "The instance's id (as in its `id` and at the end of its `meta.href`).", schema: PATH_ID });
     }
     const members = this.model.resources.flatMap((r) => r.fields.filter((f) => f.link?.kind === "collection" && f.link.inverse === undefined).map((f) => resourceOf(this.model, f.link!.target)));
     if (members.some((t) => t?.idForm.kind === "uuid")) {
-      setOwn(this.parameters, "memberId", { name: "memberId", in: "path", required: true, description: "The id of the member to remove (its `id`, the end of its `meta.href`).", schema: idSchemaOf({ kind: "uuid" }) });
+      setOwn(this.parameters, "memberId", { name: "memberId", in: "path", required: true, description: "The id of the member to remove (its `id`, the end of its `meta.href`).", schema: PATH_ID });
     }
     setOwn(this.parameters, "offset", {
       name: "offset",
@@ -708,8 +707,10 @@ class OpenApiBuilder {
       component = wanted;
       for (let n = 2; Object.hasOwn(this.parameters, component); n++) component = `${wanted}${n}`;
       this.idParameters.set(key, component);
-      const description = name === "id" ? "The instance's id (as in its `id` and at the end of its `meta.href`)." : "The id of the member to remove (its `id`, the end of its `meta.href`).";
-      setOwn(this.parameters, component, { name, in: "path", required: true, description, schema: idSchemaOf(r.idForm) });
+      const form = r.idForm.kind === "sequence" ? "whole numbers from 1" : `\`${r.idForm.kind === "prefix" ? r.idForm.prefix : ""}\` followed by letters and digits`;
+      const what = name === "id" ? "The instance's id (as in its `id` and at the end of its `meta.href`)" : "The id of the member to remove (its `id`, the end of its `meta.href`)";
+      const description = `${what}: the ids of ${r.collection} are ${form}; any other segment answers 404.`;
+      setOwn(this.parameters, component, { name, in: "path", required: true, description, schema: PATH_ID });
     }
     return { $ref: ref("parameters", component) };
   }
@@ -817,6 +818,12 @@ const SCHEMA_VALUES = new Set([
   "items", "additionalItems", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
   "unevaluatedItems", "unevaluatedProperties", "contentSchema", "allOf", "anyOf", "oneOf", "prefixItems",
 ]);
+/**
+ * A path's id, of any form: any segment is a request the service answers (an id of another form, or of no
+ * instance, is a 404), so the document does not narrow it; the representations' `id` says each form.
+ */
+const PATH_ID = { type: "string", minLength: 1 } as const;
+
 /** Keywords left out of embedded schemas: identity and reference keywords that point outside the document (a shared schema's $ref is kept: clean). */
 const DROPPED = new Set(["$schema", "$id", "$ref", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor", "$vocabulary", "$comment"]);
 

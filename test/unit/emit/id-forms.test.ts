@@ -53,9 +53,10 @@ test("OpenAPI: the id schema of each form with the declared documentation, and a
     const ref = doc.paths[p].parameters[0].$ref as string;
     return doc.components.parameters[ref.split("/").pop()!];
   };
-  assert.equal(param("/orders/{id}").schema, { type: "integer", minimum: 1 });
-  assert.equal(param("/customers/{id}").schema, { type: "string", pattern: "^cus_[0-9A-Za-z]{22}$" });
-  assert.equal(param("/tags/{id}").schema, { type: "string", format: "uuid" });
+  // Any segment is a request the service answers (404 for an id of another form), so a path's id is not
+  // narrowed (Prism checks requests against it); the parameter per form says the form in words.
+  for (const p of ["/orders/{id}", "/customers/{id}", "/tags/{id}"]) assert.equal(param(p).schema, { type: "string", minLength: 1 });
+  assert.not.equal(param("/orders/{id}").description, param("/tags/{id}").description);
   assert.is(param("/orders/{id}").name, "id");
   assert.equal(doc.paths["/books/{id}"].parameters, doc.paths["/tags/{id}"].parameters, "UUID ids share one parameter");
 });
