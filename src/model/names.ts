@@ -91,7 +91,7 @@ export function isPlural(name: string): boolean {
  * client/select.ts for the server): a resource or action type may take any of these names (clientTypeNames).
  */
 export const CLIENT_TYPE_NAMES = [
-  "ApiError", "Auth", "CallOptions", "Checked", "Client", "ClientOptions", "CollectionLink", "ErrorBody", "ErrorCode", "Expanded",
+  "ApiError", "Auth", "CallOptions", "Checked", "Client", "ClientOptions", "CollectionApi", "CollectionLink", "ErrorBody", "ErrorCode", "Expanded",
   "GetOptions", "Link", "LinkInput", "MergePatch", "Meta", "Page", "ReadOptions", "Registry", "ResponseTooLargeError", "RetryOptions",
   "Selected", "ServerFields",
 ] as const;

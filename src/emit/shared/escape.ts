@@ -144,6 +144,25 @@ function jsonWithKeys(value: unknown, space: number, indent: string): string {
 export function parsedJson(value: unknown, space?: number): string {
   const json = JSON.stringify(value, null, space);
   assertInternal(json !== undefined, "parsedJson: not a JSON value");
+  return parsedText(json);
+}
+
+/**
+ * parsedJson of an array, written one item per line (each item's JSON on its line, after `indent`), as a table
+ * reads best.
+ * @example parsedJsonList([{ a: 1 }, 2]) === 'JSON.parse(String.raw`[\n  {"a":1},\n  2\n]`)'
+ */
+export function parsedJsonList(items: readonly unknown[], indent = "  "): string {
+  const lines = items.map((item) => {
+    const json = JSON.stringify(item);
+    assertInternal(json !== undefined, "parsedJsonList: not a JSON value");
+    return indent + json;
+  });
+  return parsedText(lines.length === 0 ? "[]" : `[\n${lines.join(",\n")}\n]`);
+}
+
+/** JSON text in a String.raw template, parsed: what can end the template written as JSON's \u escapes. */
+function parsedText(json: string): string {
   const text = json.replace(/`|\$\{|[\u2028\u2029]/g, (s) => (s === "`" ? "\\u0060" : s === "${" ? "$\\u007b" : separatorEscape(s)));
   return `JSON.parse(String.raw\`${text}\`)`;
 }

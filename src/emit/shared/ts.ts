@@ -16,13 +16,11 @@ export function printTs(header: string, statements: readonly string[]): string {
  */
 export function constObject(options: {
   readonly name: string;
-  /** The declared type (code), when the value's own type would be too big to infer or to print. */
-  readonly type?: string;
   readonly docs: string;
   readonly open: string;
   readonly close: string;
   readonly entries: readonly { readonly doc?: string; readonly text: string }[];
 }): string {
   const body = options.entries.map((e) => `${e.doc ? `${docComment(e.doc, "  ")}\n` : ""}  ${e.text},`).join("\n");
-  return `${docComment(options.docs)}\nexport const ${ident(options.name)}${options.type ? `: ${options.type}` : ""} = ${options.open}\n${body}\n${options.close};`;
+  return `${docComment(options.docs)}\nexport const ${ident(options.name)} = ${options.open}\n${body}\n${options.close};`;
 }

@@ -30,7 +30,7 @@ const library = modelOf(path.join(repoRoot, "examples/library"));
 test("the model names the client's own types: their own names when free, Client<Name> when a resource's type takes one", () => {
   assert.equal(Object.entries(library.clientTypes).filter(([k, v]) => k !== v), []);
   const renamed = Object.fromEntries(Object.entries(named.clientTypes).filter(([k, v]) => k !== v));
-  assert.equal(renamed, { ApiError: "ClientApiError", Client: "ClientClient", Link: "ClientLink", LinkInput: "ClientLinkInput", Meta: "ClientMeta", Page: "ClientPage", Registry: "ClientRegistry" });
+  assert.equal(renamed, { ApiError: "ClientApiError", Client: "ClientClient", CollectionApi: "ClientCollectionApi", Link: "ClientLink", LinkInput: "ClientLinkInput", Meta: "ClientMeta", Page: "ClientPage", Registry: "ClientRegistry" });
 });
 
 test("client/types.ts: the resources' Link, Page … declared; select's types imported as a namespace and re-exported as Client<Name>", async () => {
@@ -60,7 +60,10 @@ test("client/index.ts: its own declarations under their public names, every modu
   assert.match(index, "export type { Checked, CollectionLink, Expanded, Link as ClientLink, LinkInput as ClientLinkInput, Meta as ClientMeta, Page as ClientPage, Selected, ServerFields } from \"./select.js\";");
   assert.match(index, "export interface ClientClient {");
   assert.match(index, "export function createClient(options: runtime.ClientOptions): ClientClient {");
-  assert.match(index, "create(body: types.LinkInput, options?: runtime.CallOptions): Promise<types.Link>;");
+  // The calls of every collection are the generic one's (renamed: the collection collections has a CollectionApi).
+  assert.match(index, 'export interface LinkApi extends ClientCollectionApi<"links", types.Link, types.LinkInput> {');
+  assert.match(index, "export interface ClientCollectionApi<C extends Collection, T, I, Id extends string | number = string> {");
+  assert.match(index, "export interface CollectionApi extends ClientCollectionApi<\"collections\", types.Collection, types.CollectionInput>");
   assert.match(index, 'Promise<select.Page<select.Selected<types.ClientRegistry, "pages", F, E>>>');
   assert.not.match(index, /^export (interface|type) (Link|Page|Meta|Client|Collection|Registry|ApiError)\b/m, "no declaration of a resource's name");
 });

@@ -22,6 +22,7 @@ import {
   lineComment,
   member,
   parsedJson,
+  parsedJsonList,
   scriptJson,
   shellWord,
   str,
@@ -92,6 +93,9 @@ for (const [i, b] of BREAKOUTS.entries()) {
       const template = code.slice("JSON.parse(String.raw`".length, -"`)".length);
       assert.not.match(template, /`|\$\{|[\u2028\u2029]/);
     }
+    const list = parsedJsonList([value, b, [b]]);
+    assert.is(JSON.stringify(run(`result = ${list};`)), JSON.stringify([value, b, [b]]));
+    assert.not.match(list.slice("JSON.parse(String.raw`".length, -"`)".length), /`|\$\{|[\u2028\u2029]/);
   });
 
   test(`${name}: scriptJson() cannot close a <script>, and parses as JSON and JavaScript alike`, () => {
@@ -156,6 +160,8 @@ test("parsedJson(): JSON.stringify's layout between the backticks; a __proto__ k
   const value = JSON.parse('{"a":{"__proto__":{"polluted":true}}}');
   assert.is(run(`const v = ${parsedJson(value)}; result = Object.hasOwn(v.a, "__proto__") && v.a.polluted === undefined && v.a.__proto__.polluted;`), true);
   assert.throws(() => parsedJson(undefined), (e: unknown) => e instanceof InternalError);
+  assert.is(parsedJsonList([{ a: 1 }, "`"]), 'JSON.parse(String.raw`[\n  {"a":1},\n  "\\u0060"\n]`)');
+  assert.is(parsedJsonList([]), "JSON.parse(String.raw`[]`)");
 });
 
 test("str(), doc() and templateText(): the exact forms", () => {

@@ -17,7 +17,7 @@ export interface MediaType extends MediaTypeSpec {
 }
 
 /** Every vendor media type of the service: per resource, per collection, per action, and errors. */
-export const mediaTypes: readonly MediaType[] = [
+export const mediaTypes: readonly MediaType[] = JSON.parse(String.raw`[
   {"name":"application/vnd.acme.v1.account+json","alias":"application/acme.v1.account.json","subject":"account","kind":"instance","version":1},
   {"name":"application/vnd.acme.v1.accounts+json","alias":"application/acme.v1.accounts.json","subject":"accounts","kind":"collection","version":1},
   {"name":"application/vnd.acme.v1.convert+json","alias":"application/acme.v1.convert.json","subject":"convert","kind":"action","version":1},
@@ -27,8 +27,8 @@ export const mediaTypes: readonly MediaType[] = [
   {"name":"application/vnd.acme.v1.folder+json","alias":"application/acme.v1.folder.json","subject":"folder","kind":"instance","version":1},
   {"name":"application/vnd.acme.v1.folders+json","alias":"application/acme.v1.folders.json","subject":"folders","kind":"collection","version":1},
   {"name":"application/vnd.acme.v1.group+json","alias":"application/acme.v1.group.json","subject":"group","kind":"instance","version":1},
-  {"name":"application/vnd.acme.v1.groups+json","alias":"application/acme.v1.groups.json","subject":"groups","kind":"collection","version":1},
-];
+  {"name":"application/vnd.acme.v1.groups+json","alias":"application/acme.v1.groups.json","subject":"groups","kind":"collection","version":1}
+]`);
 
 /**
  * The media type of a subject in either shape.

@@ -17,14 +17,14 @@ export interface MediaType extends MediaTypeSpec {
 }
 
 /** Every vendor media type of the service: per resource, per collection, per action, and errors. */
-export const mediaTypes: readonly MediaType[] = [
+export const mediaTypes: readonly MediaType[] = JSON.parse(String.raw`[
   {"name":"application/vnd.library.v2.author+json","alias":"application/library.v2.author.json","subject":"author","kind":"instance","version":2},
   {"name":"application/vnd.library.v2.authors+json","alias":"application/library.v2.authors.json","subject":"authors","kind":"collection","version":2},
   {"name":"application/vnd.library.v2.book+json","alias":"application/library.v2.book.json","subject":"book","kind":"instance","version":2},
   {"name":"application/vnd.library.v2.books+json","alias":"application/library.v2.books.json","subject":"books","kind":"collection","version":2},
   {"name":"application/vnd.library.v2.error+json","alias":"application/library.v2.error.json","subject":"error","kind":"error","version":2},
-  {"name":"application/vnd.library.v2.lookup+json","alias":"application/library.v2.lookup.json","subject":"lookup","kind":"action","version":2},
-];
+  {"name":"application/vnd.library.v2.lookup+json","alias":"application/library.v2.lookup.json","subject":"lookup","kind":"action","version":2}
+]`);
 
 /**
  * The media type of a subject in either shape.
