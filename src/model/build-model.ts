@@ -15,7 +15,7 @@ import { SERVER_OWNED } from "./conventions.js";
 import { idFormOf } from "./id-forms.js";
 import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./build-schema.js";
 import { mediaSubject, vendorMediaType } from "./media-types.js";
-import { camelCase, clientTypeNames, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, words } from "./names.js";
+import { camelCase, clientTypeNames, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, singularize, words } from "./names.js";
 import type {
   Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, OnDelete, Param, Resource, SchemaRoot, Service,
 } from "./types.js";
@@ -40,7 +40,8 @@ export function buildModel(project: Project, valid: readonly JsonDocument[], lim
   const raw = project.service.value;
 
   const typeOf: MediaTypeNamer = (subject, kind) => vendorMediaType(service.vendor, service.version, mediaSubject(subject), kind).name;
-  const draft = valid.map((doc) => buildResource(doc, reader, typeOf, diagnostics));
+  const names = singularNames(valid);
+  const draft = valid.map((doc) => buildResource(doc, names.get(doc)!, reader, typeOf, diagnostics));
   const resources = resolveInverses(draft, diagnostics).sort(byKey((r) => r.collection));
   const actions = buildActions(project.service.file, raw.actions, reader, typeOf).sort(byKey((a) => a.name));
   const errors = buildErrors(project.service.file, raw.errors, service.errorDocsUrl);
@@ -189,13 +190,33 @@ function mergeProperty(name: string, before: WrittenProperty, here: WrittenPrope
   return { parts: [...before.parts, here] };
 }
 
-function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTypeNamer, diagnostics: Diagnostic[]): Resource {
+/**
+ * The singular of each resource (type name, instance media type): the title when it is a short noun, else by the
+ * inflection library. A name from a title that another resource takes too, in any case (two schemas titled
+ * "Parts", or a title "Book" beside the collection "books"), is not taken: each such resource falls back to its
+ * collection's singular, which is its own, so a title never makes two resources collide.
+ */
+function singularNames(docs: readonly JsonDocument[]): Map<JsonDocument, string> {
+  const ofCollection = (doc: JsonDocument) => singularize(String((doc.value as Raw)["x-collection"]));
+  const candidates = docs.map((doc) => {
+    const raw = doc.value as Raw;
+    return { doc, name: resourceName(String(raw["x-collection"]), typeof raw.title === "string" ? raw.title : undefined) };
+  });
+  const claims = new Map<string, number>();
+  for (const key of [...candidates.map((c) => c.name), ...docs.map(ofCollection)].map((n) => n.toLowerCase())) claims.set(key, (claims.get(key) ?? 0) + 1);
+  return new Map(
+    candidates.map(({ doc, name }) => {
+      const own = ofCollection(doc);
+      return [doc, name !== own && claims.get(name.toLowerCase())! > 1 ? own : name];
+    }),
+  );
+}
+
+function buildResource(doc: JsonDocument, name: string, reader: SchemaReader, typeOf: MediaTypeNamer, diagnostics: Diagnostic[]): Resource {
   const raw = doc.value as Raw;
   const file = doc.file;
   reader.checkRefs(raw, file, "");
   const collection = String(raw["x-collection"]);
-  // The singular (type name, instance media type): the title when it is a short noun, else by the inflection library.
-  const name = resourceName(collection, typeof raw.title === "string" ? raw.title : undefined);
   const { properties, required } = collectProperties(raw, file, reader, diagnostics);
   const budget = reader.budget(`resource "${collection}"`);
   const declared = [...properties]

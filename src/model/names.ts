@@ -157,6 +157,33 @@ export function leadingVerb(name: string): string | undefined {
 }
 
 /**
+ * Words of VERBS that are as often nouns naming a kind of thing: "checkRuns" (GitHub), "testClocks" (Stripe),
+ * "mergeRequests" (GitLab), "uploadSessions" (Box) are collections of runs, clocks, requests and sessions.
+ */
+const NOUN_MODIFIERS: ReadonlySet<string> = new Set([
+  "add", "archive", "change", "check", "compute", "copy", "count", "download", "export", "import",
+  "load", "lookup", "merge", "patch", "post", "process", "query", "read", "refresh", "reset", "restore",
+  "run", "search", "set", "sign", "start", "stop", "sync", "test", "transform", "upload",
+]);
+
+/** Words that make a name a verb phrase when they follow its first word ("searchGroupsByName"). */
+const PREPOSITIONS: ReadonlySet<string> = new Set(["by", "for", "with", "from", "to", "in", "on", "of"]);
+
+/**
+ * The verb a name of a thing (a collection, a sub-collection, a path segment) starts with, if it reads as
+ * one: like leadingVerb, except that a word of NOUN_MODIFIERS in front of a plural noun, with no preposition
+ * after it, names a kind of thing.
+ * @example nameVerb("getBooks") === "get"; nameVerb("checkRuns") === undefined; nameVerb("searchGroupsByName") === "search"
+ */
+export function nameVerb(name: string): string | undefined {
+  const verb = leadingVerb(name);
+  if (verb === undefined || !NOUN_MODIFIERS.has(verb)) return verb;
+  const ws = words(name);
+  const compound = ws.length >= 2 && !ws.slice(1).some((w) => PREPOSITIONS.has(w) || (VERB_SET.has(w) && !NOUN_MODIFIERS.has(w))) && isPlural(ws.at(-1)!);
+  return compound ? undefined : verb;
+}
+
+/**
  * The plural noun a verb-led name was about, as the fix to suggest.
  * @example nounFix("searchGroupsByName") === "groups"; nounFix("getAccount") === "accounts"
  */
