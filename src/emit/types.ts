@@ -68,17 +68,22 @@ function resourceSchemas(model: Model, r: Resource): Record<string, unknown> {
   }
   const plainNames = new Set(Object.keys(plain));
   const writable = new Set(Object.keys(input));
+  // An open resource's other properties (additionalProperties, patternProperties at its root) are typed as written.
+  const open = {
+    additionalProperties: clean(r.bodyKeywords.additionalProperties ?? false),
+    ...(r.bodyKeywords.patternProperties === undefined ? {} : { patternProperties: mapValues(r.bodyKeywords.patternProperties, clean) }),
+  };
   return {
     [`${r.typeName}Fields`]: {
       type: "object",
-      additionalProperties: false,
+      ...open,
       description: `The plain (non-link) fields of ${withArticle(r.name)}.`,
       required: [...new Set([...Object.keys(server), ...r.required.filter((n) => plainNames.has(n))])],
       properties: plain,
     },
     [`${r.typeName}Input`]: {
       type: "object",
-      additionalProperties: false,
+      ...open,
       description: `Request body that creates or replaces ${withArticle(r.name)}.`,
       required: r.required.filter((n) => writable.has(n)),
       properties: input,

@@ -222,6 +222,7 @@ function buildResource(doc: JsonDocument, name: string, reader: SchemaReader, ty
   const declared = [...properties]
     .map(([key, p]) => buildField(key, p, required.includes(key), reader, budget))
     .sort(byKey((f) => f.name));
+  const bodyKeywords = rootBodyKeywords(raw, file, reader, budget);
   // What the server owns is documented by a declaration, never stored from a body: kept apart from the fields.
   const owned = (f: Field) => (SERVER_OWNED as readonly string[]).includes(f.name);
   return {
@@ -234,6 +235,8 @@ function buildResource(doc: JsonDocument, name: string, reader: SchemaReader, ty
     serverOwned: declared.filter(owned),
     idForm: idFormOf(raw["x-id"]),
     required,
+    bodyKeywords,
+    open: (bodyKeywords.additionalProperties !== undefined && bodyKeywords.additionalProperties !== false) || bodyKeywords.patternProperties !== undefined,
     unique: Array.isArray(raw["x-unique"]) ? (raw["x-unique"] as string[]) : [],
     access: isObject(raw["x-access"]) ? (raw["x-access"] as Access) : {},
     owner: typeof raw["x-owner"] === "string" ? raw["x-owner"] : undefined,
@@ -265,6 +268,34 @@ function buildField(name: string, written: WrittenProperty, required: boolean, r
       : { allOf: written.parts.map((p) => reader.share(p.schema, p.file, p.pointer, budget)) };
   const kind = link ? (link.kind === "instance" ? "link" : "links") : kindOf(shared, (s) => reader.deref(s));
   return { name, propertyKey: propertyKey(name), kind, scalar: isScalarKind(kind), required, description, schema: shared, link, origin };
+}
+
+/**
+ * Keywords of a resource's root that say what a body holds besides the declared properties: each is applied
+ * to request bodies as written (and typed and documented), so extra properties a resource allows are
+ * stored and represented with the others.
+ */
+export const ROOT_BODY_KEYWORDS = ["additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired"] as const;
+
+/** Keywords of a resource's root that no request body is checked with (rule root-keyword-ignored). */
+export const ROOT_IGNORED_KEYWORDS = ["not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties"] as const;
+
+/** The ROOT_BODY_KEYWORDS a resource's root declares, their schemas shared like a field's. */
+function rootBodyKeywords(raw: Raw, file: string, reader: SchemaReader, budget: Budget): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ROOT_BODY_KEYWORDS) {
+    const value = raw[key];
+    if (value === undefined || (key === "additionalProperties" && value === false)) continue;
+    if (key === "additionalProperties" || key === "propertyNames") out[key] = reader.share(value, file, `/${key}`, budget);
+    else if (key === "patternProperties" && isObject(value)) {
+      const each: Record<string, unknown> = {};
+      for (const [pattern, schema] of Object.entries(value)) {
+        Object.defineProperty(each, pattern, { value: reader.share(schema, file, childPointer(`/${key}`, pattern), budget), enumerable: true, writable: true, configurable: true });
+      }
+      out[key] = each;
+    } else out[key] = value;
+  }
+  return out;
 }
 
 /** The `x-on-delete` written beside an instance link's $ref (the meta-schema allows only its two values). */

@@ -612,11 +612,15 @@ class OpenApiBuilder {
     const names = this.names.get(r.collection)!;
     const properties = this.representationProperties(r);
     const always = ["meta", "id", "createdAt", "modifiedAt", ...r.fields.filter((f) => f.link?.kind === "collection" || (r.required.includes(f.name) && f.name !== r.owner)).map((f) => f.name)];
+    // An open resource (additionalProperties, patternProperties at its root) holds other properties as written.
+    const keywords = asObject(clean({ ...r.bodyKeywords }));
+    const others: Json = { additionalProperties: keywords.additionalProperties ?? false };
+    for (const k of ["patternProperties", "propertyNames"]) if (k in keywords) others[k] = keywords[k];
     setOwn(this.schemas, names.full, {
       type: "object",
       description: `${r.description || r.title}${r.description ? "" : "."} The full representation.`.trim(),
       required: [...new Set(always)],
-      additionalProperties: false,
+      ...others,
       properties,
     });
     setOwn(this.schemas, names.partial, {
@@ -642,12 +646,14 @@ class OpenApiBuilder {
       description: `The body that creates or replaces ${article(r.name)}.`,
       ...(body.required?.length ? { required: [...body.required] } : {}),
       additionalProperties: false,
+      ...keywords,
       properties: input,
     });
     setOwn(this.schemas, names.patch, {
       type: "object",
       description: `A JSON merge patch (RFC 7396) of ${article(r.name)}: every field optional; \`null\` sets a nullable field to null and removes any other optional field.`,
-      additionalProperties: false,
+      // Another property of an open resource is set by its value and removed by null.
+      additionalProperties: r.open,
       properties: patch,
     });
     setOwn(this.schemas, names.page, {
