@@ -8,6 +8,7 @@ import { setOwn } from "../model/build-schema.js";
 import { isNumericId } from "../model/id-forms.js";
 import { OBJECT_MEMBERS, withArticle } from "../model/names.js";
 import type { Model, Resource } from "../model/types.js";
+import { SCHEMA_MAPS } from "../model/schema-walk.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, ident, isSafeIdentifier, key, str } from "./shared/escape.js";
 import { indentBraces, tsHeader } from "./shared/header.js";
@@ -44,7 +45,7 @@ function clean(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === "title" || k === "$id" || k === "$schema" || k === "$comment" || k.startsWith("x-") || TS_KEYWORDS.has(k)) continue;
-    Object.defineProperty(out, k, { value: k === "properties" || k === "$defs" ? mapValues(v, clean) : clean(v), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, { value: SCHEMA_MAPS.has(k) ? mapValues(v, clean) : clean(v), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -163,7 +163,18 @@ export function leadingVerb(name: string): string | undefined {
 const NOUN_MODIFIERS: ReadonlySet<string> = new Set([
   "add", "archive", "change", "check", "compute", "copy", "count", "download", "export", "import",
   "load", "lookup", "merge", "patch", "post", "process", "query", "read", "refresh", "reset", "restore",
-  "run", "search", "set", "sign", "start", "stop", "sync", "test", "transform", "upload",
+  "open", "run", "search", "set", "show", "sign", "start", "stop", "sync", "test", "transform", "upload",
+]);
+
+/**
+ * Plural nouns that name records of an action: at the end of a name of three words or more they make the
+ * name a noun ("createUserResponses", "exportRibListings", "setDefaultPriorityRequests" are collections of
+ * responses, listings and requests), as a verb with its object and nothing after ("createUsers") is not.
+ */
+const RECORD_NOUNS: ReadonlySet<string> = new Set([
+  "requests", "responses", "results", "details", "listings", "reads", "creates", "updates", "deletes", "contexts",
+  "types", "jobs", "runs", "sessions", "entries", "events", "logs", "reports", "summaries", "statuses", "options",
+  "settings", "tasks", "operations", "records", "payloads", "messages", "notifications", "confirmations",
 ]);
 
 /** Words that make a name a verb phrase when they follow its first word ("searchGroupsByName"). */
@@ -171,16 +182,19 @@ const PREPOSITIONS: ReadonlySet<string> = new Set(["by", "for", "with", "from", 
 
 /**
  * The verb a name of a thing (a collection, a sub-collection, a path segment) starts with, if it reads as
- * one: like leadingVerb, except that a word of NOUN_MODIFIERS in front of a plural noun, with no preposition
- * after it, names a kind of thing.
+ * one: like leadingVerb, except that a word of NOUN_MODIFIERS in front of a plural noun, and any verb in front
+ * of two words or more ending in one of RECORD_NOUNS, with no preposition or other verb after it, name a kind
+ * of thing.
  * @example nameVerb("getBooks") === "get"; nameVerb("checkRuns") === undefined; nameVerb("searchGroupsByName") === "search"
  */
 export function nameVerb(name: string): string | undefined {
   const verb = leadingVerb(name);
-  if (verb === undefined || !NOUN_MODIFIERS.has(verb)) return verb;
+  if (verb === undefined) return undefined;
   const ws = words(name);
-  const compound = ws.length >= 2 && !ws.slice(1).some((w) => PREPOSITIONS.has(w) || (VERB_SET.has(w) && !NOUN_MODIFIERS.has(w))) && isPlural(ws.at(-1)!);
-  return compound ? undefined : verb;
+  const plain = !ws.slice(1).some((w) => PREPOSITIONS.has(w) || (VERB_SET.has(w) && !NOUN_MODIFIERS.has(w)));
+  const modified = NOUN_MODIFIERS.has(verb) && ws.length >= 2 && isPlural(ws.at(-1)!);
+  const records = ws.length >= 3 && RECORD_NOUNS.has(ws.at(-1)!);
+  return plain && (modified || records) ? undefined : verb;
 }
 
 /**
