@@ -58,6 +58,24 @@ const resourcery = path.resolve(valuesOf("--resourcery")[0] ?? root);
 const cli = cliIn(resourcery);
 const full = only.length === 0 && !quick && resourcery === root;
 const oatsCli = path.join(here, "node_modules", "openapi-typescript", "bin", "cli.js");
+
+/** The newest modification time of a file under `dir` (0 when there is none). */
+function newest(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  let latest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) latest = Math.max(latest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return latest;
+}
+
+// The tables name the commit of the sources: a build older than them would be measured under their name.
+const built = newest(path.join(resourcery, "dist"));
+const edited = Math.max(...["src", "templates", "schemas"].map((d) => newest(path.join(resourcery, d))));
+if (built < edited) {
+  console.error(`the build in ${path.join(resourcery, "dist")} is older than its sources: run npm run build in ${resourcery} first`);
+  process.exit(2);
+}
 const log = (line: string) => console.log(line);
 
 /** The paired timing of generate (or check, when generate is refused) against openapi-typescript on one API. */
