@@ -3,7 +3,8 @@
  * documented), over real HTTP against a generated, built and started package: an open resource
  * (`additionalProperties` a schema, `patternProperties`) stores, represents and merges the other properties
  * it allows and refuses the ones its schemas refuse; `minProperties` and `dependentRequired` at the root are
- * checked; a closed resource (the default) still names every unknown property in one 400; the types and
+ * checked; a closed resource (the default) still names every unknown property in one 400; a body that fits no
+ * branch of a oneOf gets the error of the branch its tag names; the types and
  * openapi.json say the same; a root keyword no body is checked with is a warning.
  */
 import fs from "node:fs";
@@ -23,12 +24,21 @@ const NOTE = {
   patternProperties: { "^count_": { type: "integer" } },
   dependentRequired: { body: ["title"] },
 };
-const TAG = { title: "Tag", type: "object", "x-collection": "tags", required: ["name"], minProperties: 1, properties: { name: { type: "string" }, colour: { type: "string" } } };
+const CARD = { type: "object", additionalProperties: false, required: ["type", "number"], properties: { type: { const: "card" }, number: { type: "string", minLength: 12 } } };
+const BANK = { type: "object", additionalProperties: false, required: ["type", "iban"], properties: { type: { const: "bank" }, iban: { type: "string", pattern: "^[A-Z]{2}[0-9]+$" } } };
+const TAG = {
+  title: "Tag",
+  type: "object",
+  "x-collection": "tags",
+  required: ["name"],
+  minProperties: 1,
+  properties: { name: { type: "string" }, colour: { type: "string" }, payment: { oneOf: [{ $ref: "../shared/card.json" }, { $ref: "../shared/bank.json" }] } },
+};
 
 let s: Served;
 
 test.before(async () => {
-  s = await serve("open", { "service.json": serviceJson("open-notes"), "resources/note.json": NOTE, "resources/tag.json": TAG });
+  s = await serve("open", { "service.json": serviceJson("open-notes"), "resources/note.json": NOTE, "resources/tag.json": TAG, "shared/card.json": CARD, "shared/bank.json": BANK });
 });
 test.after(async () => {
   await s?.close();
@@ -77,6 +87,19 @@ test("a closed resource still refuses unknown properties, all named in one 400; 
   assert.is(tag.status, 201, JSON.stringify(tag.body));
 });
 
+test("a body that fits no branch of a oneOf is answered with the error of the branch its tag names", async () => {
+  const ok = await s.call("POST", "/tags", { name: "p", payment: { type: "bank", iban: "GB12" } });
+  assert.is(ok.status, 201, JSON.stringify(ok.body));
+  const lacking = await s.call("POST", "/tags", { name: "p", payment: { type: "bank" } });
+  assert.is(lacking.status, 400);
+  assert.is(lacking.body.property, "payment.iban", JSON.stringify(lacking.body));
+  const wrong = await s.call("POST", "/tags", { name: "p", payment: { type: "card", number: "1" } });
+  assert.is(wrong.body.property, "payment.number", JSON.stringify(wrong.body));
+  const none = await s.call("POST", "/tags", { name: "p", payment: { type: "cash" } });
+  assert.is(none.body.property, "payment.type");
+  assert.match(none.body.dev, 'payment.type must be one of "card", "bank"');
+});
+
 test("types and openapi.json say what the service does", () => {
   const types = fs.readFileSync(path.join(s.out, "client/types.ts"), "utf8");
   const fields = types.slice(types.indexOf("export interface NoteFields"), types.indexOf("}", types.indexOf("export interface NoteFields")));
@@ -96,6 +119,8 @@ test("a root keyword that no body is checked with is a warning at the keyword, w
   const { tmp, defs } = writeDefinitions("root-keyword", {
     "service.json": serviceJson("root-keyword"),
     "resources/tag.json": { ...TAG, if: { required: ["colour"] }, then: { required: ["name"] } },
+    "shared/card.json": CARD,
+    "shared/bank.json": BANK,
   });
   try {
     const r = runCli(["check", defs, "--json"]);
