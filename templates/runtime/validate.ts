@@ -173,6 +173,23 @@ function taggedBranch(ajv: Ajv, spec: ServiceSpec, schema: JsonSchema, value: un
     const branches = node?.[union.keyword];
     if (!Array.isArray(branches) || data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
     const shapes = branches.map(deref);
+    // OpenAPI's discriminator: the tag's value names its branch through the mapping (to a shared schema).
+    const discriminator = node?.discriminator as { propertyName?: unknown; mapping?: Record<string, unknown> } | undefined;
+    const tagName = discriminator?.propertyName;
+    if (typeof tagName === "string" && discriminator?.mapping !== undefined && Object.hasOwn(data, tagName)) {
+      const tag = (data as Record<string, unknown>)[tagName];
+      const to = typeof tag === "string" && Object.hasOwn(discriminator.mapping, tag) ? discriminator.mapping[tag] : undefined;
+      const name = typeof to === "string" ? to.slice(to.lastIndexOf("/") + 1) : undefined;
+      const chosen = branches.findIndex((b) => {
+        const ref = (b as { $ref?: unknown } | null)?.$ref;
+        return name !== undefined && typeof ref === "string" && ref.slice(ref.lastIndexOf("/") + 1) === name;
+      });
+      if (chosen >= 0) return branchError(ajv, branches[chosen] as object, data, union);
+      if (to === undefined) {
+        const at = `${union.instancePath}/${tagName.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+        return { ...union, keyword: "enum", instancePath: at, params: { allowedValues: Object.keys(discriminator.mapping) }, message: "must be equal to one of the allowed values" };
+      }
+    }
     const tagOf = (shape: Record<string, unknown> | undefined, name: string): unknown[] | undefined => {
       const p = deref((shape?.properties as Record<string, unknown> | undefined)?.[name]);
       if (p === undefined) return undefined;
@@ -191,22 +208,26 @@ function taggedBranch(ajv: Ajv, spec: ServiceSpec, schema: JsonSchema, value: un
         const at = `${union.instancePath}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
         return { ...union, keyword: "enum", instancePath: at, params: { allowedValues }, message: "must be equal to one of the allowed values" };
       }
-      const branch = branches[chosen] as object;
-      let fn = branchValidators.get(branch);
-      if (fn === undefined) {
-        try {
-          fn = ajv.compile(branch);
-        } catch {
-          return undefined;
-        }
-        branchValidators.set(branch, fn);
-      }
-      if (fn(data)) return undefined;
-      const e = fn.errors?.[0];
-      return e === undefined ? undefined : { ...e, instancePath: union.instancePath + e.instancePath };
+      return branchError(ajv, branches[chosen] as object, data, union);
     }
     return undefined;
   };
+}
+
+/** The first error of `data` against one branch of `union` (compiled on first use), at its place in the body. */
+function branchError(ajv: Ajv, branch: object, data: unknown, union: ErrorObject): ErrorObject | undefined {
+  let fn = branchValidators.get(branch);
+  if (fn === undefined) {
+    try {
+      fn = ajv.compile(branch);
+    } catch {
+      return undefined;
+    }
+    branchValidators.set(branch, fn);
+  }
+  if (fn(data)) return undefined;
+  const e = fn.errors?.[0];
+  return e === undefined ? undefined : { ...e, instancePath: union.instancePath + e.instancePath };
 }
 
 /** How deep in the value an error is: the number of steps of its instancePath. */

@@ -32,13 +32,24 @@ const TAG = {
   "x-collection": "tags",
   required: ["name"],
   minProperties: 1,
-  properties: { name: { type: "string" }, colour: { type: "string" }, payment: { oneOf: [{ $ref: "../shared/card.json" }, { $ref: "../shared/bank.json" }] } },
+  properties: {
+    name: { type: "string" },
+    colour: { type: "string" },
+    payment: { oneOf: [{ $ref: "../shared/card.json" }, { $ref: "../shared/bank.json" }] },
+    // OpenAPI's form: the branches say nothing of the tag; the discriminator's mapping does.
+    contact: {
+      oneOf: [{ $ref: "../shared/email.json" }, { $ref: "../shared/phone.json" }],
+      discriminator: { propertyName: "kind", mapping: { email: "../shared/email.json", phone: "../shared/phone.json", gone: "../shared/none.json" } },
+    },
+  },
 };
+const EMAIL = { type: "object", required: ["kind", "address"], properties: { kind: { type: "string" }, address: { type: "string", format: "email" } } };
+const PHONE = { type: "object", required: ["kind", "number"], properties: { kind: { type: "string" }, number: { type: "string", pattern: "^[0-9+]+$" } } };
 
 let s: Served;
 
 test.before(async () => {
-  s = await serve("open", { "service.json": serviceJson("open-notes"), "resources/note.json": NOTE, "resources/tag.json": TAG, "shared/card.json": CARD, "shared/bank.json": BANK });
+  s = await serve("open", { "service.json": serviceJson("open-notes"), "resources/note.json": NOTE, "resources/tag.json": TAG, "shared/card.json": CARD, "shared/bank.json": BANK, "shared/email.json": EMAIL, "shared/phone.json": PHONE });
 });
 test.after(async () => {
   await s?.close();
@@ -98,6 +109,13 @@ test("a body that fits no branch of a oneOf is answered with the error of the br
   const none = await s.call("POST", "/tags", { name: "p", payment: { type: "cash" } });
   assert.is(none.body.property, "payment.type");
   assert.match(none.body.dev, 'payment.type must be one of "card", "bank"');
+  // By a discriminator's mapping.
+  assert.is((await s.call("POST", "/tags", { name: "c", contact: { kind: "phone", number: "+4712" } })).status, 201);
+  const badPhone = await s.call("POST", "/tags", { name: "c", contact: { kind: "phone", number: "call me" } });
+  assert.is(badPhone.body.property, "contact.number", JSON.stringify(badPhone.body));
+  const badKind = await s.call("POST", "/tags", { name: "c", contact: { kind: "fax", address: "nowhere" } });
+  assert.is(badKind.body.property, "contact.kind", JSON.stringify(badKind.body));
+  assert.match(badKind.body.dev, 'contact.kind must be one of "email", "phone"');
 });
 
 test("types and openapi.json say what the service does", () => {
@@ -112,6 +130,9 @@ test("types and openapi.json say what the service does", () => {
   const input = schemas.NoteInput;
   assert.equal(input.dependentRequired, { body: ["title"] });
   assert.is(schemas.Tag.additionalProperties, false);
+  // A discriminator's mapping names the components; a mapping to nothing is left out.
+  assert.equal(schemas.Tag.properties.contact.discriminator, { propertyName: "kind", mapping: { email: "#/components/schemas/Email", phone: "#/components/schemas/Phone" } });
+  assert.ok(schemas.Email && schemas.Phone);
   assert.is(schemas.TagInput.minProperties, 1);
 });
 
@@ -121,6 +142,8 @@ test("a root keyword that no body is checked with is a warning at the keyword, w
     "resources/tag.json": { ...TAG, if: { required: ["colour"] }, then: { required: ["name"] } },
     "shared/card.json": CARD,
     "shared/bank.json": BANK,
+    "shared/email.json": EMAIL,
+    "shared/phone.json": PHONE,
   });
   try {
     const r = runCli(["check", defs, "--json"]);

@@ -845,7 +845,18 @@ export function clean(schema: JsonSchema | unknown): unknown {
       continue;
     }
     if (k.startsWith("x-") || DROPPED.has(k)) continue;
-    if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
+    if (k === "discriminator" && v !== null && typeof v === "object" && !Array.isArray(v)) {
+      // Its mapping names shared schemas as their $refs do: the components of those names.
+      const d = copy(v) as Json;
+      if (d.mapping !== null && typeof d.mapping === "object") {
+        const mapping: Json = {};
+        for (const [tag, to] of Object.entries(d.mapping as Json)) {
+          if (typeof to === "string" && to.startsWith(SHARED_REF_PREFIX)) setOwn(mapping, tag, ref("schemas", to.slice(SHARED_REF_PREFIX.length)));
+        }
+        d.mapping = mapping;
+      }
+      setOwn(out, k, d);
+    } else if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
       const map: Json = {};
       for (const [name, s] of Object.entries(v as Json)) setOwn(map, name, clean(s));
       setOwn(out, k, map);
