@@ -289,7 +289,8 @@ export const codes = {
     severity: "error",
     title: "x-on-delete clear is for a link that is not required",
     message: (a) => `"x-on-delete": "clear" on "${a.name}" would leave ${a.resource} without its required property "${a.name}" when the ${a.target} it links to is deleted`,
-    hint: (a) => `make "${a.name}" optional (remove it from "required"), or write "cascade" to delete the ${a.collection} with the ${a.target} they link to`,
+    hint: (a) =>
+      `make "${a.name}" optional (remove it from "required") or nullable (anyOf [{"$ref": …}, {"type": "null"}]: cleared, it holds null), or write "cascade" to delete the ${a.collection} with the ${a.target} they link to`,
   }),
   "schema-compile": def<{ what: string; problem: string; fix: string }>({
     severity: "error",
