@@ -258,6 +258,11 @@ export class SchemaReader {
         const map: Record<string, unknown> = {};
         for (const [name, sub] of Object.entries(v)) setOwn(map, name, this.rewrite(sub, file, budget, depth + 2));
         setOwn(out, k, map);
+      } else if (k === "enum" && Array.isArray(v)) {
+        // A value listed twice means what it means once (JSON Schema: items SHOULD be unique), and the service's
+        // validator refuses to compile a list with repeats: each is kept once.
+        const seen = new Set<string>();
+        setOwn(out, k, v.filter((x) => !seen.has(JSON.stringify(x)) && seen.add(JSON.stringify(x))));
       } else {
         setOwn(out, k, isDataKeyword(k) || k === "example" ? v : this.rewrite(v, file, budget, depth + 1));
       }

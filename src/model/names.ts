@@ -194,7 +194,10 @@ export function nameVerb(name: string): string | undefined {
   const plain = !ws.slice(1).some((w) => PREPOSITIONS.has(w) || (VERB_SET.has(w) && !NOUN_MODIFIERS.has(w)));
   const modified = NOUN_MODIFIERS.has(verb) && ws.length >= 2 && isPlural(ws.at(-1)!);
   const records = ws.length >= 3 && RECORD_NOUNS.has(ws.at(-1)!);
-  return plain && (modified || records) ? undefined : verb;
+  // A modifier with a singular noun after it is a compound noun, whatever follows ("checkRunWithSimpleCheckSuites"),
+  // as a verb's plural object is not ("searchGroupsByName").
+  const compound = modified && ws.length >= 3 && !isPlural(ws[1]!) && !ws.slice(1).some((w) => VERB_SET.has(w) && !NOUN_MODIFIERS.has(w));
+  return (plain && (modified || records)) || compound ? undefined : verb;
 }
 
 /**

@@ -229,6 +229,7 @@ test("nameVerb: a word that is also a noun, in front of a plural noun, names a k
     createEntityResponseTypes: undefined,
     openAiFiles: undefined,
     showBases: undefined,
+    checkRunWithSimpleCheckSuites: undefined,
     createUsers: "create",
     deleteResults: "delete",
     createUserForAccountResponses: "create",

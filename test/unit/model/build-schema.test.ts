@@ -188,4 +188,11 @@ test("withSharedRefs: properties named like data keywords (default, enum, exampl
   assert.equal(out["x-note"], { $ref: "#/$defs/Json" });
 });
 
+test("an enum that lists a value twice keeps it once (the service's validator refuses repeats; the meaning is the same)", () => {
+  const book = { type: "object", "x-collection": "books", properties: { code: { type: "string", enum: ["a", "b", "a", "c", "b"] } } };
+  const { found, result } = check(project(book));
+  assert.equal(found, []);
+  assert.equal(result.model!.resources[0]!.fields[0]!.schema, { type: "string", enum: ["a", "b", "c"] });
+});
+
 test.run();
