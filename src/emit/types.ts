@@ -8,6 +8,7 @@ import { setOwn } from "../model/build-schema.js";
 import { isNumericId } from "../model/id-forms.js";
 import { OBJECT_MEMBERS, withArticle } from "../model/names.js";
 import type { Model, Resource } from "../model/types.js";
+import { isDataKeyword, SCHEMA_MAPS } from "../model/schema-walk.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, ident, isSafeIdentifier, key, str } from "./shared/escape.js";
 import { indentBraces, tsHeader } from "./shared/header.js";
@@ -53,7 +54,9 @@ function clean(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === "title" || k === "$id" || k === "$schema" || k === "$comment" || k.startsWith("x-") || TS_KEYWORDS.has(k) || NOT_TYPES.has(k)) continue;
-    Object.defineProperty(out, k, { value: k === "properties" || k === "$defs" ? mapValues(v, clean) : clean(v), enumerable: true, writable: true, configurable: true });
+    // Data (an enum's values, a default) is kept as written: a "title" in it is a value's key.
+    const value = SCHEMA_MAPS.has(k) ? mapValues(v, clean) : isDataKeyword(k) ? v : clean(v);
+    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -89,17 +92,22 @@ function resourceSchemas(model: Model, r: Resource): Record<string, unknown> {
   }
   const plainNames = new Set(Object.keys(plain));
   const writable = new Set(Object.keys(input));
+  // An open resource's other properties (additionalProperties, patternProperties at its root) are typed as written.
+  const open = {
+    additionalProperties: clean(r.bodyKeywords.additionalProperties ?? false),
+    ...(r.bodyKeywords.patternProperties === undefined ? {} : { patternProperties: mapValues(r.bodyKeywords.patternProperties, clean) }),
+  };
   return {
     [`${r.typeName}Fields`]: {
       type: "object",
-      additionalProperties: false,
+      ...open,
       description: `The plain (non-link) fields of ${withArticle(r.name)}.`,
       required: [...new Set([...Object.keys(server), ...r.required.filter((n) => plainNames.has(n))])],
       properties: plain,
     },
     [`${r.typeName}Input`]: {
       type: "object",
-      additionalProperties: false,
+      ...open,
       description: `Request body that creates or replaces ${withArticle(r.name)}.`,
       required: r.required.filter((n) => writable.has(n)),
       properties: input,

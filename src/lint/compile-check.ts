@@ -402,11 +402,13 @@ export function compileSetOf(model: Model): CompileSet {
     const required = r.required.filter((n) => fields.some((f) => f.name === n));
     return {
       what: `the body of ${r.collection}`,
-      schema: { type: "object", additionalProperties: false, ...(required.length ? { required } : {}), properties },
+      schema: { type: "object", additionalProperties: false, ...r.bodyKeywords, ...(required.length ? { required } : {}), properties },
       locate: (pointer) => {
         const [first, name, ...rest] = tokensOf(pointer);
         const field = first === "properties" ? fields.find((f) => f.name === name) : undefined;
-        return field ? locate(field.origin, pointerOf(rest)) : { file: r.origin.file, pointer: r.origin.pointer, kind: "key" };
+        if (field) return locate(field.origin, pointerOf(rest));
+        // A keyword of the root (additionalProperties, patternProperties …) is where the resource writes it.
+        return first !== undefined && first in r.bodyKeywords ? locate(r.origin, pointer) : { file: r.origin.file, pointer: r.origin.pointer, kind: "key" };
       },
     };
   });

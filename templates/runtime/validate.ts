@@ -70,6 +70,7 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: 
     for (const ajv of [bodies, queries]) ajv.addSchema({ $id: SHARED_SCHEMAS_ID, $defs: spec.schemas });
   }
   const bodyFns = new Map<string, ValidateFunction>();
+  const resourceOf = new Map(spec.resources.map((r) => [r.collection, r]));
   const links = new Map<string, ReadonlyMap<string, LinkField>>();
   for (const r of spec.resources) {
     bodyFns.set(r.collection, compileOne(bodies, acceptedBodySchema(r), `the body schema of ${r.collection}`));
@@ -92,9 +93,9 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: 
         }
       }
       if (!fn(value)) {
-        const first = fn.errors?.[0];
-        if (first?.keyword === "additionalProperties") throw unknownProperties(fn, value, first, catalog);
-        throw bodyError(first, catalog, links.get(collection)!, patch);
+        const relevant = relevantError(fn.errors, taggedBranch(bodies, spec, acceptedBodySchema(resourceOf.get(collection)!), value));
+        if (relevant?.keyword === "additionalProperties") throw unknownProperties(fn, value, relevant, catalog);
+        throw bodyError(relevant, catalog, links.get(collection)!, patch);
       }
     },
     query(action, value) {
@@ -103,10 +104,135 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: 
       for (const [k, v] of Object.entries(value)) {
         Object.defineProperty(copy, k, { value: Array.isArray(v) ? v[v.length - 1] : v, enumerable: true, writable: true, configurable: true });
       }
-      if (!fn(copy)) throw queryError(fn.errors?.[0], catalog);
+      if (!fn(copy)) throw queryError(relevantError(fn.errors), catalog);
       return copy;
     },
   };
+}
+
+/**
+ * The error that says best what is wrong with a value. ajv stops at the first error, except in a union
+ * (anyOf/oneOf), where it lists the first error of each branch before the union's own "must match a schema":
+ * the first of those is the first branch's, whichever branch the client meant. A branch that failed on a
+ * tag (a `const` or `enum`, as `"type": "card"` tells a card from a bank account) is not the one meant; of
+ * the others, the error deepest in the value is of the branch that matched the most. When every branch
+ * failed on its tag at one place, the answer is the tag's allowed values together.
+ * @example a oneOf [card (type: "card", number), bank (type: "bank", iban)] and { type: "bank", iban: 5 }
+ *   → the error at iban, not "type must be card"
+ */
+export function relevantError(errors: readonly ErrorObject[] | null | undefined, tagged?: (union: ErrorObject) => ErrorObject | undefined): ErrorObject | undefined {
+  const first = errors?.[0];
+  const unionAt = errors?.findIndex((e) => e.keyword === "anyOf" || e.keyword === "oneOf") ?? -1;
+  if (errors == null || unionAt <= 0) return first;
+  const union = errors[unionAt]!;
+  const meant = tagged?.(union);
+  if (meant !== undefined) return meant;
+  const branches = errors.slice(0, unionAt).filter((e) => e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`));
+  const isTag = (e: ErrorObject) => (e.keyword === "const" || e.keyword === "enum") && e.instancePath !== union.instancePath;
+  const others = branches.filter((e) => !isTag(e));
+  if (others.length > 0) return others.reduce((best, e) => (depth(e) > depth(best) ? e : best));
+  const tags = branches.filter(isTag);
+  if (tags.length === 0 || tags.some((e) => e.instancePath !== tags[0]!.instancePath)) return union;
+  const allowed = tags.flatMap((e) => (e.keyword === "const" ? [(e.params as { allowedValue: unknown }).allowedValue] : (e.params as { allowedValues: unknown[] }).allowedValues));
+  return { ...tags[0]!, keyword: "enum", params: { allowedValues: [...new Set(allowed)] } };
+}
+
+/** Validators of union branches compiled when a body first fails one (an error path: start-up compiles none). */
+const branchValidators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * For the union an error names, the first error of the branch the value's tag chooses: when every branch of
+ * the union (at the error's place in `schema`, followed through properties, items and the shared schemas)
+ * gives one property a `const` (or a one-value `enum`), the value's own tag names its branch, which is
+ * validated alone (compiled on first use); a tag that names no branch is answered with the tags there are.
+ * Undefined when there is no such tag or the place cannot be followed (a union or a pattern on the way).
+ * @example oneOf [card (type const "card"), bank (type const "bank")] and { type: "bank" } → bank's "lacks iban"
+ */
+function taggedBranch(ajv: Ajv, spec: ServiceSpec, schema: JsonSchema, value: unknown): (union: ErrorObject) => ErrorObject | undefined {
+  const deref = (s: unknown): Record<string, unknown> | undefined => {
+    for (let hops = 0; hops < 32; hops++) {
+      if (s === null || typeof s !== "object" || Array.isArray(s)) return undefined;
+      const ref = (s as { $ref?: unknown }).$ref;
+      if (typeof ref !== "string") return s as Record<string, unknown>;
+      const name = ref.startsWith(`${SHARED_SCHEMAS_ID}#/$defs/`) ? ref.slice(SHARED_SCHEMAS_ID.length + 8) : undefined;
+      const schemas = spec.schemas as Record<string, unknown> | undefined;
+      s = name !== undefined && schemas !== undefined && Object.hasOwn(schemas, name) ? schemas[name] : undefined;
+    }
+    return undefined;
+  };
+  return (union) => {
+    let node = deref(schema);
+    let data: unknown = value;
+    for (const raw of union.instancePath.split("/").slice(1)) {
+      const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+      if (node === undefined || data === null || typeof data !== "object") return undefined;
+      const properties = node.properties as Record<string, unknown> | undefined;
+      node = Array.isArray(data) ? deref(node.items) : properties !== undefined && Object.hasOwn(properties, token) ? deref(properties[token]) : undefined;
+      data = (data as Record<string, unknown>)[token];
+    }
+    const branches = node?.[union.keyword];
+    if (!Array.isArray(branches) || data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
+    const shapes = branches.map(deref);
+    // OpenAPI's discriminator: the tag's value names its branch through the mapping (to a shared schema).
+    const discriminator = node?.discriminator as { propertyName?: unknown; mapping?: Record<string, unknown> } | undefined;
+    const tagName = discriminator?.propertyName;
+    if (typeof tagName === "string" && discriminator?.mapping !== undefined && Object.hasOwn(data, tagName)) {
+      const tag = (data as Record<string, unknown>)[tagName];
+      const to = typeof tag === "string" && Object.hasOwn(discriminator.mapping, tag) ? discriminator.mapping[tag] : undefined;
+      const name = typeof to === "string" ? to.slice(to.lastIndexOf("/") + 1) : undefined;
+      const chosen = branches.findIndex((b) => {
+        const ref = (b as { $ref?: unknown } | null)?.$ref;
+        return name !== undefined && typeof ref === "string" && ref.slice(ref.lastIndexOf("/") + 1) === name;
+      });
+      if (chosen >= 0) return branchError(ajv, branches[chosen] as object, data, union);
+      if (to === undefined) {
+        const at = `${union.instancePath}/${tagName.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+        return { ...union, keyword: "enum", instancePath: at, params: { allowedValues: Object.keys(discriminator.mapping) }, message: "must be equal to one of the allowed values" };
+      }
+    }
+    const tagOf = (shape: Record<string, unknown> | undefined, name: string): unknown[] | undefined => {
+      const p = deref((shape?.properties as Record<string, unknown> | undefined)?.[name]);
+      if (p === undefined) return undefined;
+      if (Object.hasOwn(p, "const")) return [p.const];
+      return Array.isArray(p.enum) && p.enum.length === 1 ? p.enum : undefined;
+    };
+    const first = shapes[0]?.properties;
+    if (first === null || typeof first !== "object") return undefined;
+    for (const name of Object.keys(first)) {
+      const tags = shapes.map((shape) => tagOf(shape, name));
+      if (tags.some((t) => t === undefined) || !Object.hasOwn(data, name)) continue;
+      const chosen = tags.findIndex((t) => t!.includes((data as Record<string, unknown>)[name]));
+      if (chosen < 0) {
+        // A tag no branch has: what the tag may be is the answer.
+        const allowedValues = [...new Set(tags.flat())];
+        const at = `${union.instancePath}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+        return { ...union, keyword: "enum", instancePath: at, params: { allowedValues }, message: "must be equal to one of the allowed values" };
+      }
+      return branchError(ajv, branches[chosen] as object, data, union);
+    }
+    return undefined;
+  };
+}
+
+/** The first error of `data` against one branch of `union` (compiled on first use), at its place in the body. */
+function branchError(ajv: Ajv, branch: object, data: unknown, union: ErrorObject): ErrorObject | undefined {
+  let fn = branchValidators.get(branch);
+  if (fn === undefined) {
+    try {
+      fn = ajv.compile(branch);
+    } catch {
+      return undefined;
+    }
+    branchValidators.set(branch, fn);
+  }
+  if (fn(data)) return undefined;
+  const e = fn.errors?.[0];
+  return e === undefined ? undefined : { ...e, instancePath: union.instancePath + e.instancePath };
+}
+
+/** How deep in the value an error is: the number of steps of its instancePath. */
+function depth(e: ErrorObject): number {
+  return e.instancePath === "" ? 0 : e.instancePath.split("/").length - 1;
 }
 
 /** Most unknown properties one answer names: a body of thousands names its first ones, and says there are more. */
@@ -216,6 +342,13 @@ function whatIsWrong(e: ErrorObject, property: string, where: "body" | "query"):
       const words = `${subject} must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(" or ")}`;
       const scalar = types.some((t) => t === "number" || t === "integer" || t === "boolean");
       return where === "body" && scalar ? `${words}. Values are never converted: send 12 and true, not "12" and "true"` : words;
+    }
+    case "anyOf":
+    case "oneOf": {
+      const passing = (e.params as { passingSchemas?: unknown }).passingSchemas;
+      return Array.isArray(passing)
+        ? `${subject} fits more than one of the shapes it may take (branches ${passing.join(" and ")} of its oneOf), and must fit exactly one`
+        : `${subject} fits none of the shapes it may take (its ${e.keyword}); the API reference shows them`;
     }
     default:
       return `${subject} ${e.message ?? "is not valid"}`;

@@ -612,11 +612,15 @@ class OpenApiBuilder {
     const names = this.names.get(r.collection)!;
     const properties = this.representationProperties(r);
     const always = ["meta", "id", "createdAt", "modifiedAt", ...r.fields.filter((f) => f.link?.kind === "collection" || (r.required.includes(f.name) && f.name !== r.owner)).map((f) => f.name)];
+    // An open resource (additionalProperties, patternProperties at its root) holds other properties as written.
+    const keywords = asObject(clean({ ...r.bodyKeywords }));
+    const others: Json = { additionalProperties: keywords.additionalProperties ?? false };
+    for (const k of ["patternProperties", "propertyNames"]) if (k in keywords) others[k] = keywords[k];
     setOwn(this.schemas, names.full, {
       type: "object",
       description: `${r.description || r.title}${r.description ? "" : "."} The full representation.`.trim(),
       required: [...new Set(always)],
-      additionalProperties: false,
+      ...others,
       properties,
     });
     setOwn(this.schemas, names.partial, {
@@ -642,12 +646,14 @@ class OpenApiBuilder {
       description: `The body that creates or replaces ${article(r.name)}.`,
       ...(body.required?.length ? { required: [...body.required] } : {}),
       additionalProperties: false,
+      ...keywords,
       properties: input,
     });
     setOwn(this.schemas, names.patch, {
       type: "object",
       description: `A JSON merge patch (RFC 7396) of ${article(r.name)}: every field optional; \`null\` sets a nullable field to null and removes any other optional field.`,
-      additionalProperties: false,
+      // Another property of an open resource is set by its value and removed by null.
+      additionalProperties: r.open,
       properties: patch,
     });
     setOwn(this.schemas, names.page, {
@@ -839,7 +845,18 @@ export function clean(schema: JsonSchema | unknown): unknown {
       continue;
     }
     if (k.startsWith("x-") || DROPPED.has(k)) continue;
-    if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
+    if (k === "discriminator" && v !== null && typeof v === "object" && !Array.isArray(v)) {
+      // Its mapping names shared schemas as their $refs do: the components of those names.
+      const d = copy(v) as Json;
+      if (d.mapping !== null && typeof d.mapping === "object") {
+        const mapping: Json = {};
+        for (const [tag, to] of Object.entries(d.mapping as Json)) {
+          if (typeof to === "string" && to.startsWith(SHARED_REF_PREFIX)) setOwn(mapping, tag, ref("schemas", to.slice(SHARED_REF_PREFIX.length)));
+        }
+        d.mapping = mapping;
+      }
+      setOwn(out, k, d);
+    } else if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
       const map: Json = {};
       for (const [name, s] of Object.entries(v as Json)) setOwn(map, name, clean(s));
       setOwn(out, k, map);

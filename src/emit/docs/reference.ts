@@ -610,6 +610,8 @@ function resourceFacts(r: Resource): { label: string; value: Text }[] {
     { label: "Collection media type", value: [code(r.collectionMediaType)] },
   ];
   if (r.unique.length) facts.push({ label: "Unique", value: text(...codeList(r.unique, (f) => target(PAGES.resource(r.collection), `field-${slug(f)}`)), ` (a repeated value answers 409 with \`property\` set to the field)`) });
+  const counts = (["minProperties", "maxProperties", "propertyNames", "dependentRequired"] as const).filter((k) => r.bodyKeywords[k] !== undefined);
+  if (counts.length) facts.push({ label: "Bodies also meet", value: text(...codeList(counts.map((k) => `${k}: ${JSON.stringify(r.bodyKeywords[k])}`))) });
   if (r.owner) facts.push({ label: "Owner", value: text(`\`${r.owner}\` holds the id of the key that created the ${r.name}: only that key or an admin role can see or change it (A2)`) });
   return facts;
 }
@@ -648,7 +650,29 @@ function fieldsOf(model: Model, r: Resource): FieldDoc[] {
     };
     return f.link ? [row] : [row, ...nestedFieldsOf(f.name, f.schema, 1)];
   });
-  return [...server, ...own];
+  return [...server, ...own, ...otherPropertiesOf(r)];
+}
+
+/** Rows for the other properties an open resource allows (additionalProperties, patternProperties at its root). */
+function otherPropertiesOf(r: Resource): FieldDoc[] {
+  const rows: FieldDoc[] = [];
+  const row = (name: string, anchor: string, schema: JsonSchema, what: string): FieldDoc => ({
+    name,
+    anchor,
+    type: [plain(schema === true ? "any" : typeText(schema))],
+    required: false,
+    description: prose(what),
+    constraints: schema === true ? [] : constraintsOf(schema),
+  });
+  const patterns = r.bodyKeywords.patternProperties;
+  if (isPlainObject(patterns)) {
+    Object.entries(patterns).forEach(([pattern, schema], i) =>
+      rows.push(row(`(names matching ${pattern})`, `field-pattern-${i + 1}`, schema as JsonSchema, "Other properties whose names match the pattern: stored and represented as sent.")),
+    );
+  }
+  const extra = r.bodyKeywords.additionalProperties;
+  if (extra !== undefined && extra !== false) rows.push(row("(any other name)", "field-other", extra as JsonSchema, "Any other property: stored and represented as sent, and removed by a merge patch of null."));
+  return rows;
 }
 
 /** Deepest level of nested properties the reference lists (a selection nests 8 levels at most). */

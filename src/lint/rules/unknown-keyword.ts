@@ -1,4 +1,4 @@
-import { childPointer, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { childPointer, type Diagnostic, type Target } from "../../diagnostics/diagnostic.js";
 import { report } from "../../diagnostics/report.js";
 import { defineRule } from "../rule.js";
 import { visitSchemas } from "../schema-sites.js";
@@ -33,6 +33,10 @@ export const unknownKeyword = defineRule({
     const out: Diagnostic[] = [];
     const roots = new Set(model.resources.map((r) => `${r.origin.file}#${r.origin.pointer}`));
     const reported = new Set<string>();
+    // Another tool's annotation is said once, where it is first written, with the number of other places
+    // (Stripe writes x-expansionResources and x-stripeBypassValidation on a thousand schemas): a near miss of
+    // one of resourcery's keywords is said wherever it is.
+    const annotations = new Map<string, { where: Target; fix: string; viaRef: boolean; more: number }>();
     visitSchemas(model, (schema, at, viaRef) => {
       const atRoot = !viaRef && roots.has(`${at.file}#${at.pointer}`);
       for (const keyword of Object.keys(schema)) {
@@ -40,11 +44,20 @@ export const unknownKeyword = defineRule({
         const fix = fixFor(keyword, atRoot);
         if (fix === undefined) continue;
         const where = viaRef ? at : { file: at.file, pointer: childPointer(at.pointer, keyword), kind: "key" as const };
-        if (atRoot && isNearMiss(keyword)) out.push(report("unknown-keyword", where, { keyword, fix }));
-        else out.push(report("unknown-extension", where, { keyword, where: viaRef ? " (reached through a $ref)" : "", fix }));
         reported.add(keyword);
+        if (atRoot && isNearMiss(keyword)) out.push(report("unknown-keyword", where, { keyword, fix }));
+        else if (isNearMiss(keyword)) out.push(report("unknown-extension", where, { keyword, where: viaRef ? " (reached through a $ref)" : "", fix }));
+        else {
+          const seen = annotations.get(keyword);
+          if (seen) seen.more++;
+          else annotations.set(keyword, { where, fix, viaRef, more: 0 });
+        }
       }
     });
+    for (const [keyword, { where, fix, viaRef, more }] of annotations) {
+      const also = more === 0 ? "" : ` (nor in the ${more} other place${more === 1 ? "" : "s"} it is written)`;
+      out.push(report("unknown-extension", where, { keyword, where: `${viaRef ? " (reached through a $ref)" : ""}${also}`, fix }));
+    }
     return out;
   },
 });
