@@ -390,7 +390,7 @@ for (const { name, model, doc, file } of projects) {
           // The alias shape last, as a string holding the JSON (JSON tools read only +json and application/json as JSON).
           assert.equal(Object.keys(response.content), ["application/json", errorType.name, errorType.alias]);
           assert.is(response.content["application/json"].schema.$ref, "#/components/schemas/Error");
-          assertAliasOf(response.content, errorType.name, errorType.alias);
+          assertAliasOf(doc, response.content, errorType.name, errorType.alias);
         }
         if (status === "401") assert.ok(response.headers["WWW-Authenticate"]);
       }
@@ -437,7 +437,7 @@ for (const { name, model, doc, file } of projects) {
         (source.kind === "list" || source.kind === "sub-collection" ? source.answers!.collectionMediaType : source.kind === "add-member" ? source.answers!.mediaType : source.resource!.mediaType);
       const alias = model.mediaTypes.find((m) => m.name === vendor)!.alias;
       assert.equal(Object.keys(success.content), ["application/json", vendor, alias], `${method} ${p}`);
-      assertAliasOf(success.content, vendor, alias);
+      assertAliasOf(doc, success.content, vendor, alias);
       if (source.kind === "add-member") {
         // 201 when added (Location: the member's href), 200 when it already was a member.
         assert.ok(success.headers.Location, `${method} ${p} Location`);
@@ -449,7 +449,7 @@ for (const { name, model, doc, file } of projects) {
         const r = source.kind === "add-member" ? source.answers! : source.resource!;
         const rmt = model.mediaTypes.find((m) => m.name === r.mediaType)!;
         assert.equal(Object.keys(content), (merge ? ["application/merge-patch+json"] : []).concat(["application/json", rmt.name, rmt.alias]));
-        assertAliasOf(content, rmt.name, rmt.alias);
+        assertAliasOf(doc, content, rmt.name, rmt.alias);
       }
       if (source.kind === "create") {
         assert.ok(success.headers.Location);
@@ -602,13 +602,16 @@ for (const { name, file } of projects) {
   });
 }
 
-/** `content[alias]` is a string holding the JSON of `content[vendor]` (what JSON tools can read of it). */
-function assertAliasOf(content: Json, vendor: string, alias: string): void {
+/**
+ * `content[alias]` is a string holding the JSON of `content[vendor]` (what JSON tools can read of it), and
+ * the document's `x-media-type-aliases` says it is `vendor`'s alias.
+ */
+function assertAliasOf(doc: Json, content: Json, vendor: string, alias: string): void {
   const schema = content[alias].schema;
   assert.equal(Object.keys(content[alias]), ["schema"]);
   assert.equal([schema.type, schema.contentMediaType], ["string", "application/json"], alias);
   assert.equal(schema.contentSchema, content[vendor].schema, `${alias} holds ${vendor}`);
-  assert.match(schema.description, vendor);
+  assert.is(doc["x-media-type-aliases"][alias], vendor, `${alias} is the alias of ${vendor}`);
 }
 
 // ---------------------------------------------------------------------------------------------------
