@@ -798,4 +798,35 @@ test("a property named __proto__ or constructor is an own property of its schema
   assert.equal(JSON.parse(text).components.schemas.Thing.properties.__proto__, { type: "string" });
 });
 
+test("each schema is written once: a later copy is a $ref to the first (the full representation's field), data never", () => {
+  const dir = path.join(tmp, "projects", "once");
+  fs.mkdirSync(path.join(dir, "resources"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "service.json"), JSON.stringify({ name: "once", vendor: "once", version: 1, baseUrl: "http://localhost:1/v1", errorDocsUrl: "http://localhost:1/errors", resources: ["resources/*.json"], auth: { schemes: ["apiKey"] } }));
+  const address = { type: "object", description: "A postal address, as the post office writes it on an envelope.", required: ["city"], properties: { city: { type: "string", maxLength: 80 }, street: { type: "string", maxLength: 120 } } };
+  const tags = { type: "array", description: "Words that describe it, in the order they were given.", items: { type: "string", enum: ["first-example-word", "second-example-word", "third-example-word"] }, examples: [["first-example-word", "second-example-word", "third-example-word"]] };
+  fs.writeFileSync(
+    path.join(dir, "resources/shop.json"),
+    JSON.stringify({ title: "Shop", type: "object", "x-collection": "shops", additionalProperties: false, required: ["name"], properties: { name: { type: "string" }, address, billing: address, tags } }),
+  );
+  const { model } = checkProject(dir);
+  assert.ok(model);
+  const doc = openApiOf(model) as Json;
+  const schemas = doc.components.schemas as Json;
+  // The full representation writes every field as it is.
+  assert.equal(schemas.Shop.properties.address, address);
+  assert.equal(schemas.Shop.properties.tags, tags);
+  assert.equal(schemas.Shop.properties.billing, address, "a second copy in the full representation too");
+  for (const [name, field] of [["ShopPartial", "address"], ["ShopPartial", "tags"], ["ShopInput", "address"], ["ShopInput", "billing"], ["ShopInput", "tags"]]) {
+    assert.equal(schemas[name!].properties[field!], { $ref: `#/components/schemas/Shop/properties/${field === "billing" ? "address" : field}` }, `${name}.${field}`);
+  }
+  // A merge patch's optional field is that schema or null; the schema is the reference.
+  assert.equal(schemas.ShopPatch.properties.tags, { anyOf: [{ $ref: "#/components/schemas/Shop/properties/tags" }, { type: "null" }] });
+  // Small schemas stay where they are; every reference leads to what it replaced.
+  assert.equal(schemas.ShopInput.properties.name, { type: "string" });
+  const text = JSON.stringify(doc);
+  for (const [, pointer] of text.matchAll(/"\$ref":"(#\/components\/schemas\/[^"]+\/properties\/[^"]+)"/g)) assert.ok(at(doc, pointer!) !== undefined, pointer);
+  // An example is data: it is kept whole in each place.
+  assert.equal(schemas.Shop.properties.tags.examples, tags.examples);
+});
+
 test.run();
