@@ -1,9 +1,13 @@
 /**
- * The second half of ./ts-types.ts: json-schema-to-typescript's parser.ts, optimizer.ts and generator.ts
- * for the subset, on the normalized copy of the bundle, step for step (its quirks are the output's).
+ * The middle of ./ts-types.ts: json-schema-to-typescript's typesOfSchema.ts, parser.ts and optimizer.ts
+ * for the subset, on the normalized copy of the bundle, step for step (its quirks are the output's);
+ * ./ts-types-generate.ts writes the declarations.
  */
 
-export type Schema = Record<string, unknown>;
+import { Generator, T_UNKNOWN, toSafeString, type Ast, type Param, type Schema } from "./ts-types-generate.js";
+
+export type { Schema } from "./ts-types-generate.js";
+export { toSafeString } from "./ts-types-generate.js";
 
 /** Raised where the bundle leaves the subset, with what left it. */
 export class Outside extends Error {
@@ -23,37 +27,6 @@ export function setOwn(target: Schema, key: string, value: unknown): void {
   if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
-
-// ---------------------------------------------------------------------------------------------
-// The AST (types/AST.ts), for the node types the subset produces
-
-interface Meta {
-  comment?: string | undefined;
-  deprecated?: boolean | undefined;
-  standaloneName?: string | undefined;
-}
-
-type Ast = Meta &
-  (
-    | { type: "BOOLEAN" | "NEVER" | "NULL" | "NUMBER" | "STRING" | "UNKNOWN" }
-    | { type: "LITERAL"; params: unknown }
-    | { type: "CUSTOM_TYPE"; params: string }
-    | { type: "ARRAY"; params: Ast }
-    | { type: "TUPLE"; params: Ast[]; spreadParam: Ast | undefined; minItems: number }
-    | { type: "UNION" | "INTERSECTION"; params: Ast[] }
-    | { type: "INTERFACE"; params: Param[] }
-  );
-
-interface Param {
-  ast: Ast;
-  keyName: string;
-  isRequired: boolean;
-  isIndexSignature: boolean;
-  isUnreachableDefinition: boolean;
-}
-
-/** The one `unknown` the optimizer puts in place of a union or intersection it collapses. */
-const T_UNKNOWN: Ast = { type: "UNKNOWN" };
 
 type SchemaType =
   | "ALL_OF" | "ANY" | "ANY_OF" | "BOOLEAN" | "CUSTOM_TYPE" | "NULL" | "NUMBER" | "ONE_OF" | "STRING" | "TYPED_ARRAY" | "UNION" | "UNNAMED_ENUM"
@@ -85,42 +58,11 @@ export function typeOfSchema(s: Schema): SchemaType {
   return matched[0] ?? "UNNAMED_SCHEMA";
 }
 
-/** utils.toSafeString, for ASCII (the subset's type names). */
-export function toSafeString(s: string): string {
-  if (/^[A-Z][A-Za-z0-9]*$/.test(s) && !/\d[a-z]/.test(s)) return s; // already safe: every step below keeps it
-  const safe = s
-    .replace(/(^\s*[^a-zA-Z_$])|([^a-zA-Z_$\d])/g, " ")
-    .replace(/^_[a-z]/g, (m) => m.toUpperCase())
-    .replace(/_[a-z]/g, (m) => m.slice(1).toUpperCase())
-    .replace(/([\d$]+[a-zA-Z])/g, (m) => m.toUpperCase())
-    .replace(/\s+([a-zA-Z])/g, (m) => m.toUpperCase().trim())
-    .replace(/\s/g, "")
-    .replace(/^\d+/, "");
-  return safe.charAt(0).toUpperCase() + safe.slice(1);
-}
-
-function hasStandaloneName(ast: Ast): boolean {
-  return ast.standaloneName != null && ast.standaloneName !== "";
-}
-
-function hasComment(ast: Meta): boolean {
-  return (ast.comment != null && ast.comment !== "") || ast.deprecated === true;
-}
-
-/** lodash's omit(ast, "standaloneName"): a copy without it (generateType knows the copy by itself). */
-function omitStandaloneName(ast: Ast): Ast {
-  const { standaloneName: _, ...rest } = ast;
-  return rest as Ast;
-}
-
 /** Keywords some type matcher (or a normalizer rule) reads: an allOf member with none of them is vacuous. */
 const RECOGNIZED_ALL_OF_MEMBER_KEYWORDS = new Set([
   "$id", "additionalProperties", "allOf", "anyOf", "const", "default", "enum", "extends", "items", "oneOf", "patternProperties", "properties",
   "required", "tsEnumNames", "tsType", "type",
 ]);
-
-/** Types that render without recursing into other nodes. */
-const LEAF_TYPES = new Set(["BOOLEAN", "CUSTOM_TYPE", "LITERAL", "NEVER", "NULL", "NUMBER", "OBJECT", "REFERENCE", "STRING"]);
 
 /** One compile: parser.ts, optimizer.ts and generator.ts for the subset. */
 export class Printer {
@@ -128,11 +70,8 @@ export class Printer {
   private readonly parsed = new Map<object, Ast>();
   /** Definition → its key under the root's $defs. */
   private readonly defKeys: Map<unknown, string>;
-  /** generator.ts's memoized generateType, which the optimizer fills too. */
-  private readonly generated = new Map<Ast, string>();
-  /** Nodes the optimizer is done with, and their renderings without their names (see unnamed). */
-  private readonly optimized = new Set<Ast>();
-  private readonly raws = new Map<Ast, string>();
+  /** generator.ts, whose memoized type texts the optimizer fills too. */
+  private readonly gen = new Generator();
 
   /** `idNames`: the `$id` the normalizer gave a definition a $ref reaches (its name when there is one). */
   constructor(
@@ -265,11 +204,11 @@ export class Printer {
     switch (ast.type) {
       case "ARRAY":
         ast.params = this.optimize(ast.params, seen);
-        this.optimized.add(ast);
+        this.gen.done(ast);
         return ast;
       case "INTERFACE":
         for (const p of ast.params) p.ast = this.optimize(p.ast, seen);
-        this.optimized.add(ast);
+        this.gen.done(ast);
         return ast;
       case "UNION":
       case "INTERSECTION": {
@@ -281,244 +220,35 @@ export class Printer {
         }
         // [A, B, C, Unknown] -> Unknown
         if (ast.params.some((p) => p.type === "UNKNOWN")) {
-          this.optimized.add(ast);
+          this.gen.done(ast);
           return T_UNKNOWN;
         }
         // [A (named), A] -> [A (named)]
         // (Asked in its order: rendering the members fills generateType's memo, which the output then reads.)
-        const first = ast.params.length > 0 ? this.unnamed(ast.params[0]!) : "";
-        const alike = ast.params.every((p) => this.unnamed(p) === first);
+        const first = ast.params.length > 0 ? this.gen.unnamed(ast.params[0]!) : "";
+        const alike = ast.params.every((p) => this.gen.unnamed(p) === first);
         if (alike && ast.params.some((p) => p.standaloneName !== undefined)) ast.params = ast.params.filter((p) => p.standaloneName !== undefined);
         // [A, B, B] -> [A, B]
         const seenTypes = new Set<string>();
         ast.params = ast.params.filter((p) => {
-          const t = this.generateType(p);
+          const t = this.gen.generateType(p);
           if (seenTypes.has(t)) return false;
           seenTypes.add(t);
           return true;
         });
         ast.params = ast.params.map((p) => this.optimize(p, seen));
-        this.optimized.add(ast);
+        this.gen.done(ast);
         return ast;
       }
       default:
-        this.optimized.add(ast);
+        this.gen.done(ast);
         return ast;
     }
   }
 
-  /**
-   * generateType(omitStandaloneName(ast)): the node written out, not by its name (a fresh object each
-   * time, unknown to its memo; its members are known). A node the optimizer is done with is written the
-   * same each time: its members no longer change, nor do the unnamed nodes below it (optimized inside it)
-   * that its interface's index signature and "Items:" comments read; named ones are written by name.
-   */
-  private unnamed(ast: Ast): string {
-    const kept = this.raws.get(ast);
-    if (kept !== undefined) return kept;
-    const text = this.generateRawType(omitStandaloneName(ast));
-    if (this.optimized.has(ast)) this.raws.set(ast, text);
-    return text;
-  }
-
-  // generator.ts
-
-  /**
-   * Its declarations: type aliases, then interfaces, each where its walk of the tree first meets it. (It
-   * joins each level's declarations with line breaks as it returns: the same text, written here once.)
-   */
+  /** generator.ts: the declarations. */
   generate(root: Ast): string {
-    const types: string[] = [];
-    const interfaces: string[] = [];
-    this.declareNamedTypes(root, new Set(), types);
-    this.declareNamedInterfaces(root, new Set(), interfaces);
-    return [types.join("\n"), interfaces.join("\n")].filter(Boolean).join("\n\n") + "\n";
-  }
-
-  private declareNamedTypes(ast: Ast, seen: Set<Ast>, out: string[]): void {
-    if (seen.has(ast)) return;
-    seen.add(ast);
-    switch (ast.type) {
-      case "ARRAY":
-        this.declareNamedTypes(ast.params, seen, out);
-        if (hasStandaloneName(ast)) out.push(this.generateStandaloneType(ast));
-        return;
-      case "INTERFACE":
-        for (const p of ast.params) this.declareNamedTypes(p.ast, seen, out);
-        return;
-      case "INTERSECTION":
-      case "TUPLE":
-      case "UNION":
-        if (hasStandaloneName(ast)) out.push(this.generateStandaloneType(ast));
-        for (const p of ast.params) this.declareNamedTypes(p, seen, out);
-        if (ast.type === "TUPLE" && ast.spreadParam) this.declareNamedTypes(ast.spreadParam, seen, out);
-        return;
-      default:
-        if (hasStandaloneName(ast)) out.push(this.generateStandaloneType(ast));
-    }
-  }
-
-  private declareNamedInterfaces(ast: Ast, seen: Set<Ast>, out: string[]): void {
-    if (seen.has(ast)) return;
-    seen.add(ast);
-    switch (ast.type) {
-      case "ARRAY":
-        this.declareNamedInterfaces(ast.params, seen, out);
-        return;
-      case "INTERFACE":
-        if (hasStandaloneName(ast)) out.push(this.generateStandaloneInterface(ast));
-        for (const p of ast.params) this.declareNamedInterfaces(p.ast, seen, out);
-        return;
-      case "INTERSECTION":
-      case "TUPLE":
-      case "UNION": {
-        const start = out.length;
-        for (const p of ast.params) this.declareNamedInterfaces(p, seen, out);
-        if (ast.type === "TUPLE" && ast.spreadParam) {
-          // It appends the spread's declarations to the members' without a line break.
-          const spread: string[] = [];
-          this.declareNamedInterfaces(ast.spreadParam, seen, spread);
-          const text = spread.join("\n");
-          if (text && out.length > start) out[out.length - 1] += text;
-          else if (text) out.push(text);
-        }
-        return;
-      }
-      default:
-        return;
-    }
-  }
-
-  /** generateType: memoized per node, and a named node is referred to by its name. */
-  private generateType(ast: Ast): string {
-    let t = this.generated.get(ast);
-    if (t === undefined) {
-      t = this.generateRawType(ast);
-      this.generated.set(ast, t);
-    }
-    return t;
-  }
-
-  private generateRawType(ast: Ast): string {
-    if (hasStandaloneName(ast)) return toSafeString(ast.standaloneName!);
-    switch (ast.type) {
-      case "ARRAY": {
-        const type = this.generateType(ast.params);
-        return type.endsWith('"') ? `(${type})[]` : `${type}[]`;
-      }
-      case "BOOLEAN":
-        return "boolean";
-      case "INTERFACE":
-        return this.generateInterface(ast.params);
-      case "LITERAL":
-        return JSON.stringify(ast.params);
-      case "NEVER":
-        return "never";
-      case "NUMBER":
-        return "number";
-      case "NULL":
-        return "null";
-      case "STRING":
-        return "string";
-      case "TUPLE":
-        return this.generateTuple(ast);
-      case "UNION":
-      case "INTERSECTION": {
-        const members = ast.params.map((p) => this.generateType(p));
-        if (members.length === 0) return ast.type === "UNION" ? "never" : "{\n[k: string]: unknown | undefined\n}";
-        return members.length === 1 ? members[0]! : `(${members.join(ast.type === "UNION" ? " | " : " & ")})`;
-      }
-      case "UNKNOWN":
-        return "unknown";
-      case "CUSTOM_TYPE":
-        return ast.params;
-    }
-  }
-
-  /**
-   * A tuple made by bounds: `[T, ...(T)[]]` for a minimum alone (the tuple is that long), else the
-   * union of every allowed length, joined without spaces as the original does. (Its padding of a
-   * tuple shorter than its bounds never applies: the normalizer made it as long as they are.)
-   */
-  private generateTuple(ast: Extract<Ast, { type: "TUPLE" }>): string {
-    const items = ast.params.map((p) => this.generateType(p));
-    if (ast.spreadParam) return `[${[...items, `...(${this.generateType(ast.spreadParam)})[]`].join(", ")}]`;
-    const lengths: string[] = [];
-    for (let n = ast.minItems; n <= items.length; n++) lengths.push(`[${items.slice(0, n).join(", ")}]`);
-    return lengths.join("|");
-  }
-
-  private generateInterface(all: readonly Param[]): string {
-    const params = all.filter((p) => !p.isUnreachableDefinition);
-    const indexSignature = params.find((p) => p.isIndexSignature);
-    const indexSignatureType = indexSignature ? this.generateIndexSignatureType(indexSignature, params) : undefined;
-    const lines = params.map((param) => {
-      const { isRequired, isIndexSignature, keyName, ast } = param;
-      const type = param === indexSignature && indexSignatureType !== undefined ? indexSignatureType : this.generateType(ast) + (isIndexSignature ? " | undefined" : "");
-      const commented = withItemsComment(ast);
-      return (
-        (hasComment(commented) && !ast.standaloneName ? generateComment(commented.comment, commented.deprecated) + "\n" : "") +
-        (isIndexSignature ? keyName : escapeKeyName(keyName)) +
-        (isRequired ? "" : "?") +
-        ": " +
-        type
-      );
-    });
-    return `{\n${lines.join("\n")}\n}`;
-  }
-
-  /** The index signature's type widened to admit every named property's type, and undefined (strictIndexSignatures). */
-  private generateIndexSignatureType(indexSignature: Param, params: readonly Param[]): string | undefined {
-    if (isAny(indexSignature.ast) || isUnknown(indexSignature.ast)) return undefined;
-    const memberAsts: Ast[] = [];
-    const addMember = (ast: Ast): void => {
-      if (ast.type === "UNION" && !hasStandaloneName(ast)) {
-        ast.params.forEach(addMember);
-        return;
-      }
-      if (ast.type === "CUSTOM_TYPE" && !hasStandaloneName(ast) && ast.params.includes("|") && /^[\w$.\s|]+$/.test(ast.params)) {
-        for (const member of ast.params.split("|")) {
-          const trimmed = member.trim();
-          if (trimmed) memberAsts.push({ type: "CUSTOM_TYPE", params: trimmed });
-        }
-        return;
-      }
-      memberAsts.push(ast);
-    };
-    addMember(indexSignature.ast);
-    for (const sibling of params) {
-      if (sibling === indexSignature || isAny(sibling.ast) || sibling.ast.type === "NEVER") continue;
-      addMember(sibling.ast);
-    }
-    if (memberAsts.some(isAny)) return "any | undefined";
-    if (memberAsts.some(isUnknown)) return "unknown | undefined";
-    if (memberAsts.length === 0) return undefined;
-    const seen = new Set<string>();
-    const members: string[] = [];
-    for (const memberAst of memberAsts) {
-      const type = this.generateType(memberAst);
-      // A named alias of a leaf type also covers the type it names
-      const underlying = hasStandaloneName(memberAst) && LEAF_TYPES.has(memberAst.type) ? this.generateRawType(omitStandaloneName(memberAst)) : type;
-      if (seen.has(type) || seen.has(underlying)) continue;
-      seen.add(type);
-      seen.add(underlying);
-      members.push(memberAst.type === "CUSTOM_TYPE" && !/^[\w$.]+(\[\])*$/.test(type) ? `(${type})` : type);
-    }
-    if (!seen.has("undefined")) members.push("undefined");
-    return members.join(" | ");
-  }
-
-  private generateStandaloneInterface(ast: Ast): string {
-    return (
-      (hasComment(ast) ? generateComment(ast.comment, ast.deprecated) + "\n" : "") +
-      `export interface ${toSafeString(ast.standaloneName!)} ` +
-      this.generateInterface((ast as Extract<Ast, { type: "INTERFACE" }>).params)
-    );
-  }
-
-  private generateStandaloneType(ast: Ast): string {
-    const commented = withItemsComment(ast);
-    return (hasComment(commented) ? generateComment(commented.comment) + "\n" : "") + `export type ${toSafeString(ast.standaloneName!)} = ${this.generateRawType(omitStandaloneName(ast))}`;
+    return this.gen.generate(root);
   }
 }
 
@@ -539,21 +269,6 @@ function isVacuousInterface(ast: Ast): boolean {
   );
 }
 
-/**
- * An array's item description goes on the declaration that holds the array, as "Items: …" (not a named
- * item type's, declared with its own, nor a nested array's, whose description may end in its @minItems
- * tags, nor one with a tag of its own).
- */
-function withItemsComment(ast: Ast): Meta {
-  const members = ast.type === "ARRAY" ? [ast.params] : ast.type === "TUPLE" ? (ast.spreadParam ? [...ast.params, ast.spreadParam] : ast.params) : undefined;
-  if (!members) return ast;
-  const comments = new Set(members.map((m) => (hasStandaloneName(m) || m.type === "ARRAY" || m.type === "TUPLE" ? undefined : m.comment)));
-  const [comment] = comments;
-  if (comments.size !== 1 || !comment || /(^|\s)@\w/.test(comment)) return ast;
-  const items = `Items: ${comment}`;
-  return { ...ast, comment: ast.comment ? `${ast.comment}\n\n${items}` : items };
-}
-
 /** maybeStripDefault: a union member keeps `default` only when it fits the member's type. */
 function stripMismatchedDefault(s: Schema): void {
   if (!("default" in s)) return;
@@ -566,25 +281,4 @@ function stripMismatchedDefault(s: Schema): void {
     (s.type === "null" && d === null) ||
     (s.type === "object" && isPlainObject(d));
   if (!fits) delete s.default;
-}
-
-/** (Its ANY type is never made: unknownAny is on.) */
-function isAny(ast: Ast): boolean {
-  return ast.type === "CUSTOM_TYPE" && ast.params.trim() === "any";
-}
-
-function isUnknown(ast: Ast): boolean {
-  return ast.type === "UNKNOWN" || (ast.type === "CUSTOM_TYPE" && ast.params.trim() === "unknown");
-}
-
-function generateComment(comment: string | undefined, deprecated?: boolean): string {
-  const lines = ["/**"];
-  if (deprecated) lines.push(" * @deprecated");
-  if (comment !== undefined) lines.push(...comment.split("\n").map((l) => " * " + l));
-  lines.push(" */");
-  return lines.join("\n");
-}
-
-function escapeKeyName(keyName: string): string {
-  return keyName.length && /[A-Za-z_$]/.test(keyName.charAt(0)) && /^[\w$]+$/.test(keyName) ? keyName : JSON.stringify(keyName);
 }

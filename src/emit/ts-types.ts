@@ -1,14 +1,16 @@
 /**
  * Prints the declarations json-schema-to-typescript (16.x) compiles from the bundled types schema
  * (typesSchema in ./types.ts, compiled with emitTypes's options), byte for byte, without loading it:
- * on real APIs of 500–900 schemas its compile (and its $ref resolution) takes seconds, this a tenth of that.
+ * on real APIs of 500–900 schemas its compile (and its $ref resolution) takes a second or more, this a
+ * fraction of that.
  *
  * Covers the JSON Schema subset definitions use (type, enum, const, properties, required,
  * additionalProperties, items, min/maxItems, allOf, anyOf, oneOf, `$ref`s between the bundle's
  * definitions, description, deprecated, tsType and keywords with no effect on the type) by following
  * its pipeline step by step, quirks included: dereference (a `$ref` becomes its definition, which is then
- * named wherever it is used), link, normalize (in its traversal order), parse, optimize, generate (in
- * ./ts-types-ast.ts). A bundle with anything else is declined with the reason, and compiled by it instead.
+ * named wherever it is used), link, normalize (in its traversal order), parse, optimize (in
+ * ./ts-types-ast.ts), generate (./ts-types-generate.ts). A bundle with anything else is declined with
+ * the reason, and compiled by it instead.
  * test/unit/emit/types.test.ts holds the two to the same output: on the examples, the fixtures, the real
  * APIs' bundles (when test/real-apis is installed) and random bundles.
  */
