@@ -51,13 +51,15 @@ export function ajvOptions(coerce: boolean): Options {
 /**
  * A new ajv with the service's options and formats (ajv-formats). `extra` may only change what does not
  * decide which schemas compile or what they accept: `check` turns off the optimisation of code it never
- * runs, and ajv's warnings (an unknown format), which its own diagnostics say better.
+ * runs (the generated code's own, and the inlining of each referenced schema into every schema that
+ * refers to it, which compiles the same keywords again there), and ajv's warnings (an unknown format),
+ * which its own diagnostics say better.
  */
 export function newAjv(coerce: boolean, extra: { readonly optimize?: boolean; readonly quiet?: boolean } = {}): Ajv {
   const options = ajvOptions(coerce);
   const ajv = new Ajv({
     ...options,
-    ...(extra.optimize === false ? { code: { ...options.code, optimize: false } } : {}),
+    ...(extra.optimize === false ? { code: { ...options.code, optimize: false }, inlineRefs: false } : {}),
     ...(extra.quiet === true ? { logger: false as const } : {}),
   });
   type Plugin = (a: Ajv) => unknown;

@@ -62,8 +62,19 @@ export const unknownKeyword = defineRule({
   },
 });
 
+/** fixFor's answers by place and keyword: real APIs write the same few annotations on thousands of schemas. */
+const fixes = [new Map<string, string | undefined>(), new Map<string, string | undefined>()];
+
 /** The hint for `keyword` where it is written, or undefined when resourcery reads it there. */
 export function fixFor(keyword: string, atRoot: boolean): string | undefined {
+  const known = fixes[atRoot ? 1 : 0]!;
+  if (known.has(keyword)) return known.get(keyword);
+  const fix = fixOf(keyword, atRoot);
+  known.set(keyword, fix);
+  return fix;
+}
+
+function fixOf(keyword: string, atRoot: boolean): string | undefined {
   const [here, there] = atRoot ? [ROOT_KEYWORDS, SCHEMA_KEYWORDS] : [SCHEMA_KEYWORDS, ROOT_KEYWORDS];
   const [herePlace, therePlace] = atRoot ? [ROOT_PLACE, SCHEMA_PLACE] : [SCHEMA_PLACE, ROOT_PLACE];
   if ((here as readonly string[]).includes(keyword)) return undefined;
@@ -76,8 +87,14 @@ export function fixFor(keyword: string, atRoot: boolean): string | undefined {
   return `${list}; if "${keyword}" is an annotation for another tool, leave it: resourcery ignores it`;
 }
 
+const nearMisses = new Map<string, boolean>();
+
 /** True for a root keyword that reads as one of resourcery's own, mistyped or misplaced: not another tool's. */
 function isNearMiss(keyword: string): boolean {
-  const all = [...ROOT_KEYWORDS, ...SCHEMA_KEYWORDS];
-  return (all as readonly string[]).includes(keyword) || closest(keyword, all) !== undefined;
+  let near = nearMisses.get(keyword);
+  if (near === undefined) {
+    const all = [...ROOT_KEYWORDS, ...SCHEMA_KEYWORDS];
+    nearMisses.set(keyword, (near = (all as readonly string[]).includes(keyword) || closest(keyword, all) !== undefined));
+  }
+  return near;
 }
