@@ -61,7 +61,10 @@ function orphanTypes(plan: Plan, out: string, model: Model): Orphans {
   return { types: types.filter((t) => !defined.has(t.name)) };
 }
 
-/** The type a kept hook file imports as `import type { T, TInput } from "../generated/types.js"`, if it still does. */
+/**
+ * The type a kept hook file uses as its seed wrote it: `ResourceHooks<types.TInput, types.T>`, or (seeds of
+ * earlier versions) `import type { T, TInput } from "../generated/types.js"`, if it still does.
+ */
 function hookType(file: string): string | undefined {
   let text: string;
   try {
@@ -69,7 +72,10 @@ function hookType(file: string): string | undefined {
   } catch {
     return undefined;
   }
-  return /import\s+type\s*\{\s*([A-Za-z_$][\w$]*)\s*,\s*\1Input\s*\}\s*from\s*["']\.\.\/generated\/types\.js["']/.exec(text)?.[1];
+  return (
+    /ResourceHooks<\s*types\.([A-Za-z_$][\w$]*)Input\s*,\s*types\.\1\s*>/.exec(text)?.[1] ??
+    /import\s+type\s*\{\s*([A-Za-z_$][\w$]*)\s*,\s*\1Input\s*\}\s*from\s*["']\.\.\/generated\/types\.js["']/.exec(text)?.[1]
+  );
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { idTsType } from "../model/id-forms.js";
 import type { ClientTypeName } from "../model/names.js";
+import { withArticle } from "../model/names.js";
 import type { Model, Resource } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { handlerName } from "./handlers.js";
@@ -34,29 +35,48 @@ function namesOf(model: Model) {
   };
 }
 
+/**
+ * The calls every collection has, declared once: a resource's `<Type>Api` extends it with its name, types and id
+ * type (a few hundred bytes per resource instead of a few kilobytes: the compiler reads, checks and declares
+ * client/index.ts in time proportional to it). The types are as precise as written out per resource.
+ */
+function collectionApiDeclaration(model: Model): string {
+  const { own, registry } = namesOf(model);
+  const readOptions = ident(own.ReadOptions);
+  const getOptions = ident(own.GetOptions);
+  return [
+    docComment("The calls of a collection `C` whose representation is `T`, request body `I` and ids `Id` (`api.<collection>`)."),
+    `export interface ${ident(own.CollectionApi)}<C extends Collection, T, I, Id extends string | number = string> {`,
+    docComment("POST /<collection>: creates an instance; 201 with the new instance.", "  "),
+    `  create(body: I, options?: runtime.CallOptions): Promise<T>;`,
+    docComment("GET /<collection>: a page of the collection, optionally with fields and expand applied to the items.", "  "),
+    `  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ${readOptions}<C, F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<${registry}, C, F, E>>>;`,
+    docComment("GET /<collection>/{id}: one instance, typed by the fields and expand selections.", "  "),
+    `  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: Id, params?: ${getOptions}<C, F, E>, options?: runtime.CallOptions): Promise<select.Selected<${registry}, C, F, E>>;`,
+    docComment("PATCH /<collection>/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field).", "  "),
+    `  update(id: Id, patch: ${ident(own.MergePatch)}<I>, options?: runtime.CallOptions): Promise<T>;`,
+    docComment("PUT /<collection>/{id}: replaces the whole instance.", "  "),
+    `  replace(id: Id, body: I, options?: runtime.CallOptions): Promise<T>;`,
+    docComment("DELETE /<collection>/{id}", "  "),
+    `  delete(id: Id, options?: runtime.CallOptions): Promise<void>;`,
+    `}`,
+  ].join("\n");
+}
+
 function collectionApi(model: Model, r: Resource): string {
-  const { own, registry, type: typeOf, page } = namesOf(model);
+  const { own, type: typeOf, page } = namesOf(model);
   const c = str(r.collection);
   const type = typeOf(r.typeName);
   const input = typeOf(`${r.typeName}Input`);
   const subs = r.fields.filter((f) => f.link?.kind === "collection");
   // A sequence's ids are numbers, as its representations carry them.
-  const id = `id: ${idTsType(r.idForm)}`;
+  const idType = idTsType(r.idForm);
+  const id = `id: ${idType}`;
+  const base = `${ident(own.CollectionApi)}<${c}, ${type}, ${input}${idType === "string" ? "" : `, ${idType}`}>`;
+  const what = r.name === r.collection ? "an instance" : withArticle(r.name);
   const lines = [
-    docComment(`Calls of the ${r.collection} collection.`),
-    `export interface ${ident(r.typeName)}Api {`,
-    docComment(`POST /${r.collection}: creates ${r.name === r.collection ? "an instance" : `a ${r.name}`}; 201 with the new instance.`, "  "),
-    `  create(body: ${input}, options?: runtime.CallOptions): Promise<${type}>;`,
-    docComment(`GET /${r.collection}: a page of the collection, optionally with fields and expand applied to the items.`, "  "),
-    `  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ${ident(own.ReadOptions)}<${c}, F, E>, options?: runtime.CallOptions): Promise<${page(r.collection, "F, E")}>;`,
-    docComment(`GET /${r.collection}/{id}: one instance, typed by the fields and expand selections.`, "  "),
-    `  get<const F extends Sel = undefined, const E extends Sel = undefined>(${id}, params?: ${ident(own.GetOptions)}<${c}, F, E>, options?: runtime.CallOptions): Promise<select.Selected<${registry}, ${c}, F, E>>;`,
-    docComment(`PATCH /${r.collection}/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field).`, "  "),
-    `  update(${id}, patch: ${ident(own.MergePatch)}<${input}>, options?: runtime.CallOptions): Promise<${type}>;`,
-    docComment(`PUT /${r.collection}/{id}: replaces the whole instance.`, "  "),
-    `  replace(${id}, body: ${input}, options?: runtime.CallOptions): Promise<${type}>;`,
-    docComment(`DELETE /${r.collection}/{id}`, "  "),
-    `  delete(${id}, options?: runtime.CallOptions): Promise<void>;`,
+    docComment(`Calls of the ${r.collection} collection: POST /${r.collection} creates ${what}, GET lists them; /${r.collection}/{id} reads, updates (PATCH), replaces (PUT) and deletes one.`),
+    `export interface ${ident(r.typeName)}Api extends ${base} {`,
   ];
   for (const f of subs) {
     const t = str(f.link!.target);
@@ -78,6 +98,8 @@ function collectionApi(model: Model, r: Resource): string {
       `  };`,
     );
   }
+  // An interface with nothing of its own is still declared (`BookApi` is the resource's name for its calls).
+  if (lines.length === 2) return `${lines[0]}\n${lines[1]}}`;
   lines.push("}");
   return lines.join("\n");
 }
@@ -144,6 +166,8 @@ export function emitClient(model: Model): EmittedFile[] {
     `}`,
     `/** A JSON merge patch of T: any subset of its fields; null sets a nullable one to null and removes any other optional one. */`,
     `export type ${ident(own.MergePatch)}<T> = { [K in keyof T]?: T[K] | null };`,
+    "",
+    collectionApiDeclaration(model),
     "",
     ...model.resources.map((r) => collectionApi(model, r) + "\n"),
     docComment(`The client of ${model.service.title}: one object per collection, one function per action.`),

@@ -1,5 +1,5 @@
 /** Emits the user-owned hook and action files (seeded once) and the generated modules that wire them in. */
-import { camelCase, isIdentifier } from "../model/names.js";
+import { camelCase, isIdentifier, type ServiceTypeName } from "../model/names.js";
 import type { Action, Model } from "../model/types.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, ident, str, stringKey } from "./shared/escape.js";
@@ -33,17 +33,26 @@ export function emitHandlers(model: Model): EmittedFile[] {
     };
     files.push({ path: `src/actions/${a.name}.ts`, contents: render("package/action.ts.hbs", data), owner: "user", required: IMPORTED });
   }
-  const hooksOf = (collection: string) => ident(`${collection}Hooks`);
+  // Imported under names with "_", which no collection or action name has (CAMEL_NAME, ACTION_NAME): an action
+  // called `hooks` or `booksHooks` cannot clash with them or with the exports.
+  const hooksOf = (collection: string) => ident(`hooks_${collection}`);
+  const actionOf = (a: Action) => ident(`action_${handlerName(a)}`);
   const imports = [
     ...model.resources.map((r) => `import { hooks as ${hooksOf(r.collection)} } from ${str(`../hooks/${r.collection}.js`)};`),
-    ...model.actions.map((a) => `import { ${ident(handlerName(a))} } from ${str(`../actions/${a.name}.js`)};`),
+    ...model.actions.map((a) => `import { ${ident(handlerName(a))} as ${actionOf(a)} } from ${str(`../actions/${a.name}.js`)};`),
   ];
+  // Declared types, so that the declaration of `hooks` names them instead of spelling out every resource's
+  // representation (TS7056 in a big API) and the compiler relates each entry once, by reference.
   const handlers =
     tsHeader("wiring of the user-owned hooks and action handlers") +
+    `import type { ActionHandler, ResourceHooks } from "./errors.js";\n` +
+    `import type * as types from "./types.js";\n` +
     imports.join("\n") +
-    (imports.length ? "\n\n" : "") +
-    `/** Hooks per collection, from src/hooks/. */\nexport const hooks = {\n${model.resources.map((r) => `  ${stringKey(r.collection)}: ${hooksOf(r.collection)},\n`).join("")}};\n\n` +
-    `/** Action handlers, from src/actions/. */\nexport const actions = {\n${model.actions.map((a) => `  ${stringKey(a.name)}: ${ident(handlerName(a))},\n`).join("")}};\n`;
+    (imports.length ? "\n" : "") +
+    `\n/** The hooks of every collection, typed by its resource. */\nexport type Hooks = {\n${model.resources.map((r) => `  ${stringKey(r.collection)}: ResourceHooks<types.${ident(`${r.typeName}Input`)}, types.${ident(r.typeName)}>;\n`).join("")}};\n\n` +
+    `/** Hooks per collection, from src/hooks/. */\nexport const hooks: Hooks = {\n${model.resources.map((r) => `  ${stringKey(r.collection)}: ${hooksOf(r.collection)},\n`).join("")}};\n\n` +
+    `/** The handler of every action, typed by its parameters and result. */\nexport type Actions = {\n${model.actions.map((a) => `  ${stringKey(a.name)}: ActionHandler<types.${ident(`${a.typeName}Params`)}, types.${ident(`${a.typeName}Result`)}>;\n`).join("")}};\n\n` +
+    `/** Action handlers, from src/actions/. */\nexport const actions: Actions = {\n${model.actions.map((a) => `  ${stringKey(a.name)}: ${actionOf(a)},\n`).join("")}};\n`;
   const server =
     tsHeader("the service: createService builds it, your src/main.ts adds to it and listens") +
     `import { fileURLToPath } from "node:url";\n` +
@@ -62,15 +71,21 @@ export function emitHandlers(model: Model): EmittedFile[] {
     `export function createService(options: ServiceOptions = {}): Promise<Service> {\n  return buildService(spec, { hooks, actions, docsDir }, options);\n}\n\n` +
     `${docComment(`Builds ${model.service.title} and listens at once (the entry point of packages generated before createService).`)}\n` +
     `export function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {\n  return startService(spec, { hooks, actions, docsDir }, env);\n}\n`;
+  // Its own types under the names the model gave them: an own export of a name a definition's type takes would
+  // hide that type from `export type *` without a word.
+  const own = (name: ServiceTypeName, typeOnly = true) => {
+    const as = model.serviceTypes[name];
+    return `${typeOnly ? "type " : ""}${name}${as === name ? "" : ` as ${ident(as)}`}`;
+  };
   const index =
     tsHeader("the package's exports") +
     `export { spec } from "./generated/spec.js";\n` +
-    `export { createService, start, type Service, type ServiceOptions, type Store } from "./generated/server.js";\n` +
+    `export { createService, start, ${own("Service")}, ${own("ServiceOptions")}, ${own("Store")} } from "./generated/server.js";\n` +
     `export { buildApp } from "./generated/runtime/app.js";\n` +
     `export { openSqliteStore } from "./generated/runtime/sqlite-store.js";\n` +
-    `export { KeyRing } from "./generated/runtime/keys.js";\n` +
-    `export { ApiError } from "./generated/runtime/errors.js";\n` +
-    `export { errors, apiError, type ErrorKey, type ErrorCode } from "./generated/errors.js";\n` +
+    `export { ${own("KeyRing", false)} } from "./generated/runtime/keys.js";\n` +
+    `export { ${own("ApiError", false)} } from "./generated/runtime/errors.js";\n` +
+    `export { errors, apiError, ${own("ErrorKey")}, ${own("ErrorCode")} } from "./generated/errors.js";\n` +
     `export { mediaTypes, formatMediaType, parseMediaType, negotiateMediaType } from "./generated/media-types.js";\n` +
     `export { hooks, actions } from "./generated/handlers.js";\n` +
     `export type * from "./generated/types.js";\n`;

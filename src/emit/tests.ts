@@ -4,7 +4,7 @@ import type { Model } from "../model/types.js";
 import { actionSamples, resourceSamples } from "./contract-samples.js";
 import { useSharedSchemas } from "./samples.js";
 import type { EmittedFile } from "./emitted-file.js";
-import { jsValue } from "./shared/escape.js";
+import { parsedJson } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
 import { asset, render } from "./shared/templates.js";
 
@@ -43,7 +43,7 @@ export function emitTests(model: Model): EmittedFile[] {
         tsHeader("sample data of the contract tests") +
         `import type { Samples } from "./kit.js";\n\n` +
         `/** Request bodies, action parameters and the responses the action stubs answer with; where one is missing, why. */\n` +
-        `export const samples: Samples = ${jsValue(samples, 2)};\n`,
+        `export const samples: Samples = ${parsedJson(samples, 2)};\n`,
       owner: "generated",
     },
     {

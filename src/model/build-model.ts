@@ -15,7 +15,7 @@ import { SERVER_OWNED } from "./conventions.js";
 import { idFormOf } from "./id-forms.js";
 import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./build-schema.js";
 import { mediaSubject, vendorMediaType } from "./media-types.js";
-import { camelCase, clientTypeNames, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, singularize, words } from "./names.js";
+import { camelCase, clientTypeNames, serviceTypeNames, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, singularize, words } from "./names.js";
 import type {
   Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, OnDelete, Param, Resource, SchemaRoot, Service,
 } from "./types.js";
@@ -53,6 +53,8 @@ export function buildModel(project: Project, valid: readonly JsonDocument[], lim
   // A shared schema's name is also an OpenAPI component's: it takes none of the documents' names either.
   const documentNames = resources.flatMap((r) => ["Partial", "Patch", "Page", "Expand", "Created", "Updated", "Resource"].map((s) => `${r.typeName}${s}`));
   const schemas = reader.sharedSchemas(new Set([...typeNames, ...documentNames]));
+  // Every type client/types.ts declares for the definitions: the generated modules' own names go around them.
+  const definitionTypes = new Set([...typeNames, ...schemas.map((s) => s.name)]);
   const model: Model = {
     service,
     resources,
@@ -60,7 +62,8 @@ export function buildModel(project: Project, valid: readonly JsonDocument[], lim
     errors,
     mediaTypes: buildMediaTypes(service, resources, actions),
     schemas,
-    clientTypes: clientTypeNames(typeNames),
+    clientTypes: clientTypeNames(definitionTypes),
+    serviceTypes: serviceTypeNames(definitionTypes),
     sources: project.store.all().map((d) => d.file).sort(),
     schemaRoots: schemaRoots(project, valid),
   };

@@ -91,7 +91,7 @@ export function isPlural(name: string): boolean {
  * client/select.ts for the server): a resource or action type may take any of these names (clientTypeNames).
  */
 export const CLIENT_TYPE_NAMES = [
-  "ApiError", "Auth", "CallOptions", "Checked", "Client", "ClientOptions", "CollectionLink", "ErrorBody", "ErrorCode", "Expanded",
+  "ApiError", "Auth", "CallOptions", "Checked", "Client", "ClientOptions", "CollectionApi", "CollectionLink", "ErrorBody", "ErrorCode", "Expanded",
   "GetOptions", "Link", "LinkInput", "MergePatch", "Meta", "Page", "ReadOptions", "Registry", "ResponseTooLargeError", "RetryOptions",
   "Selected", "ServerFields",
 ] as const;
@@ -100,22 +100,45 @@ export const CLIENT_TYPE_NAMES = [
 export type ClientTypeName = (typeof CLIENT_TYPE_NAMES)[number];
 
 /**
- * The name each of the client's own types is exported under, given the type names the resources and actions
- * take: its own name when it is free, else `Client<Name>` (then `Client<Name>2`, … while that is taken too),
- * so that a resource's type keeps its plain name. The client's modules refer to their own types through
- * namespace imports (`select.Link`), which no resource's name can shadow.
+ * The name each of the client's own types is exported under, given the type names the resources, actions and
+ * shared schemas take: its own name when it is free, else `Client<Name>` (then `Client<Name>2`, … while that
+ * is taken too), so that a definition's type keeps its plain name. The client's modules refer to their own types
+ * through namespace imports (`select.Link`), which no resource's name can shadow.
  * @example clientTypeNames(new Set(["Page", "PageInput"])).Page === "ClientPage"
  */
 export function clientTypeNames(taken: ReadonlySet<string>): Readonly<Record<ClientTypeName, string>> {
-  const used = new Set<string>([...taken, ...CLIENT_TYPE_NAMES.filter((n) => !taken.has(n))]);
-  const out = {} as Record<ClientTypeName, string>;
-  for (const name of CLIENT_TYPE_NAMES) {
+  return ownTypeNames(CLIENT_TYPE_NAMES, taken, "Client");
+}
+
+/**
+ * The types the package's entry (src/index.ts) exports of its own beside every type of the definitions
+ * (`export type * from "./generated/types.js"`, which an own export of the same name would silently hide).
+ */
+export const SERVICE_TYPE_NAMES = ["ApiError", "ErrorCode", "ErrorKey", "KeyRing", "Service", "ServiceOptions", "Store"] as const;
+
+/** A type the package's entry exports of its own. */
+export type ServiceTypeName = (typeof SERVICE_TYPE_NAMES)[number];
+
+/**
+ * The name each of the package entry's own types is exported under: its own when no type of the definitions
+ * takes it, else `Runtime<Name>` (as clientTypeNames does for the client).
+ * @example serviceTypeNames(new Set(["Store"])).Store === "RuntimeStore"
+ */
+export function serviceTypeNames(taken: ReadonlySet<string>): Readonly<Record<ServiceTypeName, string>> {
+  return ownTypeNames(SERVICE_TYPE_NAMES, taken, "Runtime");
+}
+
+/** `names` each under its own name when free, else `<prefix><Name>` (numbered while taken). */
+function ownTypeNames<N extends string>(names: readonly N[], taken: ReadonlySet<string>, prefix: string): Readonly<Record<N, string>> {
+  const used = new Set<string>([...taken, ...names.filter((n) => !taken.has(n))]);
+  const out = {} as Record<N, string>;
+  for (const name of names) {
     if (!taken.has(name)) {
       out[name] = name;
       continue;
     }
-    let chosen = `Client${name}`;
-    for (let n = 2; used.has(chosen); n++) chosen = `Client${name}${n}`;
+    let chosen = `${prefix}${name}`;
+    for (let n = 2; used.has(chosen); n++) chosen = `${prefix}${name}${n}`;
     used.add(chosen);
     out[name] = chosen;
   }

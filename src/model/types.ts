@@ -3,7 +3,7 @@
  * emitter reads only this; names are decided and media types built before anything is emitted.
  */
 
-import type { ClientTypeName } from "./names.js";
+import type { ClientTypeName, ServiceTypeName } from "./names.js";
 
 /** A JSON Schema as plain data (draft 2020-12). */
 export type JsonSchema = { readonly [key: string]: unknown } | boolean;
@@ -33,6 +33,8 @@ export interface Model {
    * `Client<Name>` when a resource or action type takes it (names.ts clientTypeNames).
    */
   readonly clientTypes: Readonly<Record<ClientTypeName, string>>;
+  /** The name each of the package entry's own types (Service, Store …) is exported under (names.ts serviceTypeNames). */
+  readonly serviceTypes: Readonly<Record<ServiceTypeName, string>>;
   /**
    * Every schema a $ref reaches (other than a link's target), once, by name: a field, an action or another
    * shared schema refers to one as `{ "$ref": "#/$defs/<name>" }`. Sorted by name.

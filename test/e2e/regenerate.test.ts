@@ -63,7 +63,7 @@ test("0. first generation, with user code in a hook and an action handler", () =
   linkModules(out);
   addUserCode(
     "src/hooks/books.ts",
-    "export const hooks: ResourceHooks<BookInput, Book> = {",
+    "export const hooks: ResourceHooks<types.BookInput, types.Book> = {",
     "  async beforeCreate(input) {\n    return { ...input, title: input.title.trim() }; // user: trim titles\n  },",
   );
   addUserCode(
@@ -86,7 +86,7 @@ test("1. add a resource", () => {
   edit("service.json", (s) => s.resources.push("resources/publisher.json"));
   const log = regenerate("add a resource");
   assert.match(log, "created   src/hooks/publishers.ts");
-  addUserCode("src/hooks/publishers.ts", "export const hooks: ResourceHooks<PublisherInput, Publisher> = {", "  // user: publishers are checked by hand");
+  addUserCode("src/hooks/publishers.ts", "export const hooks: ResourceHooks<types.PublisherInput, types.Publisher> = {", "  // user: publishers are checked by hand");
   verify("add a resource");
 });
 

@@ -133,6 +133,41 @@ function jsonWithKeys(value: unknown, space: number, indent: string): string {
 }
 
 /**
+ * JavaScript source that evaluates to a JSON value by parsing it at run time: `JSON.parse(String.raw`…`)`
+ * around JSON.stringify's text (with `space`). A literal of data costs the TypeScript compiler seconds per
+ * megabyte (it types every node) where a string costs nothing, and V8 parses JSON faster than an object
+ * literal. Between the backticks a backtick, `${`, U+2028 and U+2029 are written as JSON's \u escapes (they
+ * occur only inside JSON strings, where an escape reads the same), so nothing can end the template early;
+ * JSON.parse keeps a `"__proto__"` key an own property.
+ * @example parsedJson({ a: "`" }) === 'JSON.parse(String.raw`{"a":"\\u0060"}`)'
+ */
+export function parsedJson(value: unknown, space?: number): string {
+  const json = JSON.stringify(value, null, space);
+  assertInternal(json !== undefined, "parsedJson: not a JSON value");
+  return parsedText(json);
+}
+
+/**
+ * parsedJson of an array, written one item per line (each item's JSON on its line, after `indent`), as a table
+ * reads best.
+ * @example parsedJsonList([{ a: 1 }, 2]) === 'JSON.parse(String.raw`[\n  {"a":1},\n  2\n]`)'
+ */
+export function parsedJsonList(items: readonly unknown[], indent = "  "): string {
+  const lines = items.map((item) => {
+    const json = JSON.stringify(item);
+    assertInternal(json !== undefined, "parsedJsonList: not a JSON value");
+    return indent + json;
+  });
+  return parsedText(lines.length === 0 ? "[]" : `[\n${lines.join(",\n")}\n]`);
+}
+
+/** JSON text in a String.raw template, parsed: what can end the template written as JSON's \u escapes. */
+function parsedText(json: string): string {
+  const text = json.replace(/`|\$\{|[\u2028\u2029]/g, (s) => (s === "`" ? "\\u0060" : s === "${" ? "$\\u007b" : separatorEscape(s)));
+  return `JSON.parse(String.raw\`${text}\`)`;
+}
+
+/**
  * JSON for a JavaScript file or a `<script>` element: `<`, `>` and `&` are written as \u escapes, so
  * that no `</script>` or `<!--` can appear in it, and U+2028 and U+2029 too. JSON.parse and a
  * JavaScript parser read the same value.

@@ -76,21 +76,20 @@ function caseReason(a: Named, b: Named): string {
   return `the names differ only in case, as do their paths /${a.name} and /${b.name}${sameType}`;
 }
 
-/** Names the generated modules hold already: handlers.ts's exports and imports, the actions' own imports, Object.prototype. */
+/**
+ * Names the generated modules hold already: Object.prototype's (the client object has them) and a handler name
+ * another action's handler has. (handlers.ts imports hooks and handlers under names with "_", which no collection
+ * or action has, and a handler file imports no value: an action `hooks`, `apiError` or `booksHooks` is no clash.)
+ */
 function reservedNames(model: Model): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const hookImports = new Map(model.resources.map((r) => [`${r.collection}Hooks`, r.collection]));
   const handlers = new Map<string, string>();
   for (const c of collections(model)) {
     if (isObjectMember(c.name)) out.push(collide(c, `Object.prototype.${c.name}, which every client object has`, "choose another name"));
   }
   for (const a of actions(model)) {
     const fn = handlerIdentifier(a.name);
-    const owner = hookImports.get(fn);
     if (isObjectMember(a.name)) out.push(collide(a, `Object.prototype.${a.name}, which every client object has`, "choose another name"));
-    else if (fn === "hooks" || fn === "actions") out.push(collide(a, `the "${fn}" export of src/generated/handlers.ts`, "choose another name"));
-    else if (fn === "apiError") out.push(collide(a, "the apiError helper its handler file imports", "choose another name"));
-    else if (owner !== undefined) out.push(collide(a, `the hooks of collection ${JSON.stringify(owner)}, imported as ${fn} in src/generated/handlers.ts`, "choose another name"));
     else if (handlers.has(fn)) out.push(collide(a, `action ${JSON.stringify(handlers.get(fn))}: both handlers are named ${fn}`, "choose another name"));
     handlers.set(fn, a.name);
   }

@@ -21,6 +21,8 @@ import {
   key,
   lineComment,
   member,
+  parsedJson,
+  parsedJsonList,
   scriptJson,
   shellWord,
   str,
@@ -83,6 +85,19 @@ for (const [i, b] of BREAKOUTS.entries()) {
     }
   });
 
+  test(`${name}: parsedJson() evaluates to the JSON value, and its template holds no backtick, \${ or line separator`, () => {
+    const value = { [b]: [b, { [b]: b }], n: 1.5, none: null, yes: true };
+    for (const space of [undefined, 2]) {
+      const code = parsedJson(value, space);
+      assert.is(JSON.stringify(run(`result = ${code};`)), JSON.stringify(value));
+      const template = code.slice("JSON.parse(String.raw`".length, -"`)".length);
+      assert.not.match(template, /`|\$\{|[\u2028\u2029]/);
+    }
+    const list = parsedJsonList([value, b, [b]]);
+    assert.is(JSON.stringify(run(`result = ${list};`)), JSON.stringify([value, b, [b]]));
+    assert.not.match(list.slice("JSON.parse(String.raw`".length, -"`)".length), /`|\$\{|[\u2028\u2029]/);
+  });
+
   test(`${name}: scriptJson() cannot close a <script>, and parses as JSON and JavaScript alike`, () => {
     const html = `<script>result = ${scriptJson({ b })};</script>`;
     assert.is(html.match(/<\/script/gi)?.length, 1);
@@ -137,6 +152,16 @@ test("jsValue(): a __proto__ key stays an own property, in the layout JSON.strin
   }
   assert.is(jsValue({ a: "\u2028" }), '{"a":"\\u2028"}');
   assert.throws(() => jsValue(undefined), (e: unknown) => e instanceof InternalError);
+});
+
+test("parsedJson(): JSON.stringify's layout between the backticks; a __proto__ key stays an own property", () => {
+  assert.is(parsedJson({ a: [1, "x"] }, 2), 'JSON.parse(String.raw`{\n  "a": [\n    1,\n    "x"\n  ]\n}`)');
+  assert.is(parsedJson({ a: "`${x}\\d\u2028" }), 'JSON.parse(String.raw`{"a":"\\u0060$\\u007bx}\\\\d\\u2028"}`)');
+  const value = JSON.parse('{"a":{"__proto__":{"polluted":true}}}');
+  assert.is(run(`const v = ${parsedJson(value)}; result = Object.hasOwn(v.a, "__proto__") && v.a.polluted === undefined && v.a.__proto__.polluted;`), true);
+  assert.throws(() => parsedJson(undefined), (e: unknown) => e instanceof InternalError);
+  assert.is(parsedJsonList([{ a: 1 }, "`"]), 'JSON.parse(String.raw`[\n  {"a":1},\n  "\\u0060"\n]`)');
+  assert.is(parsedJsonList([]), "JSON.parse(String.raw`[]`)");
 });
 
 test("str(), doc() and templateText(): the exact forms", () => {

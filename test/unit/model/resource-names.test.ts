@@ -26,8 +26,8 @@ test("the kept hook file of a removed resource still finds the type its title na
   resource("shelf.json", "shelves");
   resource("holding.json", "holdings", "Library book");
   assert.ok((await generate(defs, { out })).written);
-  assert.match(fs.readFileSync(path.join(out, "src/hooks/holdings.ts"), "utf8"), "import type { LibraryBook, LibraryBookInput }");
-  assert.match(fs.readFileSync(path.join(out, "src/hooks/shelves.ts"), "utf8"), "import type { Shelf, ShelfInput }");
+  assert.match(fs.readFileSync(path.join(out, "src/hooks/holdings.ts"), "utf8"), "ResourceHooks<types.LibraryBookInput, types.LibraryBook>");
+  assert.match(fs.readFileSync(path.join(out, "src/hooks/shelves.ts"), "utf8"), "ResourceHooks<types.ShelfInput, types.Shelf>");
 
   // Renamed, keeping its title: the model still defines LibraryBook, so the orphan declares nothing.
   service(["shelf.json", "holding.json"]);
@@ -42,6 +42,19 @@ test("the kept hook file of a removed resource still finds the type its title na
   assert.match(types(), "export type LibraryBookInput = Record<string, unknown>;");
   assert.not.match(types(), "Holding");
   assert.not.match(types(), "Loan");
+});
+
+test("a kept hook file in the form of earlier seeds (named imports) still finds its type", async () => {
+  service(["shelf.json", "note.json"]);
+  resource("shelf.json", "shelves");
+  resource("note.json", "notes", "Margin note");
+  assert.ok((await generate(defs, { out })).written);
+  const earlier = `import type { ResourceHooks } from "../generated/errors.js";\nimport type { MarginNote, MarginNoteInput } from "../generated/types.js";\n\nexport const hooks: ResourceHooks<MarginNoteInput, MarginNote> = {};\n`;
+  fs.writeFileSync(path.join(out, "src/hooks/notes.ts"), earlier);
+  service(["shelf.json"]);
+  assert.ok((await generate(defs, { out })).written);
+  assert.match(types(), "export type MarginNote = Record<string, unknown>;");
+  assert.match(types(), "export type MarginNoteInput = Record<string, unknown>;");
 });
 
 test.run();

@@ -35,20 +35,24 @@ export interface ReadOptions<C extends Collection, F extends Sel, E extends Sel>
 /** A JSON merge patch of T: any subset of its fields; null sets a nullable one to null and removes any other optional one. */
 export type MergePatch<T> = { [K in keyof T]?: T[K] | null };
 
-/** Calls of the accounts collection. */
-export interface AccountApi {
-  /** POST /accounts: creates a account; 201 with the new instance. */
-  create(body: types.AccountInput, options?: runtime.CallOptions): Promise<types.Account>;
-  /** GET /accounts: a page of the collection, optionally with fields and expand applied to the items. */
-  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"accounts", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "accounts", F, E>>>;
-  /** GET /accounts/{id}: one instance, typed by the fields and expand selections. */
-  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"accounts", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "accounts", F, E>>;
-  /** PATCH /accounts/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
-  update(id: string, patch: MergePatch<types.AccountInput>, options?: runtime.CallOptions): Promise<types.Account>;
-  /** PUT /accounts/{id}: replaces the whole instance. */
-  replace(id: string, body: types.AccountInput, options?: runtime.CallOptions): Promise<types.Account>;
-  /** DELETE /accounts/{id} */
-  delete(id: string, options?: runtime.CallOptions): Promise<void>;
+/** The calls of a collection `C` whose representation is `T`, request body `I` and ids `Id` (`api.<collection>`). */
+export interface CollectionApi<C extends Collection, T, I, Id extends string | number = string> {
+  /** POST /<collection>: creates an instance; 201 with the new instance. */
+  create(body: I, options?: runtime.CallOptions): Promise<T>;
+  /** GET /<collection>: a page of the collection, optionally with fields and expand applied to the items. */
+  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<C, F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, C, F, E>>>;
+  /** GET /<collection>/{id}: one instance, typed by the fields and expand selections. */
+  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: Id, params?: GetOptions<C, F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, C, F, E>>;
+  /** PATCH /<collection>/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
+  update(id: Id, patch: MergePatch<I>, options?: runtime.CallOptions): Promise<T>;
+  /** PUT /<collection>/{id}: replaces the whole instance. */
+  replace(id: Id, body: I, options?: runtime.CallOptions): Promise<T>;
+  /** DELETE /<collection>/{id} */
+  delete(id: Id, options?: runtime.CallOptions): Promise<void>;
+}
+
+/** Calls of the accounts collection: POST /accounts creates an account, GET lists them; /accounts/{id} reads, updates (PATCH), replaces (PUT) and deletes one. */
+export interface AccountApi extends CollectionApi<"accounts", types.Account, types.AccountInput> {
   /** GET /accounts/{id}/groups: a page of the groups this instance lists; `.add` and `.remove` change the list one member at a time. */
   groups: {
     <const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ReadOptions<"groups", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "groups", F, E>>>;
@@ -59,57 +63,19 @@ export interface AccountApi {
   };
 }
 
-/** Calls of the directories collection. */
-export interface DirectoryApi {
-  /** POST /directories: creates a directory; 201 with the new instance. */
-  create(body: types.DirectoryInput, options?: runtime.CallOptions): Promise<types.Directory>;
-  /** GET /directories: a page of the collection, optionally with fields and expand applied to the items. */
-  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"directories", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "directories", F, E>>>;
-  /** GET /directories/{id}: one instance, typed by the fields and expand selections. */
-  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"directories", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "directories", F, E>>;
-  /** PATCH /directories/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
-  update(id: string, patch: MergePatch<types.DirectoryInput>, options?: runtime.CallOptions): Promise<types.Directory>;
-  /** PUT /directories/{id}: replaces the whole instance. */
-  replace(id: string, body: types.DirectoryInput, options?: runtime.CallOptions): Promise<types.Directory>;
-  /** DELETE /directories/{id} */
-  delete(id: string, options?: runtime.CallOptions): Promise<void>;
+/** Calls of the directories collection: POST /directories creates a directory, GET lists them; /directories/{id} reads, updates (PATCH), replaces (PUT) and deletes one. */
+export interface DirectoryApi extends CollectionApi<"directories", types.Directory, types.DirectoryInput> {
   /** GET /directories/{id}/accounts: a page of accounts whose directory is this instance. */
   accounts<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ReadOptions<"accounts", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "accounts", F, E>>>;
   /** GET /directories/{id}/groups: a page of groups whose directory is this instance. */
   groups<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ReadOptions<"groups", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "groups", F, E>>>;
 }
 
-/** Calls of the folders collection. */
-export interface FolderApi {
-  /** POST /folders: creates a folder; 201 with the new instance. */
-  create(body: types.FolderInput, options?: runtime.CallOptions): Promise<types.Folder>;
-  /** GET /folders: a page of the collection, optionally with fields and expand applied to the items. */
-  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"folders", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "folders", F, E>>>;
-  /** GET /folders/{id}: one instance, typed by the fields and expand selections. */
-  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"folders", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "folders", F, E>>;
-  /** PATCH /folders/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
-  update(id: string, patch: MergePatch<types.FolderInput>, options?: runtime.CallOptions): Promise<types.Folder>;
-  /** PUT /folders/{id}: replaces the whole instance. */
-  replace(id: string, body: types.FolderInput, options?: runtime.CallOptions): Promise<types.Folder>;
-  /** DELETE /folders/{id} */
-  delete(id: string, options?: runtime.CallOptions): Promise<void>;
-}
+/** Calls of the folders collection: POST /folders creates a folder, GET lists them; /folders/{id} reads, updates (PATCH), replaces (PUT) and deletes one. */
+export interface FolderApi extends CollectionApi<"folders", types.Folder, types.FolderInput> {}
 
-/** Calls of the groups collection. */
-export interface GroupApi {
-  /** POST /groups: creates a group; 201 with the new instance. */
-  create(body: types.GroupInput, options?: runtime.CallOptions): Promise<types.Group>;
-  /** GET /groups: a page of the collection, optionally with fields and expand applied to the items. */
-  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"groups", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "groups", F, E>>>;
-  /** GET /groups/{id}: one instance, typed by the fields and expand selections. */
-  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"groups", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "groups", F, E>>;
-  /** PATCH /groups/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
-  update(id: string, patch: MergePatch<types.GroupInput>, options?: runtime.CallOptions): Promise<types.Group>;
-  /** PUT /groups/{id}: replaces the whole instance. */
-  replace(id: string, body: types.GroupInput, options?: runtime.CallOptions): Promise<types.Group>;
-  /** DELETE /groups/{id} */
-  delete(id: string, options?: runtime.CallOptions): Promise<void>;
-}
+/** Calls of the groups collection: POST /groups creates a group, GET lists them; /groups/{id} reads, updates (PATCH), replaces (PUT) and deletes one. */
+export interface GroupApi extends CollectionApi<"groups", types.Group, types.GroupInput> {}
 
 /** The client of Directory API: one object per collection, one function per action. */
 export interface Client {

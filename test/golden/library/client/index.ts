@@ -35,39 +35,30 @@ export interface ReadOptions<C extends Collection, F extends Sel, E extends Sel>
 /** A JSON merge patch of T: any subset of its fields; null sets a nullable one to null and removes any other optional one. */
 export type MergePatch<T> = { [K in keyof T]?: T[K] | null };
 
-/** Calls of the authors collection. */
-export interface AuthorApi {
-  /** POST /authors: creates a author; 201 with the new instance. */
-  create(body: types.AuthorInput, options?: runtime.CallOptions): Promise<types.Author>;
-  /** GET /authors: a page of the collection, optionally with fields and expand applied to the items. */
-  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"authors", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "authors", F, E>>>;
-  /** GET /authors/{id}: one instance, typed by the fields and expand selections. */
-  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"authors", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "authors", F, E>>;
-  /** PATCH /authors/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
-  update(id: string, patch: MergePatch<types.AuthorInput>, options?: runtime.CallOptions): Promise<types.Author>;
-  /** PUT /authors/{id}: replaces the whole instance. */
-  replace(id: string, body: types.AuthorInput, options?: runtime.CallOptions): Promise<types.Author>;
-  /** DELETE /authors/{id} */
-  delete(id: string, options?: runtime.CallOptions): Promise<void>;
+/** The calls of a collection `C` whose representation is `T`, request body `I` and ids `Id` (`api.<collection>`). */
+export interface CollectionApi<C extends Collection, T, I, Id extends string | number = string> {
+  /** POST /<collection>: creates an instance; 201 with the new instance. */
+  create(body: I, options?: runtime.CallOptions): Promise<T>;
+  /** GET /<collection>: a page of the collection, optionally with fields and expand applied to the items. */
+  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<C, F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, C, F, E>>>;
+  /** GET /<collection>/{id}: one instance, typed by the fields and expand selections. */
+  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: Id, params?: GetOptions<C, F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, C, F, E>>;
+  /** PATCH /<collection>/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
+  update(id: Id, patch: MergePatch<I>, options?: runtime.CallOptions): Promise<T>;
+  /** PUT /<collection>/{id}: replaces the whole instance. */
+  replace(id: Id, body: I, options?: runtime.CallOptions): Promise<T>;
+  /** DELETE /<collection>/{id} */
+  delete(id: Id, options?: runtime.CallOptions): Promise<void>;
+}
+
+/** Calls of the authors collection: POST /authors creates an author, GET lists them; /authors/{id} reads, updates (PATCH), replaces (PUT) and deletes one. */
+export interface AuthorApi extends CollectionApi<"authors", types.Author, types.AuthorInput> {
   /** GET /authors/{id}/books: a page of books whose author is this instance. */
   books<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: ReadOptions<"books", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "books", F, E>>>;
 }
 
-/** Calls of the books collection. */
-export interface BookApi {
-  /** POST /books: creates a book; 201 with the new instance. */
-  create(body: types.BookInput, options?: runtime.CallOptions): Promise<types.Book>;
-  /** GET /books: a page of the collection, optionally with fields and expand applied to the items. */
-  list<const F extends Sel = undefined, const E extends Sel = undefined>(params?: ReadOptions<"books", F, E>, options?: runtime.CallOptions): Promise<select.Page<select.Selected<types.Registry, "books", F, E>>>;
-  /** GET /books/{id}: one instance, typed by the fields and expand selections. */
-  get<const F extends Sel = undefined, const E extends Sel = undefined>(id: string, params?: GetOptions<"books", F, E>, options?: runtime.CallOptions): Promise<select.Selected<types.Registry, "books", F, E>>;
-  /** PATCH /books/{id}: JSON merge patch (null sets a nullable field to null and removes any other optional field). */
-  update(id: string, patch: MergePatch<types.BookInput>, options?: runtime.CallOptions): Promise<types.Book>;
-  /** PUT /books/{id}: replaces the whole instance. */
-  replace(id: string, body: types.BookInput, options?: runtime.CallOptions): Promise<types.Book>;
-  /** DELETE /books/{id} */
-  delete(id: string, options?: runtime.CallOptions): Promise<void>;
-}
+/** Calls of the books collection: POST /books creates a book, GET lists them; /books/{id} reads, updates (PATCH), replaces (PUT) and deletes one. */
+export interface BookApi extends CollectionApi<"books", types.Book, types.BookInput> {}
 
 /** The client of Library API: one object per collection, one function per action. */
 export interface Client {

@@ -8,8 +8,16 @@ import type { MediaTypeSpec } from "./runtime/spec.js";
 export const vendor = "acme";
 export const version = 1;
 
+/** A media type's subject: a resource, collection or action name, or "error". */
+export type Subject = "account" | "accounts" | "convert" | "directories" | "directory" | "error" | "folder" | "folders" | "group" | "groups";
+
+/** An entry of the registry. */
+export interface MediaType extends MediaTypeSpec {
+  readonly subject: Subject;
+}
+
 /** Every vendor media type of the service: per resource, per collection, per action, and errors. */
-export const mediaTypes = [
+export const mediaTypes: readonly MediaType[] = JSON.parse(String.raw`[
   {"name":"application/vnd.acme.v1.account+json","alias":"application/acme.v1.account.json","subject":"account","kind":"instance","version":1},
   {"name":"application/vnd.acme.v1.accounts+json","alias":"application/acme.v1.accounts.json","subject":"accounts","kind":"collection","version":1},
   {"name":"application/vnd.acme.v1.convert+json","alias":"application/acme.v1.convert.json","subject":"convert","kind":"action","version":1},
@@ -19,11 +27,8 @@ export const mediaTypes = [
   {"name":"application/vnd.acme.v1.folder+json","alias":"application/acme.v1.folder.json","subject":"folder","kind":"instance","version":1},
   {"name":"application/vnd.acme.v1.folders+json","alias":"application/acme.v1.folders.json","subject":"folders","kind":"collection","version":1},
   {"name":"application/vnd.acme.v1.group+json","alias":"application/acme.v1.group.json","subject":"group","kind":"instance","version":1},
-  {"name":"application/vnd.acme.v1.groups+json","alias":"application/acme.v1.groups.json","subject":"groups","kind":"collection","version":1},
-] as const satisfies readonly MediaTypeSpec[];
-
-/** A media type's subject: a resource, collection or action name, or "error". */
-export type Subject = (typeof mediaTypes)[number]["subject"];
+  {"name":"application/vnd.acme.v1.groups+json","alias":"application/acme.v1.groups.json","subject":"groups","kind":"collection","version":1}
+]`);
 
 /**
  * The media type of a subject in either shape.
@@ -35,7 +40,7 @@ export function formatMediaType(subject: Subject, shape: "vnd" | "alias" = "vnd"
 }
 
 /** The registry entry a media type names (either shape, parameters ignored), or undefined. */
-export function parseMediaType(type: string): (typeof mediaTypes)[number] | undefined {
+export function parseMediaType(type: string): MediaType | undefined {
   const bare = (type.split(";")[0] ?? "").trim().toLowerCase();
   return mediaTypes.find((m) => m.name === bare || m.alias === bare);
 }

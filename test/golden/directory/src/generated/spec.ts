@@ -4,103 +4,136 @@ import { errors } from "./errors.js";
 import { mediaTypes } from "./media-types.js";
 import type { ServiceSpec } from "./runtime/spec.js";
 
-/** Everything the runtime knows about Directory API. */
-export const spec: ServiceSpec = {
-  ...{
-    "name": "directory-service",
-    "title": "Directory API",
-    "vendor": "acme",
-    "version": 1,
-    "baseUrl": "https://api.acme.example/v1",
-    "errorDocsUrl": "https://docs.acme.example/errors",
-    "auth": {
-      "schemes": [
-        "apiKey",
-        "bearer",
-        "basic"
-      ],
-      "realm": "Directory API"
-    },
-    "paging": {
-      "defaultLimit": 25,
-      "maxLimit": 100
-    },
-    "bodyLimit": 1048576,
-    "resources": [
-      {
-        "name": "account",
-        "collection": "accounts",
-        "fields": [
-          {
-            "name": "directory",
-            "kind": "link",
-            "link": {
-              "kind": "instance",
-              "target": "directories",
-              "onDelete": "cascade"
-            }
-          },
-          {
-            "name": "email",
-            "kind": "string"
-          },
-          {
-            "name": "givenName",
-            "kind": "string"
-          },
-          {
-            "name": "groups",
-            "kind": "links",
-            "link": {
-              "kind": "collection",
-              "target": "groups"
-            }
-          },
-          {
-            "name": "status",
-            "kind": "string"
-          },
-          {
-            "name": "surname",
-            "kind": "string"
-          },
-          {
-            "name": "username",
-            "kind": "string"
+/** The description as resourcery wrote it, parsed once when the module loads. */
+const data: Omit<ServiceSpec, "errors" | "mediaTypes"> = JSON.parse(String.raw`{
+  "name": "directory-service",
+  "title": "Directory API",
+  "vendor": "acme",
+  "version": 1,
+  "baseUrl": "https://api.acme.example/v1",
+  "errorDocsUrl": "https://docs.acme.example/errors",
+  "auth": {
+    "schemes": [
+      "apiKey",
+      "bearer",
+      "basic"
+    ],
+    "realm": "Directory API"
+  },
+  "paging": {
+    "defaultLimit": 25,
+    "maxLimit": 100
+  },
+  "bodyLimit": 1048576,
+  "resources": [
+    {
+      "name": "account",
+      "collection": "accounts",
+      "fields": [
+        {
+          "name": "directory",
+          "kind": "link",
+          "link": {
+            "kind": "instance",
+            "target": "directories",
+            "onDelete": "cascade"
           }
+        },
+        {
+          "name": "email",
+          "kind": "string"
+        },
+        {
+          "name": "givenName",
+          "kind": "string"
+        },
+        {
+          "name": "groups",
+          "kind": "links",
+          "link": {
+            "kind": "collection",
+            "target": "groups"
+          }
+        },
+        {
+          "name": "status",
+          "kind": "string"
+        },
+        {
+          "name": "surname",
+          "kind": "string"
+        },
+        {
+          "name": "username",
+          "kind": "string"
+        }
+      ],
+      "required": [
+        "username",
+        "email",
+        "directory"
+      ],
+      "unique": [
+        "username",
+        "email"
+      ],
+      "access": {
+        "delete": [
+          "admin"
         ],
+        "admin": [
+          "admin"
+        ]
+      },
+      "mediaType": "application/vnd.acme.v1.account+json",
+      "collectionMediaType": "application/vnd.acme.v1.accounts+json",
+      "idForm": {
+        "kind": "uuid"
+      },
+      "bodySchema": {
+        "type": "object",
+        "additionalProperties": false,
         "required": [
           "username",
           "email",
           "directory"
         ],
-        "unique": [
-          "username",
-          "email"
-        ],
-        "access": {
-          "delete": [
-            "admin"
-          ],
-          "admin": [
-            "admin"
-          ]
-        },
-        "mediaType": "application/vnd.acme.v1.account+json",
-        "collectionMediaType": "application/vnd.acme.v1.accounts+json",
-        "idForm": {
-          "kind": "uuid"
-        },
-        "bodySchema": {
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "username",
-            "email",
-            "directory"
-          ],
-          "properties": {
-            "directory": {
+        "properties": {
+          "directory": {
+            "type": "object",
+            "required": [
+              "meta"
+            ],
+            "properties": {
+              "meta": {
+                "type": "object",
+                "required": [
+                  "href"
+                ],
+                "properties": {
+                  "href": {
+                    "type": "string",
+                    "minLength": 1
+                  },
+                  "mediaType": {
+                    "type": "string"
+                  }
+                }
+              }
+            }
+          },
+          "email": {
+            "type": "string",
+            "format": "email",
+            "description": "Email address, unique in the service."
+          },
+          "givenName": {
+            "type": "string",
+            "maxLength": 100
+          },
+          "groups": {
+            "type": "array",
+            "items": {
               "type": "object",
               "required": [
                 "meta"
@@ -122,341 +155,307 @@ export const spec: ServiceSpec = {
                   }
                 }
               }
-            },
-            "email": {
-              "type": "string",
-              "format": "email",
-              "description": "Email address, unique in the service."
-            },
-            "givenName": {
-              "type": "string",
-              "maxLength": 100
-            },
-            "groups": {
-              "type": "array",
-              "items": {
-                "type": "object",
-                "required": [
-                  "meta"
-                ],
-                "properties": {
-                  "meta": {
-                    "type": "object",
-                    "required": [
-                      "href"
-                    ],
-                    "properties": {
-                      "href": {
-                        "type": "string",
-                        "minLength": 1
-                      },
-                      "mediaType": {
-                        "type": "string"
-                      }
-                    }
-                  }
-                }
-              }
-            },
-            "status": {
-              "type": "string",
-              "enum": [
-                "enabled",
-                "disabled",
-                "unverified"
-              ],
-              "default": "unverified"
-            },
-            "surname": {
-              "type": "string",
-              "maxLength": 100
-            },
-            "username": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 64,
-              "description": "Login name, unique in the service."
             }
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "enabled",
+              "disabled",
+              "unverified"
+            ],
+            "default": "unverified"
+          },
+          "surname": {
+            "type": "string",
+            "maxLength": 100
+          },
+          "username": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64,
+            "description": "Login name, unique in the service."
           }
         }
-      },
-      {
-        "name": "directory",
-        "collection": "directories",
-        "fields": [
-          {
-            "name": "accounts",
-            "kind": "links",
-            "link": {
-              "kind": "collection",
-              "target": "accounts",
-              "inverse": "directory"
-            }
-          },
-          {
-            "name": "description",
-            "kind": "string"
-          },
-          {
-            "name": "groups",
-            "kind": "links",
-            "link": {
-              "kind": "collection",
-              "target": "groups",
-              "inverse": "directory"
-            }
-          },
-          {
-            "name": "name",
-            "kind": "string"
-          },
-          {
-            "name": "status",
-            "kind": "string"
+      }
+    },
+    {
+      "name": "directory",
+      "collection": "directories",
+      "fields": [
+        {
+          "name": "accounts",
+          "kind": "links",
+          "link": {
+            "kind": "collection",
+            "target": "accounts",
+            "inverse": "directory"
           }
+        },
+        {
+          "name": "description",
+          "kind": "string"
+        },
+        {
+          "name": "groups",
+          "kind": "links",
+          "link": {
+            "kind": "collection",
+            "target": "groups",
+            "inverse": "directory"
+          }
+        },
+        {
+          "name": "name",
+          "kind": "string"
+        },
+        {
+          "name": "status",
+          "kind": "string"
+        }
+      ],
+      "required": [
+        "name"
+      ],
+      "unique": [
+        "name"
+      ],
+      "access": {
+        "create": [
+          "admin"
         ],
+        "update": [
+          "admin"
+        ],
+        "delete": [
+          "admin"
+        ],
+        "admin": [
+          "admin"
+        ]
+      },
+      "mediaType": "application/vnd.acme.v1.directory+json",
+      "collectionMediaType": "application/vnd.acme.v1.directories+json",
+      "idForm": {
+        "kind": "uuid"
+      },
+      "bodySchema": {
+        "type": "object",
+        "additionalProperties": false,
         "required": [
           "name"
         ],
-        "unique": [
-          "name"
-        ],
-        "access": {
-          "create": [
-            "admin"
-          ],
-          "update": [
-            "admin"
-          ],
-          "delete": [
-            "admin"
-          ],
-          "admin": [
-            "admin"
-          ]
-        },
-        "mediaType": "application/vnd.acme.v1.directory+json",
-        "collectionMediaType": "application/vnd.acme.v1.directories+json",
-        "idForm": {
-          "kind": "uuid"
-        },
-        "bodySchema": {
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "name"
-          ],
-          "properties": {
-            "description": {
-              "type": "string",
-              "maxLength": 1000
-            },
-            "name": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255,
-              "description": "Name of the directory, unique in the service."
-            },
-            "status": {
-              "type": "string",
-              "enum": [
-                "enabled",
-                "disabled"
-              ],
-              "default": "enabled"
-            }
+        "properties": {
+          "description": {
+            "type": "string",
+            "maxLength": 1000
+          },
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 255,
+            "description": "Name of the directory, unique in the service."
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "enabled",
+              "disabled"
+            ],
+            "default": "enabled"
           }
         }
+      }
+    },
+    {
+      "name": "folder",
+      "collection": "folders",
+      "fields": [
+        {
+          "name": "color",
+          "kind": "string"
+        },
+        {
+          "name": "name",
+          "kind": "string"
+        },
+        {
+          "name": "owner",
+          "kind": "string"
+        },
+        {
+          "name": "size",
+          "kind": "integer"
+        },
+        {
+          "name": "tags",
+          "kind": "array"
+        }
+      ],
+      "required": [
+        "name"
+      ],
+      "unique": [],
+      "access": {
+        "admin": [
+          "admin"
+        ]
       },
-      {
-        "name": "folder",
-        "collection": "folders",
-        "fields": [
-          {
-            "name": "color",
-            "kind": "string"
-          },
-          {
-            "name": "name",
-            "kind": "string"
-          },
-          {
-            "name": "owner",
-            "kind": "string"
-          },
-          {
-            "name": "size",
-            "kind": "integer"
-          },
-          {
-            "name": "tags",
-            "kind": "array"
-          }
-        ],
+      "owner": "owner",
+      "mediaType": "application/vnd.acme.v1.folder+json",
+      "collectionMediaType": "application/vnd.acme.v1.folders+json",
+      "idForm": {
+        "kind": "uuid"
+      },
+      "bodySchema": {
+        "type": "object",
+        "additionalProperties": false,
         "required": [
           "name"
         ],
-        "unique": [],
-        "access": {
-          "admin": [
-            "admin"
-          ]
-        },
-        "owner": "owner",
-        "mediaType": "application/vnd.acme.v1.folder+json",
-        "collectionMediaType": "application/vnd.acme.v1.folders+json",
-        "idForm": {
-          "kind": "uuid"
-        },
-        "bodySchema": {
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "name"
-          ],
-          "properties": {
-            "color": {
-              "type": "string",
-              "enum": [
-                "red",
-                "green",
-                "blue",
-                "none"
-              ],
-              "default": "none"
+        "properties": {
+          "color": {
+            "type": "string",
+            "enum": [
+              "red",
+              "green",
+              "blue",
+              "none"
+            ],
+            "default": "none"
+          },
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 255
+          },
+          "size": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
             },
-            "name": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
-            },
-            "size": {
-              "type": "integer",
-              "minimum": 0
-            },
-            "tags": {
-              "type": "array",
-              "items": {
-                "type": "string"
-              },
-              "maxItems": 20
-            }
+            "maxItems": 20
           }
         }
-      },
-      {
-        "name": "group",
-        "collection": "groups",
-        "fields": [
-          {
-            "name": "description",
-            "kind": "string"
-          },
-          {
-            "name": "directory",
-            "kind": "link",
-            "link": {
-              "kind": "instance",
-              "target": "directories"
-            }
-          },
-          {
-            "name": "name",
-            "kind": "string"
+      }
+    },
+    {
+      "name": "group",
+      "collection": "groups",
+      "fields": [
+        {
+          "name": "description",
+          "kind": "string"
+        },
+        {
+          "name": "directory",
+          "kind": "link",
+          "link": {
+            "kind": "instance",
+            "target": "directories"
           }
-        ],
+        },
+        {
+          "name": "name",
+          "kind": "string"
+        }
+      ],
+      "required": [
+        "name",
+        "directory"
+      ],
+      "unique": [
+        "name"
+      ],
+      "access": {},
+      "mediaType": "application/vnd.acme.v1.group+json",
+      "collectionMediaType": "application/vnd.acme.v1.groups+json",
+      "idForm": {
+        "kind": "uuid"
+      },
+      "bodySchema": {
+        "type": "object",
+        "additionalProperties": false,
         "required": [
           "name",
           "directory"
         ],
-        "unique": [
-          "name"
-        ],
-        "access": {},
-        "mediaType": "application/vnd.acme.v1.group+json",
-        "collectionMediaType": "application/vnd.acme.v1.groups+json",
-        "idForm": {
-          "kind": "uuid"
-        },
-        "bodySchema": {
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "name",
-            "directory"
-          ],
-          "properties": {
-            "description": {
-              "type": "string",
-              "maxLength": 1000
-            },
-            "directory": {
-              "type": "object",
-              "required": [
-                "meta"
-              ],
-              "properties": {
-                "meta": {
-                  "type": "object",
-                  "required": [
-                    "href"
-                  ],
-                  "properties": {
-                    "href": {
-                      "type": "string",
-                      "minLength": 1
-                    },
-                    "mediaType": {
-                      "type": "string"
-                    }
+        "properties": {
+          "description": {
+            "type": "string",
+            "maxLength": 1000
+          },
+          "directory": {
+            "type": "object",
+            "required": [
+              "meta"
+            ],
+            "properties": {
+              "meta": {
+                "type": "object",
+                "required": [
+                  "href"
+                ],
+                "properties": {
+                  "href": {
+                    "type": "string",
+                    "minLength": 1
+                  },
+                  "mediaType": {
+                    "type": "string"
                   }
                 }
               }
-            },
-            "name": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 255
             }
+          },
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 255
           }
         }
       }
-    ],
-    "actions": [
-      {
-        "name": "convert",
-        "method": "GET",
-        "query": {
-          "type": "object",
-          "required": [
-            "from",
-            "to",
-            "amount"
-          ],
-          "additionalProperties": false,
-          "properties": {
-            "from": {
-              "type": "string",
-              "pattern": "^[A-Z]{3}$",
-              "description": "ISO 4217 code of the source currency."
-            },
-            "to": {
-              "type": "string",
-              "pattern": "^[A-Z]{3}$",
-              "description": "ISO 4217 code of the target currency."
-            },
-            "amount": {
-              "type": "number",
-              "minimum": 0,
-              "description": "Amount in the source currency."
-            }
+    }
+  ],
+  "actions": [
+    {
+      "name": "convert",
+      "method": "GET",
+      "query": {
+        "type": "object",
+        "required": [
+          "from",
+          "to",
+          "amount"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "from": {
+            "type": "string",
+            "pattern": "^[A-Z]{3}$",
+            "description": "ISO 4217 code of the source currency."
+          },
+          "to": {
+            "type": "string",
+            "pattern": "^[A-Z]{3}$",
+            "description": "ISO 4217 code of the target currency."
+          },
+          "amount": {
+            "type": "number",
+            "minimum": 0,
+            "description": "Amount in the source currency."
           }
-        },
-        "roles": [],
-        "mediaType": "application/vnd.acme.v1.convert+json"
-      }
-    ]
-  },
-  errors: Object.values(errors),
-  mediaTypes,
-};
+        }
+      },
+      "roles": [],
+      "mediaType": "application/vnd.acme.v1.convert+json"
+    }
+  ]
+}`);
+
+/** Everything the runtime knows about Directory API. */
+export const spec: ServiceSpec = { ...data, errors: Object.values(errors), mediaTypes };

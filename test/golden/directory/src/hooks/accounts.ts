@@ -19,9 +19,9 @@
 //     if (!ctx.caller.roles.includes("admin")) throw ctx.error("forbidden", "", "Only admins delete.");
 //   },
 import type { ResourceHooks } from "../generated/errors.js";
-import type { Account, AccountInput } from "../generated/types.js";
+import type * as types from "../generated/types.js";
 
 /** Business rules of accounts. */
-export const hooks: ResourceHooks<AccountInput, Account> = {
+export const hooks: ResourceHooks<types.AccountInput, types.Account> = {
   // Your hooks go here (see above); none is needed.
 };

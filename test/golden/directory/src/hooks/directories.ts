@@ -19,9 +19,9 @@
 //     if (!ctx.caller.roles.includes("admin")) throw ctx.error("forbidden", "", "Only admins delete.");
 //   },
 import type { ResourceHooks } from "../generated/errors.js";
-import type { Directory, DirectoryInput } from "../generated/types.js";
+import type * as types from "../generated/types.js";
 
 /** Business rules of directories. */
-export const hooks: ResourceHooks<DirectoryInput, Directory> = {
+export const hooks: ResourceHooks<types.DirectoryInput, types.Directory> = {
   // Your hooks go here (see above); none is needed.
 };

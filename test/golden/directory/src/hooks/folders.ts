@@ -19,9 +19,9 @@
 //     if (!ctx.caller.roles.includes("admin")) throw ctx.error("forbidden", "", "Only admins delete.");
 //   },
 import type { ResourceHooks } from "../generated/errors.js";
-import type { Folder, FolderInput } from "../generated/types.js";
+import type * as types from "../generated/types.js";
 
 /** Business rules of folders. */
-export const hooks: ResourceHooks<FolderInput, Folder> = {
+export const hooks: ResourceHooks<types.FolderInput, types.Folder> = {
   // Your hooks go here (see above); none is needed.
 };

@@ -19,9 +19,9 @@
 //     if (!ctx.caller.roles.includes("admin")) throw ctx.error("forbidden", "", "Only admins delete.");
 //   },
 import type { ResourceHooks } from "../generated/errors.js";
-import type { Group, GroupInput } from "../generated/types.js";
+import type * as types from "../generated/types.js";
 
 /** Business rules of groups. */
-export const hooks: ResourceHooks<GroupInput, Group> = {
+export const hooks: ResourceHooks<types.GroupInput, types.Group> = {
   // Your hooks go here (see above); none is needed.
 };

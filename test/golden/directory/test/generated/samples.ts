@@ -3,7 +3,7 @@
 import type { Samples } from "./kit.js";
 
 /** Request bodies, action parameters and the responses the action stubs answer with; where one is missing, why. */
-export const samples: Samples = {
+export const samples: Samples = JSON.parse(String.raw`{
   "resources": {
     "accounts": {
       "bodies": [
@@ -631,4 +631,4 @@ export const samples: Samples = {
       }
     }
   }
-};
+}`);

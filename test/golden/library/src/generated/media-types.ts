@@ -8,18 +8,23 @@ import type { MediaTypeSpec } from "./runtime/spec.js";
 export const vendor = "library";
 export const version = 2;
 
+/** A media type's subject: a resource, collection or action name, or "error". */
+export type Subject = "author" | "authors" | "book" | "books" | "error" | "lookup";
+
+/** An entry of the registry. */
+export interface MediaType extends MediaTypeSpec {
+  readonly subject: Subject;
+}
+
 /** Every vendor media type of the service: per resource, per collection, per action, and errors. */
-export const mediaTypes = [
+export const mediaTypes: readonly MediaType[] = JSON.parse(String.raw`[
   {"name":"application/vnd.library.v2.author+json","alias":"application/library.v2.author.json","subject":"author","kind":"instance","version":2},
   {"name":"application/vnd.library.v2.authors+json","alias":"application/library.v2.authors.json","subject":"authors","kind":"collection","version":2},
   {"name":"application/vnd.library.v2.book+json","alias":"application/library.v2.book.json","subject":"book","kind":"instance","version":2},
   {"name":"application/vnd.library.v2.books+json","alias":"application/library.v2.books.json","subject":"books","kind":"collection","version":2},
   {"name":"application/vnd.library.v2.error+json","alias":"application/library.v2.error.json","subject":"error","kind":"error","version":2},
-  {"name":"application/vnd.library.v2.lookup+json","alias":"application/library.v2.lookup.json","subject":"lookup","kind":"action","version":2},
-] as const satisfies readonly MediaTypeSpec[];
-
-/** A media type's subject: a resource, collection or action name, or "error". */
-export type Subject = (typeof mediaTypes)[number]["subject"];
+  {"name":"application/vnd.library.v2.lookup+json","alias":"application/library.v2.lookup.json","subject":"lookup","kind":"action","version":2}
+]`);
 
 /**
  * The media type of a subject in either shape.
@@ -31,7 +36,7 @@ export function formatMediaType(subject: Subject, shape: "vnd" | "alias" = "vnd"
 }
 
 /** The registry entry a media type names (either shape, parameters ignored), or undefined. */
-export function parseMediaType(type: string): (typeof mediaTypes)[number] | undefined {
+export function parseMediaType(type: string): MediaType | undefined {
   const bare = (type.split(";")[0] ?? "").trim().toLowerCase();
   return mediaTypes.find((m) => m.name === bare || m.alias === bare);
 }

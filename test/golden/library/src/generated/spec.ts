@@ -4,245 +4,244 @@ import { errors } from "./errors.js";
 import { mediaTypes } from "./media-types.js";
 import type { ServiceSpec } from "./runtime/spec.js";
 
-/** Everything the runtime knows about Library API. */
-export const spec: ServiceSpec = {
-  ...{
-    "name": "library-service",
-    "title": "Library API",
-    "vendor": "library",
-    "version": 2,
-    "baseUrl": "http://localhost:3000/v2",
-    "errorDocsUrl": "http://localhost:3000/docs/errors",
-    "auth": {
-      "schemes": [
-        "apiKey",
-        "bearer"
-      ],
-      "realm": "Library API"
-    },
-    "paging": {
-      "defaultLimit": 25,
-      "maxLimit": 100
-    },
-    "bodyLimit": 1048576,
-    "resources": [
-      {
-        "name": "author",
-        "collection": "authors",
-        "fields": [
-          {
-            "name": "books",
-            "kind": "links",
-            "link": {
-              "kind": "collection",
-              "target": "books",
-              "inverse": "author"
-            }
-          },
-          {
-            "name": "born",
-            "kind": "integer"
-          },
-          {
-            "name": "name",
-            "kind": "string"
+/** The description as resourcery wrote it, parsed once when the module loads. */
+const data: Omit<ServiceSpec, "errors" | "mediaTypes"> = JSON.parse(String.raw`{
+  "name": "library-service",
+  "title": "Library API",
+  "vendor": "library",
+  "version": 2,
+  "baseUrl": "http://localhost:3000/v2",
+  "errorDocsUrl": "http://localhost:3000/docs/errors",
+  "auth": {
+    "schemes": [
+      "apiKey",
+      "bearer"
+    ],
+    "realm": "Library API"
+  },
+  "paging": {
+    "defaultLimit": 25,
+    "maxLimit": 100
+  },
+  "bodyLimit": 1048576,
+  "resources": [
+    {
+      "name": "author",
+      "collection": "authors",
+      "fields": [
+        {
+          "name": "books",
+          "kind": "links",
+          "link": {
+            "kind": "collection",
+            "target": "books",
+            "inverse": "author"
           }
+        },
+        {
+          "name": "born",
+          "kind": "integer"
+        },
+        {
+          "name": "name",
+          "kind": "string"
+        }
+      ],
+      "required": [
+        "name"
+      ],
+      "unique": [
+        "name"
+      ],
+      "access": {
+        "create": [
+          "librarian"
         ],
+        "update": [
+          "librarian"
+        ],
+        "delete": [
+          "librarian"
+        ]
+      },
+      "mediaType": "application/vnd.library.v2.author+json",
+      "collectionMediaType": "application/vnd.library.v2.authors+json",
+      "idForm": {
+        "kind": "uuid"
+      },
+      "bodySchema": {
+        "type": "object",
+        "additionalProperties": false,
         "required": [
           "name"
         ],
-        "unique": [
-          "name"
-        ],
-        "access": {
-          "create": [
-            "librarian"
-          ],
-          "update": [
-            "librarian"
-          ],
-          "delete": [
-            "librarian"
-          ]
-        },
-        "mediaType": "application/vnd.library.v2.author+json",
-        "collectionMediaType": "application/vnd.library.v2.authors+json",
-        "idForm": {
-          "kind": "uuid"
-        },
-        "bodySchema": {
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "name"
-          ],
-          "properties": {
-            "born": {
-              "$ref": "resourcery:shared#/$defs/Year",
-              "description": "Year of birth."
-            },
-            "name": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 200
-            }
+        "properties": {
+          "born": {
+            "$ref": "resourcery:shared#/$defs/Year",
+            "description": "Year of birth."
+          },
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
           }
         }
-      },
-      {
-        "name": "book",
-        "collection": "books",
-        "fields": [
-          {
-            "name": "author",
-            "kind": "link",
-            "link": {
-              "kind": "instance",
-              "target": "authors"
-            }
-          },
-          {
-            "name": "genres",
-            "kind": "array"
-          },
-          {
-            "name": "isbn",
-            "kind": "string"
-          },
-          {
-            "name": "pages",
-            "kind": "integer"
-          },
-          {
-            "name": "published",
-            "kind": "integer"
-          },
-          {
-            "name": "title",
-            "kind": "string"
+      }
+    },
+    {
+      "name": "book",
+      "collection": "books",
+      "fields": [
+        {
+          "name": "author",
+          "kind": "link",
+          "link": {
+            "kind": "instance",
+            "target": "authors"
           }
+        },
+        {
+          "name": "genres",
+          "kind": "array"
+        },
+        {
+          "name": "isbn",
+          "kind": "string"
+        },
+        {
+          "name": "pages",
+          "kind": "integer"
+        },
+        {
+          "name": "published",
+          "kind": "integer"
+        },
+        {
+          "name": "title",
+          "kind": "string"
+        }
+      ],
+      "required": [
+        "title",
+        "author"
+      ],
+      "unique": [
+        "isbn"
+      ],
+      "access": {
+        "create": [
+          "librarian"
         ],
+        "update": [
+          "librarian"
+        ],
+        "delete": [
+          "librarian"
+        ]
+      },
+      "mediaType": "application/vnd.library.v2.book+json",
+      "collectionMediaType": "application/vnd.library.v2.books+json",
+      "idForm": {
+        "kind": "uuid"
+      },
+      "bodySchema": {
+        "type": "object",
+        "additionalProperties": false,
         "required": [
           "title",
           "author"
         ],
-        "unique": [
-          "isbn"
-        ],
-        "access": {
-          "create": [
-            "librarian"
-          ],
-          "update": [
-            "librarian"
-          ],
-          "delete": [
-            "librarian"
-          ]
-        },
-        "mediaType": "application/vnd.library.v2.book+json",
-        "collectionMediaType": "application/vnd.library.v2.books+json",
-        "idForm": {
-          "kind": "uuid"
-        },
-        "bodySchema": {
-          "type": "object",
-          "additionalProperties": false,
-          "required": [
-            "title",
-            "author"
-          ],
-          "properties": {
-            "author": {
-              "type": "object",
-              "required": [
-                "meta"
-              ],
-              "properties": {
-                "meta": {
-                  "type": "object",
-                  "required": [
-                    "href"
-                  ],
-                  "properties": {
-                    "href": {
-                      "type": "string",
-                      "minLength": 1
-                    },
-                    "mediaType": {
-                      "type": "string"
-                    }
+        "properties": {
+          "author": {
+            "type": "object",
+            "required": [
+              "meta"
+            ],
+            "properties": {
+              "meta": {
+                "type": "object",
+                "required": [
+                  "href"
+                ],
+                "properties": {
+                  "href": {
+                    "type": "string",
+                    "minLength": 1
+                  },
+                  "mediaType": {
+                    "type": "string"
                   }
                 }
               }
-            },
-            "genres": {
-              "type": "array",
-              "items": {
-                "type": "string",
-                "enum": [
-                  "fiction",
-                  "poetry",
-                  "history",
-                  "science",
-                  "children"
-                ]
-              },
-              "uniqueItems": true
-            },
-            "isbn": {
-              "$ref": "resourcery:shared#/$defs/Isbn"
-            },
-            "pages": {
-              "type": "integer",
-              "minimum": 1
-            },
-            "published": {
-              "$ref": "resourcery:shared#/$defs/Year"
-            },
-            "title": {
-              "type": "string",
-              "minLength": 1,
-              "maxLength": 500
             }
+          },
+          "genres": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "fiction",
+                "poetry",
+                "history",
+                "science",
+                "children"
+              ]
+            },
+            "uniqueItems": true
+          },
+          "isbn": {
+            "$ref": "resourcery:shared#/$defs/Isbn"
+          },
+          "pages": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "published": {
+            "$ref": "resourcery:shared#/$defs/Year"
+          },
+          "title": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 500
           }
         }
       }
-    ],
-    "actions": [
-      {
-        "name": "lookup",
-        "method": "GET",
-        "query": {
-          "type": "object",
-          "required": [
-            "isbn"
-          ],
-          "properties": {
-            "isbn": {
-              "$ref": "resourcery:shared#/$defs/Isbn"
-            }
-          }
-        },
-        "roles": [
-          "librarian"
-        ],
-        "mediaType": "application/vnd.library.v2.lookup+json"
-      }
-    ],
-    "schemas": {
-      "Isbn": {
-        "type": "string",
-        "pattern": "^(97[89])?\\d{9}[\\dX]$",
-        "description": "ISBN-10 or ISBN-13, digits only."
-      },
-      "Year": {
-        "type": "integer",
-        "minimum": -3000,
-        "maximum": 2100
-      }
     }
-  },
-  errors: Object.values(errors),
-  mediaTypes,
-};
+  ],
+  "actions": [
+    {
+      "name": "lookup",
+      "method": "GET",
+      "query": {
+        "type": "object",
+        "required": [
+          "isbn"
+        ],
+        "properties": {
+          "isbn": {
+            "$ref": "resourcery:shared#/$defs/Isbn"
+          }
+        }
+      },
+      "roles": [
+        "librarian"
+      ],
+      "mediaType": "application/vnd.library.v2.lookup+json"
+    }
+  ],
+  "schemas": {
+    "Isbn": {
+      "type": "string",
+      "pattern": "^(97[89])?\\d{9}[\\dX]$",
+      "description": "ISBN-10 or ISBN-13, digits only."
+    },
+    "Year": {
+      "type": "integer",
+      "minimum": -3000,
+      "maximum": 2100
+    }
+  }
+}`);
+
+/** Everything the runtime knows about Library API. */
+export const spec: ServiceSpec = { ...data, errors: Object.values(errors), mediaTypes };

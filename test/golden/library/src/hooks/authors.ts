@@ -19,9 +19,9 @@
 //     if (!ctx.caller.roles.includes("admin")) throw ctx.error("forbidden", "", "Only admins delete.");
 //   },
 import type { ResourceHooks } from "../generated/errors.js";
-import type { Author, AuthorInput } from "../generated/types.js";
+import type * as types from "../generated/types.js";
 
 /** Business rules of authors. */
-export const hooks: ResourceHooks<AuthorInput, Author> = {
+export const hooks: ResourceHooks<types.AuthorInput, types.Author> = {
   // Your hooks go here (see above); none is needed.
 };

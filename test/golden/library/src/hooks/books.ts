@@ -19,9 +19,9 @@
 //     if (!ctx.caller.roles.includes("admin")) throw ctx.error("forbidden", "", "Only admins delete.");
 //   },
 import type { ResourceHooks } from "../generated/errors.js";
-import type { Book, BookInput } from "../generated/types.js";
+import type * as types from "../generated/types.js";
 
 /** Business rules of books. */
-export const hooks: ResourceHooks<BookInput, Book> = {
+export const hooks: ResourceHooks<types.BookInput, types.Book> = {
   // Your hooks go here (see above); none is needed.
 };
