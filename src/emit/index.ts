@@ -18,6 +18,7 @@ import { emitRuntime } from "./runtime.js";
 import { emitSpec } from "./spec.js";
 import { emitTests } from "./tests.js";
 import { emitTypes, type Orphans } from "./types.js";
+import { emitValidators } from "./validators.js";
 
 export type { EmittedFile, PackageFile, StagedFile } from "./emitted-file.js";
 export type { Orphans } from "./types.js";
@@ -60,6 +61,9 @@ export async function emitService(model: Model, orphans?: Orphans, stage?: Fresh
       ...emitTests(model),
       ...emitClient(model),
     ].map((f) => (stage ? stage.write(f.path, f.owner, f.contents) : f));
+    mark("emitted but validators and docs");
+    // Compiled last, while the docs worker still renders: this thread is otherwise idle then.
+    files.push(...(await emitValidators(model)).map((f) => (stage ? stage.write(f.path, f.owner, f.contents) : f)));
   } catch (error) {
     stop.abort(error); // no page of the worker's is written after this fails
     throw error;

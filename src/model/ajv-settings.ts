@@ -4,9 +4,12 @@
  * file is templates/runtime/ajv-settings.ts in the service and src/model/ajv-settings.ts in resourcery, the
  * same text (test/unit/consistency.test.ts compares the two files).
  */
-import { Ajv, type CodeOptions, type Options } from "ajv";
-import formatsPlugin from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, CodeOptions, Options } from "ajv";
 import { RE2JS } from "re2js";
+
+// ajv's compiler is loaded on first use: a service whose validators were precompiled never needs it.
+const require = createRequire(import.meta.url);
 
 type RegExpEngine = NonNullable<CodeOptions["regExp"]>;
 type RegExpLike = ReturnType<RegExpEngine>;
@@ -24,8 +27,9 @@ export const linearRegExp: RegExpEngine = Object.assign(
     const like = { test: (s: string) => re.test(s), toString: () => `/${pattern}/${flags}` };
     return like;
   },
-  // `code` names the engine in ajv's standalone output, which the service never produces.
-  { code: 'require("./ajv-settings.js").linearRegExp' },
+  // `code` is how ajv's standalone code (the validators resourcery precompiles, src/generated/validators.js)
+  // names the engine: that module's factory takes it as its parameter `linearRegExp`.
+  { code: "linearRegExp" },
 );
 
 /**
@@ -48,20 +52,36 @@ export function ajvOptions(coerce: boolean): Options {
   };
 }
 
+/** What `newAjv` may be told beyond the service's options (see there). */
+export interface AjvExtra {
+  /** false: no optimisation of the code (`check`, which never runs it). */
+  readonly optimize?: boolean;
+  /** true: none of ajv's warnings. */
+  readonly quiet?: boolean;
+  /** true: keep each validator's source, one statement a line, for ajv's standalone code (generate). */
+  readonly standalone?: boolean;
+}
+
 /**
  * A new ajv with the service's options and formats (ajv-formats). `extra` may only change what does not
  * decide which schemas compile or what they accept: `check` turns off the optimisation of code it never
- * runs, and ajv's warnings (an unknown format), which its own diagnostics say better.
+ * runs, and ajv's warnings (an unknown format), which its own diagnostics say better; `generate` keeps
+ * the code of the validators it precompiles.
  */
-export function newAjv(coerce: boolean, extra: { readonly optimize?: boolean; readonly quiet?: boolean } = {}): Ajv {
+export function newAjv(coerce: boolean, extra: AjvExtra = {}): Ajv {
   const options = ajvOptions(coerce);
-  const ajv = new Ajv({
+  const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+  const ajv = new AjvClass({
     ...options,
-    ...(extra.optimize === false ? { code: { ...options.code, optimize: false } } : {}),
+    code: {
+      ...options.code,
+      ...(extra.optimize === false ? { optimize: false } : {}),
+      ...(extra.standalone === true ? { source: true, lines: true } : {}),
+    },
     ...(extra.quiet === true ? { logger: false as const } : {}),
   });
   type Plugin = (a: Ajv) => unknown;
-  const addFormats = ((formatsPlugin as unknown as { default?: Plugin }).default ?? formatsPlugin) as unknown as Plugin;
-  addFormats(ajv);
+  const formatsPlugin = require("ajv-formats") as { default?: Plugin } & Plugin;
+  (formatsPlugin.default ?? formatsPlugin)(ajv);
   return ajv;
 }

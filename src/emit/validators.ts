@@ -1,0 +1,115 @@
+/**
+ * Emits src/generated/validators.js: every request validator of the service, compiled at generate time
+ * into ajv's standalone code, so that the service compiles no schema when it starts (at 850 resources
+ * compiling them was most of a start). They are compiled as the runtime would compile them, by the
+ * runtime's own text (model/validator-schemas.ts, model/ajv-settings.ts), and the module carries the
+ * fingerprint of the schemas they were compiled from, which the runtime compares before using them.
+ *
+ * The module is plain JavaScript that tsc never reads (the package's tsconfig takes no .js): ~8 MB at 850
+ * resources, which as TypeScript under `@ts-nocheck` would add ~30 s to the package's build, and ~70 s with
+ * `allowJs`. The generated server loads it from the package root (as it finds docs/).
+ *
+ * Definitions are untrusted, and ajv writes their values into this code: ajv's code generator (the same
+ * that builds validators through `new Function` at start-up otherwise) writes every value it takes from a
+ * schema — patterns, enum and const values, defaults, property names, formats, the schema itself — as a
+ * JSON literal, with U+2028 and U+2029 escaped, or as a property access by such a literal; names in the
+ * code are ajv's own. The names this module adds (collections, actions) go through escape.ts.
+ */
+import { createRequire } from "node:module";
+import type { Ajv } from "ajv";
+import { compileValidator, validatorAjvs, validatorKey, validatorSchemas, validatorsFingerprint, type ValidatedSpec, type ValidatorSchemas } from "../model/validator-schemas.js";
+import type { Model } from "../model/types.js";
+import type { EmittedFile } from "./emitted-file.js";
+import { lineComment, str } from "./shared/escape.js";
+import { tsHeader } from "./shared/header.js";
+import { specOf } from "./spec.js";
+
+const require = createRequire(import.meta.url);
+
+/** How long compiling may hold this thread before it lets other work (the docs worker's pages to write) run. */
+const SLICE_MS = 25;
+
+/** The validators of one ajv instance, compiled: their export names (v0, v1, …) by collection or action. */
+interface Compiled {
+  readonly ajv: Ajv;
+  readonly names: readonly (readonly [name: string, exported: string])[];
+}
+
+/**
+ * src/generated/validators.js. Compiling takes a while on big services, so it yields to the event loop
+ * between schemas; the result does not depend on when it runs.
+ */
+export async function emitValidators(model: Model): Promise<EmittedFile[]> {
+  const schemas = validatorSchemas(specOf(model) as unknown as ValidatedSpec);
+  let contents: string;
+  try {
+    const ajvs = validatorAjvs(schemas, { standalone: true, quiet: true });
+    const bodies = await compileAll(ajvs.bodies, "body", schemas.bodies, (name) => `the body schema of ${name}`);
+    const queries = await compileAll(ajvs.queries, "query", schemas.queries, (name) => `the query schema of the action ${name}`);
+    contents = moduleOf(validatorsFingerprint(schemas), bodies, queries);
+  } catch (error) {
+    // `check` compiles every schema as the service does, so this is not expected; should it happen, the
+    // package is still generated and the service compiles its validators at start-up, and says there
+    // which schema fails and why, as it did before validators were precompiled.
+    contents = uncompiledModule(error instanceof Error ? error.message : String(error));
+  }
+  return [{ path: "src/generated/validators.js", contents, owner: "generated" }];
+}
+
+/** Compiles each schema of `list` (added under validatorKey(kind, i)), yielding now and then. */
+async function compileAll(ajv: Ajv, kind: "body" | "query", list: ValidatorSchemas["bodies"], what: (name: string) => string): Promise<Compiled> {
+  const names: (readonly [string, string])[] = [];
+  let slice = performance.now();
+  for (const [i, [name, schema]] of list.entries()) {
+    compileValidator(ajv, validatorKey(kind, i), schema, what(name));
+    names.push([name, `v${i}`]);
+    if (performance.now() - slice > SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+  }
+  return { ajv, names };
+}
+
+/** ajv's standalone code of the validators in `compiled`, which assigns each to `exports.v<i>`. */
+function standaloneOf({ ajv, names }: Compiled, kind: "body" | "query"): string {
+  if (names.length === 0) return "";
+  const standaloneCode = require("ajv/dist/standalone/index.js") as (a: Ajv, refs: Record<string, string>) => string;
+  const refs: Record<string, string> = {};
+  names.forEach(([, exported], i) => (refs[exported] = validatorKey(kind, i)));
+  // The directive ajv starts a CommonJS module with: the ES module is strict already.
+  return standaloneCode(ajv, refs).replace(/^"use strict";\n?/, "");
+}
+
+/** An object from entries (a name "__proto__" stays a property), each value `<scope>.<exported>`. */
+function byName(scope: string, names: Compiled["names"]): string {
+  if (names.length === 0) return "{}";
+  return `Object.fromEntries([\n${names.map(([name, exported]) => `      [${str(name)}, ${scope}.${exported}],\n`).join("")}    ])`;
+}
+
+function moduleOf(fingerprint: string, bodies: Compiled, queries: Compiled): string {
+  return (
+    tsHeader("the request validators, compiled by ajv at generate time (its standalone code)") +
+    `import { createRequire } from "node:module";\n\n` +
+    `// ajv's standalone code requires its runtime helpers and ajv-formats' formats, CommonJS modules of the package's dependencies.\n` +
+    `const require = createRequire(import.meta.url);\n\n` +
+    `/** The fingerprint of the schemas these validators were compiled from (the runtime's validatorsFingerprint). */\n` +
+    `export const fingerprint = ${str(fingerprint)};\n\n` +
+    `/** The validators of every body by collection and of every action's query by action; \`linearRegExp\` is the runtime's pattern engine. */\n` +
+    `export function createValidators(linearRegExp) {\n` +
+    `  const bodies = (() => {\n    const exports = {};\n${standaloneOf(bodies, "body")}\n    return exports;\n  })();\n` +
+    `  const queries = (() => {\n    const exports = {};\n${standaloneOf(queries, "query")}\n    return exports;\n  })();\n` +
+    `  return {\n    bodies: ${byName("bodies", bodies.names)},\n    queries: ${byName("queries", queries.names)},\n  };\n}\n`
+  );
+}
+
+/** A module without validators: the runtime then compiles them at start-up (and reports the failure). */
+function uncompiledModule(reason: string): string {
+  return (
+    tsHeader("the request validators, compiled by ajv at generate time (its standalone code)") +
+    `// None: ${lineComment(reason)}\n` +
+    `// The service compiles its validators at start-up instead, and says there which schema fails and why.\n\n` +
+    `export const fingerprint = "";\n\n` +
+    `export function createValidators() {\n  return { bodies: {}, queries: {} };\n}\n`
+  );
+}
