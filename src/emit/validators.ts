@@ -19,15 +19,12 @@ import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
 import { compileValidator, validatorAjvs, validatorKey, validatorSchemas, validatorsFingerprint, type ValidatedSpec, type ValidatorSchemas } from "../model/validator-schemas.js";
 import type { Model } from "../model/types.js";
-import type { EmittedFile } from "./emitted-file.js";
+import type { EmittedFile, LazyFile } from "./emitted-file.js";
 import { lineComment, str } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
 import { specOf } from "./spec.js";
 
 const require = createRequire(import.meta.url);
-
-/** How long compiling may hold this thread before it lets other work (the docs worker's pages to write) run. */
-const SLICE_MS = 25;
 
 /** The validators of one ajv instance, compiled: their export names (v0, v1, …) by collection or action. */
 interface Compiled {
@@ -35,38 +32,43 @@ interface Compiled {
   readonly names: readonly (readonly [name: string, exported: string])[];
 }
 
-/**
- * src/generated/validators.js. Compiling takes a while on big services, so it yields to the event loop
- * between schemas; the result does not depend on when it runs.
- */
-export async function emitValidators(model: Model): Promise<EmittedFile[]> {
+/** The path of the module in the package. */
+export const VALIDATORS_FILE = "src/generated/validators.js";
+
+/** src/generated/validators.js, compiled when rendered (generate renders it in a worker thread: ajv takes a while on big services). */
+export function validatorsFiles(model: Model): LazyFile[] {
+  return [{ path: VALIDATORS_FILE, owner: "generated", render: () => validatorsModule(model) }];
+}
+
+/** src/generated/validators.js, compiled now. */
+export function emitValidators(model: Model): EmittedFile[] {
+  return [{ path: VALIDATORS_FILE, owner: "generated", contents: validatorsModule(model) }];
+}
+
+/** The text of the module. */
+function validatorsModule(model: Model): string {
   const schemas = validatorSchemas(specOf(model) as unknown as ValidatedSpec);
-  let contents: string;
   try {
-    const ajvs = validatorAjvs(schemas, { standalone: true, quiet: true });
-    const bodies = await compileAll(ajvs.bodies, "body", schemas.bodies, (name) => `the body schema of ${name}`);
-    const queries = await compileAll(ajvs.queries, "query", schemas.queries, (name) => `the query schema of the action ${name}`);
-    contents = moduleOf(validatorsFingerprint(schemas), bodies, queries);
+    // Without ajv's optimisation of the code (a third of the compile time, for 9% more code, which V8 then
+    // optimises alike) and without validating the schemas again (check did): ~2.8× faster.
+    const ajvs = validatorAjvs(schemas, { standalone: true, quiet: true, optimize: false, checked: true });
+    const bodies = compileAll(ajvs.bodies, "body", schemas.bodies, (name) => `the body schema of ${name}`);
+    const queries = compileAll(ajvs.queries, "query", schemas.queries, (name) => `the query schema of the action ${name}`);
+    return moduleOf(validatorsFingerprint(schemas), bodies, queries);
   } catch (error) {
     // `check` compiles every schema as the service does, so this is not expected; should it happen, the
     // package is still generated and the service compiles its validators at start-up, and says there
     // which schema fails and why, as it did before validators were precompiled.
-    contents = uncompiledModule(error instanceof Error ? error.message : String(error));
+    return uncompiledModule(error instanceof Error ? error.message : String(error));
   }
-  return [{ path: "src/generated/validators.js", contents, owner: "generated" }];
 }
 
-/** Compiles each schema of `list` (added under validatorKey(kind, i)), yielding now and then. */
-async function compileAll(ajv: Ajv, kind: "body" | "query", list: ValidatorSchemas["bodies"], what: (name: string) => string): Promise<Compiled> {
+/** Compiles each schema of `list` (added under validatorKey(kind, i)). */
+function compileAll(ajv: Ajv, kind: "body" | "query", list: ValidatorSchemas["bodies"], what: (name: string) => string): Compiled {
   const names: (readonly [string, string])[] = [];
-  let slice = performance.now();
   for (const [i, [name, schema]] of list.entries()) {
     compileValidator(ajv, validatorKey(kind, i), schema, what(name));
     names.push([name, `v${i}`]);
-    if (performance.now() - slice > SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      slice = performance.now();
-    }
   }
   return { ajv, names };
 }

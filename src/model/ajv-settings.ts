@@ -48,6 +48,10 @@ export function ajvOptions(coerce: boolean): Options {
     // Properties are looked up on the value itself: an optional property named toString or valueOf is
     // otherwise read from Object.prototype (a function), and every body that omits it fails its schema.
     ownProperties: true,
+    // A $ref is a call of the referred schema's validator, compiled once: inlined, a shared schema was
+    // compiled again into every schema using it (Stripe's validators: 17.7 MB of code and 7.2 s to
+    // compile inlined, 13.5 MB and 4.4 s not).
+    inlineRefs: false,
     code: { regExp: linearRegExp },
   };
 }
@@ -60,13 +64,15 @@ export interface AjvExtra {
   readonly quiet?: boolean;
   /** true: keep each validator's source, one statement a line, for ajv's standalone code (generate). */
   readonly standalone?: boolean;
+  /** true: the schemas passed `check`, which validated each against ajv's meta-schema: not validated again (generate). */
+  readonly checked?: boolean;
 }
 
 /**
  * A new ajv with the service's options and formats (ajv-formats). `extra` may only change what does not
- * decide which schemas compile or what they accept: `check` turns off the optimisation of code it never
- * runs, and ajv's warnings (an unknown format), which its own diagnostics say better; `generate` keeps
- * the code of the validators it precompiles.
+ * decide what the schemas accept: `check` turns off the optimisation of code it never runs, and ajv's
+ * warnings (an unknown format), which its own diagnostics say better; `generate` keeps the code of the
+ * validators it precompiles, and does not validate again the schemas `check` validated.
  */
 export function newAjv(coerce: boolean, extra: AjvExtra = {}): Ajv {
   const options = ajvOptions(coerce);
@@ -79,6 +85,7 @@ export function newAjv(coerce: boolean, extra: AjvExtra = {}): Ajv {
       ...(extra.standalone === true ? { source: true, lines: true } : {}),
     },
     ...(extra.quiet === true ? { logger: false as const } : {}),
+    ...(extra.checked === true ? { validateSchema: false } : {}),
   });
   type Plugin = (a: Ajv) => unknown;
   const formatsPlugin = require("ajv-formats") as { default?: Plugin } & Plugin;

@@ -118,6 +118,8 @@ test("both answer every body and query alike over HTTP: valid ones, defaults, ea
     ["GET", `/find?q=nope`],
     ["GET", `/find?q=plain&${encodeURIComponent(`n ${text(AT.queryName)}`)}=three`],
     ["GET", `/find?q=plain&mode=other`],
+    ["GET", `/find?q=plain&size=3`],
+    ["GET", `/find?q=plain&size=11`],
   ];
   const statuses = new Set<number>();
   for (const [method, url, body] of requests) {

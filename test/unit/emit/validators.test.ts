@@ -44,7 +44,7 @@ let atStart: Validators;
 
 test("the hostile definitions pass check, and their validators are emitted and load", async () => {
   assert.ok(checked.model, JSON.stringify(checked.diagnostics, null, 2));
-  const files = await emitValidators(checked.model!);
+  const files = emitValidators(checked.model!);
   assert.equal(files.map((f) => [f.path, f.owner]), [["src/generated/validators.js", "generated"]]);
   source = files[0]!.contents;
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -171,6 +171,8 @@ test("every query gets the same answer: coerced, defaults applied, each kind of 
     ["the least valid query", { q: "plain" }, true],
     ["the hostile texts as values, a number coerced", { q: text(AT.queryPattern), [`n ${text(AT.queryName)}`]: "3", mode: text(AT.queryEnum) }, true],
     ["a repeated parameter: its last value", { q: ["nope", "plain"] }, true],
+    ["a shared schema's number, coerced", { q: "plain", size: "3" }, true],
+    ["a shared schema's maximum", { q: "plain", size: "11" }, false],
     ["a required parameter missing", {}, false],
     ["a pattern not matched", { q: "nope" }, false],
     ["a number that is not one", { q: "plain", [`n ${text(AT.queryName)}`]: "three" }, false],
@@ -182,6 +184,7 @@ test("every query gets the same answer: coerced, defaults applied, each kind of 
     assert.is(got.ok, valid, `${label}: ${JSON.stringify(got)}`);
   }
   assert.equal(queryOutcome(fromModule, { q: "plain" }).value, { q: "plain", [`n ${text(AT.queryName)}`]: 1, mode: text(AT.queryEnum) });
+  assert.is((queryOutcome(fromModule, { q: "plain", size: "3" }).value as Record<string, unknown>).size, 3, "coerced through the shared schema's validator");
 });
 
 test("the module holds the hostile text only inside string literals", () => {

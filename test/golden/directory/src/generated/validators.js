@@ -6,21 +6,22 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 
 /** The fingerprint of the schemas these validators were compiled from (the runtime's validatorsFingerprint). */
-export const fingerprint = "e650d87c5fc3ff70ee83e6e22315a169b7b61538c1ddea0e5a7d83a359296029";
+export const fingerprint = "24456939fdd0581ab00c7e1759e9d8467d90a8adcec3fbc656bd4a7422a9f118";
 
 /** The validators of every body by collection and of every action's query by action; `linearRegExp` is the runtime's pattern engine. */
 export function createValidators(linearRegExp) {
   const bodies = (() => {
     const exports = {};
-exports.v0 = validate10;
-const schema11 = {"type":"object","additionalProperties":false,"required":["username","email","directory"],"properties":{"directory":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"email":{"type":"string","format":"email","description":"Email address, unique in the service."},"givenName":{"type":"string","maxLength":100},"groups":{"type":"array","items":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}}},"status":{"type":"string","enum":["enabled","disabled","unverified"],"default":"unverified"},"surname":{"type":"string","maxLength":100},"username":{"type":"string","minLength":1,"maxLength":64,"description":"Login name, unique in the service."}}};
+exports.v0 = validate0;
+const schema0 = {"type":"object","additionalProperties":false,"required":["username","email","directory"],"properties":{"directory":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"email":{"type":"string","format":"email","description":"Email address, unique in the service."},"givenName":{"type":"string","maxLength":100},"groups":{"type":"array","items":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}}},"status":{"type":"string","enum":["enabled","disabled","unverified"],"default":"unverified"},"surname":{"type":"string","maxLength":100},"username":{"type":"string","minLength":1,"maxLength":64,"description":"Login name, unique in the service."}}};
 const func0 = Object.prototype.hasOwnProperty;
-const func53 = require("ajv/dist/runtime/ucs2length").default;
+const func8 = require("ajv/dist/runtime/ucs2length").default;
 const formats0 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.status === undefined){
@@ -28,14 +29,14 @@ data.status = "unverified";
 }
 let missing0;
 if(((((data.username === undefined) || (!(func0.call(data, "username")))) && (missing0 = "username")) || (((data.email === undefined) || (!(func0.call(data, "email")))) && (missing0 = "email"))) || (((data.directory === undefined) || (!(func0.call(data, "directory")))) && (missing0 = "directory"))){
-validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate0.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((((((key0 === "directory") || (key0 === "email")) || (key0 === "givenName")) || (key0 === "groups")) || (key0 === "status")) || (key0 === "surname")) || (key0 === "username"))){
-validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate0.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -44,38 +45,45 @@ if(_errs1 === errors){
 if(data.directory !== undefined && func0.call(data, "directory")){
 let data0 = data.directory;
 const _errs2 = errors;
+const _errs3 = errors;
 if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((data0.meta === undefined) || (!(func0.call(data0, "meta")))) && (missing1 = "meta")){
-validate10.errors = [{instancePath:instancePath+"/directory",schemaPath:"#/properties/directory/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate0.errors = [{instancePath:instancePath+"/directory",schemaPath:"#/properties/directory/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data0.meta !== undefined && func0.call(data0, "meta")){
 let data1 = data0.meta;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing2;
 if(((data1.href === undefined) || (!(func0.call(data1, "href")))) && (missing2 = "href")){
-validate10.errors = [{instancePath:instancePath+"/directory/meta",schemaPath:"#/properties/directory/properties/meta/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate0.errors = [{instancePath:instancePath+"/directory/meta",schemaPath:"#/properties/directory/properties/meta/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data1.href !== undefined && func0.call(data1, "href")){
 let data2 = data1.href;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func53(data2) < 1){
-validate10.errors = [{instancePath:instancePath+"/directory/meta/href",schemaPath:"#/properties/directory/properties/meta/properties/href/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func8(data2) < 1){
+validate0.errors = [{instancePath:instancePath+"/directory/meta/href",schemaPath:"#/properties/directory/properties/meta/properties/href/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/directory/meta/href",schemaPath:"#/properties/directory/properties/meta/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate0.errors = [{instancePath:instancePath+"/directory/meta/href",schemaPath:"#/properties/directory/properties/meta/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs6){
 }
 }
 var valid2 = _errs6 === errors;
@@ -85,30 +93,46 @@ var valid2 = true;
 }
 if(valid2){
 if(data1.mediaType !== undefined && func0.call(data1, "mediaType")){
+let data3 = data1.mediaType;
 const _errs8 = errors;
-if(typeof data1.mediaType !== "string"){
-validate10.errors = [{instancePath:instancePath+"/directory/meta/mediaType",schemaPath:"#/properties/directory/properties/meta/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data3 !== "string"){
+validate0.errors = [{instancePath:instancePath+"/directory/meta/mediaType",schemaPath:"#/properties/directory/properties/meta/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
 }
 var valid2 = _errs8 === errors;
 }
 else {
 var valid2 = true;
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/directory/meta",schemaPath:"#/properties/directory/properties/meta/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
+if(valid2){
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/directory",schemaPath:"#/properties/directory/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate0.errors = [{instancePath:instancePath+"/directory/meta",schemaPath:"#/properties/directory/properties/meta/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === _errs4){
+}
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+else {
+validate0.errors = [{instancePath:instancePath+"/directory",schemaPath:"#/properties/directory/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs2){
 }
 }
 var valid0 = _errs2 === errors;
@@ -120,17 +144,24 @@ if(valid0){
 if(data.email !== undefined && func0.call(data, "email")){
 let data4 = data.email;
 const _errs10 = errors;
+const _errs11 = errors;
 if(errors === _errs10){
+if(typeof data4 == "number"){
+}
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats0.test(data4))){
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""}];
+validate0.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""}];
 return false;
+}
+else {
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate0.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs10){
 }
 }
 }
@@ -143,16 +174,21 @@ if(valid0){
 if(data.givenName !== undefined && func0.call(data, "givenName")){
 let data5 = data.givenName;
 const _errs12 = errors;
+const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(func53(data5) > 100){
-validate10.errors = [{instancePath:instancePath+"/givenName",schemaPath:"#/properties/givenName/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+if(func8(data5) > 100){
+validate0.errors = [{instancePath:instancePath+"/givenName",schemaPath:"#/properties/givenName/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
+}
+else {
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/givenName",schemaPath:"#/properties/givenName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate0.errors = [{instancePath:instancePath+"/givenName",schemaPath:"#/properties/givenName/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs12){
 }
 }
 var valid0 = _errs12 === errors;
@@ -164,6 +200,7 @@ if(valid0){
 if(data.groups !== undefined && func0.call(data, "groups")){
 let data6 = data.groups;
 const _errs14 = errors;
+const _errs15 = errors;
 if(errors === _errs14){
 if(Array.isArray(data6)){
 var valid3 = true;
@@ -171,38 +208,45 @@ const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 let data7 = data6[i0];
 const _errs16 = errors;
+const _errs17 = errors;
 if(errors === _errs16){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing3;
 if(((data7.meta === undefined) || (!(func0.call(data7, "meta")))) && (missing3 = "meta")){
-validate10.errors = [{instancePath:instancePath+"/groups/" + i0,schemaPath:"#/properties/groups/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate0.errors = [{instancePath:instancePath+"/groups/" + i0,schemaPath:"#/properties/groups/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 if(data7.meta !== undefined && func0.call(data7, "meta")){
 let data8 = data7.meta;
 const _errs18 = errors;
+const _errs19 = errors;
 if(errors === _errs18){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 let missing4;
 if(((data8.href === undefined) || (!(func0.call(data8, "href")))) && (missing4 = "href")){
-validate10.errors = [{instancePath:instancePath+"/groups/" + i0+"/meta",schemaPath:"#/properties/groups/items/properties/meta/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate0.errors = [{instancePath:instancePath+"/groups/" + i0+"/meta",schemaPath:"#/properties/groups/items/properties/meta/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 if(data8.href !== undefined && func0.call(data8, "href")){
 let data9 = data8.href;
 const _errs20 = errors;
+const _errs21 = errors;
 if(errors === _errs20){
 if(typeof data9 === "string"){
-if(func53(data9) < 1){
-validate10.errors = [{instancePath:instancePath+"/groups/" + i0+"/meta/href",schemaPath:"#/properties/groups/items/properties/meta/properties/href/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func8(data9) < 1){
+validate0.errors = [{instancePath:instancePath+"/groups/" + i0+"/meta/href",schemaPath:"#/properties/groups/items/properties/meta/properties/href/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/groups/" + i0+"/meta/href",schemaPath:"#/properties/groups/items/properties/meta/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate0.errors = [{instancePath:instancePath+"/groups/" + i0+"/meta/href",schemaPath:"#/properties/groups/items/properties/meta/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs20){
 }
 }
 var valid5 = _errs20 === errors;
@@ -212,30 +256,46 @@ var valid5 = true;
 }
 if(valid5){
 if(data8.mediaType !== undefined && func0.call(data8, "mediaType")){
+let data10 = data8.mediaType;
 const _errs22 = errors;
-if(typeof data8.mediaType !== "string"){
-validate10.errors = [{instancePath:instancePath+"/groups/" + i0+"/meta/mediaType",schemaPath:"#/properties/groups/items/properties/meta/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data10 !== "string"){
+validate0.errors = [{instancePath:instancePath+"/groups/" + i0+"/meta/mediaType",schemaPath:"#/properties/groups/items/properties/meta/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs23 = errors;
+if(errors === _errs22){
 }
 var valid5 = _errs22 === errors;
 }
 else {
 var valid5 = true;
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/groups/" + i0+"/meta",schemaPath:"#/properties/groups/items/properties/meta/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
+if(valid5){
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/groups/" + i0,schemaPath:"#/properties/groups/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate0.errors = [{instancePath:instancePath+"/groups/" + i0+"/meta",schemaPath:"#/properties/groups/items/properties/meta/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === _errs18){
+}
+}
+var valid4 = _errs18 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+}
+}
+}
+else {
+validate0.errors = [{instancePath:instancePath+"/groups/" + i0,schemaPath:"#/properties/groups/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs16){
 }
 }
 var valid3 = _errs16 === errors;
@@ -243,10 +303,14 @@ if(!valid3){
 break;
 }
 }
+if(valid3){
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/groups",schemaPath:"#/properties/groups/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate0.errors = [{instancePath:instancePath+"/groups",schemaPath:"#/properties/groups/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
+}
+if(errors === _errs14){
 }
 }
 var valid0 = _errs14 === errors;
@@ -258,28 +322,39 @@ if(valid0){
 let data11 = data.status;
 const _errs24 = errors;
 if(typeof data11 !== "string"){
-validate10.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate0.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs25 = errors;
+const vSchema0 = schema0.properties.status.enum;
 if(!(((data11 === "enabled") || (data11 === "disabled")) || (data11 === "unverified"))){
-validate10.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema11.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate0.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema0.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs24){
 }
 var valid0 = _errs24 === errors;
 if(valid0){
 if(data.surname !== undefined && func0.call(data, "surname")){
 let data12 = data.surname;
 const _errs26 = errors;
+const _errs27 = errors;
 if(errors === _errs26){
 if(typeof data12 === "string"){
-if(func53(data12) > 100){
-validate10.errors = [{instancePath:instancePath+"/surname",schemaPath:"#/properties/surname/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+if(func8(data12) > 100){
+validate0.errors = [{instancePath:instancePath+"/surname",schemaPath:"#/properties/surname/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
+}
+else {
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/surname",schemaPath:"#/properties/surname/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate0.errors = [{instancePath:instancePath+"/surname",schemaPath:"#/properties/surname/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs26){
 }
 }
 var valid0 = _errs26 === errors;
@@ -291,22 +366,27 @@ if(valid0){
 if(data.username !== undefined && func0.call(data, "username")){
 let data13 = data.username;
 const _errs28 = errors;
+const _errs29 = errors;
 if(errors === _errs28){
 if(typeof data13 === "string"){
-if(func53(data13) > 64){
-validate10.errors = [{instancePath:instancePath+"/username",schemaPath:"#/properties/username/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if(func8(data13) > 64){
+validate0.errors = [{instancePath:instancePath+"/username",schemaPath:"#/properties/username/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
-if(func53(data13) < 1){
-validate10.errors = [{instancePath:instancePath+"/username",schemaPath:"#/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func8(data13) < 1){
+validate0.errors = [{instancePath:instancePath+"/username",schemaPath:"#/properties/username/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/username",schemaPath:"#/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate0.errors = [{instancePath:instancePath+"/username",schemaPath:"#/properties/username/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs28){
 }
 }
 var valid0 = _errs28 === errors;
@@ -314,6 +394,8 @@ var valid0 = _errs28 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+}
 }
 }
 }
@@ -324,20 +406,23 @@ var valid0 = true;
 }
 }
 else {
-validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate0.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === 0){
 }
-validate10.errors = vErrors;
+}
+validate0.errors = vErrors;
 return errors === 0;
 }
 
-exports.v1 = validate11;
-const schema12 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"description":{"type":"string","maxLength":1000},"name":{"type":"string","minLength":1,"maxLength":255,"description":"Name of the directory, unique in the service."},"status":{"type":"string","enum":["enabled","disabled"],"default":"enabled"}}};
+exports.v1 = validate1;
+const schema1 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"description":{"type":"string","maxLength":1000},"name":{"type":"string","minLength":1,"maxLength":255,"description":"Name of the directory, unique in the service."},"status":{"type":"string","enum":["enabled","disabled"],"default":"enabled"}}};
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.status === undefined){
@@ -345,14 +430,14 @@ data.status = "enabled";
 }
 let missing0;
 if(((data.name === undefined) || (!(func0.call(data, "name")))) && (missing0 = "name")){
-validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate1.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "description") || (key0 === "name")) || (key0 === "status"))){
-validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate1.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -361,16 +446,21 @@ if(_errs1 === errors){
 if(data.description !== undefined && func0.call(data, "description")){
 let data0 = data.description;
 const _errs2 = errors;
+const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func53(data0) > 1000){
-validate11.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+if(func8(data0) > 1000){
+validate1.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
+}
+else {
 }
 }
 else {
-validate11.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs2){
 }
 }
 var valid0 = _errs2 === errors;
@@ -382,22 +472,27 @@ if(valid0){
 if(data.name !== undefined && func0.call(data, "name")){
 let data1 = data.name;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func53(data1) > 255){
-validate11.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if(func8(data1) > 255){
+validate1.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 else {
-if(func53(data1) < 1){
-validate11.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func8(data1) < 1){
+validate1.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
 }
 }
 }
 else {
-validate11.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs4){
 }
 }
 var valid0 = _errs4 === errors;
@@ -409,34 +504,45 @@ if(valid0){
 let data2 = data.status;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate11.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs7 = errors;
+const vSchema0 = schema1.properties.status.enum;
 if(!((data2 === "enabled") || (data2 === "disabled"))){
-validate11.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema12.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate1.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema1.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs6){
 }
 var valid0 = _errs6 === errors;
+if(valid0){
+}
 }
 }
 }
 }
 }
 else {
-validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate1.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === 0){
 }
-validate11.errors = vErrors;
+}
+validate1.errors = vErrors;
 return errors === 0;
 }
 
-exports.v2 = validate12;
-const schema13 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"color":{"type":"string","enum":["red","green","blue","none"],"default":"none"},"name":{"type":"string","minLength":1,"maxLength":255},"size":{"type":"integer","minimum":0},"tags":{"type":"array","items":{"type":"string"},"maxItems":20}}};
+exports.v2 = validate2;
+const schema2 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"color":{"type":"string","enum":["red","green","blue","none"],"default":"none"},"name":{"type":"string","minLength":1,"maxLength":255},"size":{"type":"integer","minimum":0},"tags":{"type":"array","items":{"type":"string"},"maxItems":20}}};
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.color === undefined){
@@ -444,14 +550,14 @@ data.color = "none";
 }
 let missing0;
 if(((data.name === undefined) || (!(func0.call(data, "name")))) && (missing0 = "name")){
-validate12.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate2.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((key0 === "color") || (key0 === "name")) || (key0 === "size")) || (key0 === "tags"))){
-validate12.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate2.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -460,34 +566,45 @@ if(_errs1 === errors){
 let data0 = data.color;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate12.errors = [{instancePath:instancePath+"/color",schemaPath:"#/properties/color/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate2.errors = [{instancePath:instancePath+"/color",schemaPath:"#/properties/color/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs3 = errors;
+const vSchema0 = schema2.properties.color.enum;
 if(!((((data0 === "red") || (data0 === "green")) || (data0 === "blue")) || (data0 === "none"))){
-validate12.errors = [{instancePath:instancePath+"/color",schemaPath:"#/properties/color/enum",keyword:"enum",params:{allowedValues: schema13.properties.color.enum},message:"must be equal to one of the allowed values"}];
+validate2.errors = [{instancePath:instancePath+"/color",schemaPath:"#/properties/color/enum",keyword:"enum",params:{allowedValues: schema2.properties.color.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs2){
 }
 var valid0 = _errs2 === errors;
 if(valid0){
 if(data.name !== undefined && func0.call(data, "name")){
 let data1 = data.name;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(func53(data1) > 255){
-validate12.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if(func8(data1) > 255){
+validate2.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 else {
-if(func53(data1) < 1){
-validate12.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func8(data1) < 1){
+validate2.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
 }
 }
 }
 else {
-validate12.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate2.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs4){
 }
 }
 var valid0 = _errs4 === errors;
@@ -500,15 +617,20 @@ if(data.size !== undefined && func0.call(data, "size")){
 let data2 = data.size;
 const _errs6 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate12.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate2.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-validate12.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate2.errors = [{instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs6){
 }
 }
 var valid0 = _errs6 === errors;
@@ -520,31 +642,40 @@ if(valid0){
 if(data.tags !== undefined && func0.call(data, "tags")){
 let data3 = data.tags;
 const _errs8 = errors;
+const _errs9 = errors;
 if(errors === _errs8){
 if(Array.isArray(data3)){
 if(data3.length > 20){
-validate12.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
+validate2.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
 var valid1 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
 const _errs10 = errors;
-if(typeof data3[i0] !== "string"){
-validate12.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"#/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data4 !== "string"){
+validate2.errors = [{instancePath:instancePath+"/tags/" + i0,schemaPath:"#/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs11 = errors;
+if(errors === _errs10){
 }
 var valid1 = _errs10 === errors;
 if(!valid1){
 break;
 }
 }
+if(valid1){
+}
 }
 }
 else {
-validate12.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate2.errors = [{instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
+}
+if(errors === _errs8){
 }
 }
 var valid0 = _errs8 === errors;
@@ -552,6 +683,8 @@ var valid0 = _errs8 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+}
 }
 }
 }
@@ -559,32 +692,35 @@ var valid0 = true;
 }
 }
 else {
-validate12.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === 0){
 }
-validate12.errors = vErrors;
+}
+validate2.errors = vErrors;
 return errors === 0;
 }
 
-exports.v3 = validate13;
-const schema14 = {"type":"object","additionalProperties":false,"required":["name","directory"],"properties":{"description":{"type":"string","maxLength":1000},"directory":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"name":{"type":"string","minLength":1,"maxLength":255}}};
+exports.v3 = validate3;
+const schema3 = {"type":"object","additionalProperties":false,"required":["name","directory"],"properties":{"description":{"type":"string","maxLength":1000},"directory":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"name":{"type":"string","minLength":1,"maxLength":255}}};
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.name === undefined) || (!(func0.call(data, "name")))) && (missing0 = "name")) || (((data.directory === undefined) || (!(func0.call(data, "directory")))) && (missing0 = "directory"))){
-validate13.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate3.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "description") || (key0 === "directory")) || (key0 === "name"))){
-validate13.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate3.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -593,16 +729,21 @@ if(_errs1 === errors){
 if(data.description !== undefined && func0.call(data, "description")){
 let data0 = data.description;
 const _errs2 = errors;
+const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func53(data0) > 1000){
-validate13.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+if(func8(data0) > 1000){
+validate3.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
+}
+else {
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate3.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs2){
 }
 }
 var valid0 = _errs2 === errors;
@@ -614,38 +755,45 @@ if(valid0){
 if(data.directory !== undefined && func0.call(data, "directory")){
 let data1 = data.directory;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.meta === undefined) || (!(func0.call(data1, "meta")))) && (missing1 = "meta")){
-validate13.errors = [{instancePath:instancePath+"/directory",schemaPath:"#/properties/directory/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate3.errors = [{instancePath:instancePath+"/directory",schemaPath:"#/properties/directory/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data1.meta !== undefined && func0.call(data1, "meta")){
 let data2 = data1.meta;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if(((data2.href === undefined) || (!(func0.call(data2, "href")))) && (missing2 = "href")){
-validate13.errors = [{instancePath:instancePath+"/directory/meta",schemaPath:"#/properties/directory/properties/meta/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate3.errors = [{instancePath:instancePath+"/directory/meta",schemaPath:"#/properties/directory/properties/meta/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data2.href !== undefined && func0.call(data2, "href")){
 let data3 = data2.href;
 const _errs8 = errors;
+const _errs9 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(func53(data3) < 1){
-validate13.errors = [{instancePath:instancePath+"/directory/meta/href",schemaPath:"#/properties/directory/properties/meta/properties/href/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func8(data3) < 1){
+validate3.errors = [{instancePath:instancePath+"/directory/meta/href",schemaPath:"#/properties/directory/properties/meta/properties/href/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/directory/meta/href",schemaPath:"#/properties/directory/properties/meta/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate3.errors = [{instancePath:instancePath+"/directory/meta/href",schemaPath:"#/properties/directory/properties/meta/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs8){
 }
 }
 var valid2 = _errs8 === errors;
@@ -655,30 +803,46 @@ var valid2 = true;
 }
 if(valid2){
 if(data2.mediaType !== undefined && func0.call(data2, "mediaType")){
+let data4 = data2.mediaType;
 const _errs10 = errors;
-if(typeof data2.mediaType !== "string"){
-validate13.errors = [{instancePath:instancePath+"/directory/meta/mediaType",schemaPath:"#/properties/directory/properties/meta/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data4 !== "string"){
+validate3.errors = [{instancePath:instancePath+"/directory/meta/mediaType",schemaPath:"#/properties/directory/properties/meta/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs11 = errors;
+if(errors === _errs10){
 }
 var valid2 = _errs10 === errors;
 }
 else {
 var valid2 = true;
 }
-}
-}
-}
-else {
-validate13.errors = [{instancePath:instancePath+"/directory/meta",schemaPath:"#/properties/directory/properties/meta/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
+if(valid2){
 }
 }
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/directory",schemaPath:"#/properties/directory/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate3.errors = [{instancePath:instancePath+"/directory/meta",schemaPath:"#/properties/directory/properties/meta/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === _errs6){
+}
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+else {
+validate3.errors = [{instancePath:instancePath+"/directory",schemaPath:"#/properties/directory/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs4){
 }
 }
 var valid0 = _errs4 === errors;
@@ -690,22 +854,27 @@ if(valid0){
 if(data.name !== undefined && func0.call(data, "name")){
 let data5 = data.name;
 const _errs12 = errors;
+const _errs13 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(func53(data5) > 255){
-validate13.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if(func8(data5) > 255){
+validate3.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 else {
-if(func53(data5) < 1){
-validate13.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func8(data5) < 1){
+validate3.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
 }
 }
 }
 else {
-validate13.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate3.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs12){
 }
 }
 var valid0 = _errs12 === errors;
@@ -713,17 +882,21 @@ var valid0 = _errs12 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+}
 }
 }
 }
 }
 }
 else {
-validate13.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate3.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === 0){
 }
-validate13.errors = vErrors;
+}
+validate3.errors = vErrors;
 return errors === 0;
 }
 
@@ -731,27 +904,28 @@ return errors === 0;
   })();
   const queries = (() => {
     const exports = {};
-exports.v0 = validate10;
-const schema11 = {"type":"object","required":["from","to","amount"],"additionalProperties":false,"properties":{"from":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 code of the source currency."},"to":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 code of the target currency."},"amount":{"type":"number","minimum":0,"description":"Amount in the source currency."}}};
+exports.v0 = validate0;
+const schema0 = {"type":"object","required":["from","to","amount"],"additionalProperties":false,"properties":{"from":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 code of the source currency."},"to":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 code of the target currency."},"amount":{"type":"number","minimum":0,"description":"Amount in the source currency."}}};
 const func0 = Object.prototype.hasOwnProperty;
-const func49 = linearRegExp;
-const pattern0 = func49("^[A-Z]{3}$", "u");
+const func4 = linearRegExp;
+const pattern0 = func4("^[A-Z]{3}$", "u");
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.from === undefined) || (!(func0.call(data, "from")))) && (missing0 = "from")) || (((data.to === undefined) || (!(func0.call(data, "to")))) && (missing0 = "to"))) || (((data.amount === undefined) || (!(func0.call(data, "amount")))) && (missing0 = "amount"))){
-validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate0.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!(((key0 === "from") || (key0 === "to")) || (key0 === "amount"))){
-validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate0.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -763,17 +937,17 @@ const _errs2 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
+if(coerced0 !== undefined){
+}
+else if(dataType0 == "number" || dataType0 == "boolean"){
 coerced0 = "" + data0;
 }
 else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate0.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
@@ -782,12 +956,17 @@ data["from"] = coerced0;
 }
 }
 }
+const _errs3 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate10.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""}];
+validate0.errors = [{instancePath:instancePath+"/from",schemaPath:"#/properties/from/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs2){
 }
 }
 var valid0 = _errs2 === errors;
@@ -802,17 +981,17 @@ const _errs4 = errors;
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
+if(coerced1 !== undefined){
+}
+else if(dataType1 == "number" || dataType1 == "boolean"){
 coerced1 = "" + data1;
 }
 else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate0.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
 }
 if(coerced1 !== undefined){
 data1 = coerced1;
@@ -821,12 +1000,17 @@ data["to"] = coerced1;
 }
 }
 }
+const _errs5 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-validate10.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""}];
+validate0.errors = [{instancePath:instancePath+"/to",schemaPath:"#/properties/to/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs4){
 }
 }
 var valid0 = _errs4 === errors;
@@ -841,15 +1025,15 @@ const _errs6 = errors;
 if(!(typeof data2 == "number")){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 == "boolean" || data2 === null
+if(coerced2 !== undefined){
+}
+else if(dataType2 == "boolean" || data2 === null
               || (dataType2 == "string" && data2 && data2 == +data2)){
 coerced2 = +data2;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate0.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
-}
 }
 if(coerced2 !== undefined){
 data2 = coerced2;
@@ -858,12 +1042,17 @@ data["amount"] = coerced2;
 }
 }
 }
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-validate10.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate0.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
+}
+}
+if(errors === _errs6){
 }
 }
 var valid0 = _errs6 === errors;
@@ -871,17 +1060,21 @@ var valid0 = _errs6 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+}
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate0.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === 0){
 }
-validate10.errors = vErrors;
+}
+validate0.errors = vErrors;
 return errors === 0;
 }
 

@@ -6,33 +6,65 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 
 /** The fingerprint of the schemas these validators were compiled from (the runtime's validatorsFingerprint). */
-export const fingerprint = "f81916f93f6684e86489704bf5cc25de5f9288b815807d80b63bc25364e1434e";
+export const fingerprint = "ebb068b42e9f1144f6045c4b00dc3aa0c1cb0393f1d623c6d3b2396f505fdf5a";
 
 /** The validators of every body by collection and of every action's query by action; `linearRegExp` is the runtime's pattern engine. */
 export function createValidators(linearRegExp) {
   const bodies = (() => {
     const exports = {};
-exports.v0 = validate10;
-const schema11 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"born":{"$ref":"resourcery:shared#/$defs/Year","description":"Year of birth."},"name":{"type":"string","minLength":1,"maxLength":200}}};
-const schema13 = {"type":"integer","minimum":-3000,"maximum":2100};
+exports.v0 = validate0;
+const schema0 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"born":{"$ref":"resourcery:shared#/$defs/Year","description":"Year of birth."},"name":{"type":"string","minLength":1,"maxLength":200}}};
 const func0 = Object.prototype.hasOwnProperty;
-const func48 = require("ajv/dist/runtime/ucs2length").default;
+const func3 = require("ajv/dist/runtime/ucs2length").default;
+const schema2 = {"type":"integer","minimum":-3000,"maximum":2100};
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
+validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data == "number"){
+if(data > 2100 || isNaN(data)){
+validate2.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2100},message:"must be <= 2100"}];
+return false;
+}
+else {
+if(data < -3000 || isNaN(data)){
+validate2.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: -3000},message:"must be >= -3000"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === 0){
+}
+}
+validate2.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) || (!(func0.call(data, "name")))) && (missing0 = "name")){
-validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate0.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((key0 === "born") || (key0 === "name"))){
-validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate0.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -41,24 +73,11 @@ if(_errs1 === errors){
 if(data.born !== undefined && func0.call(data, "born")){
 let data0 = data.born;
 const _errs2 = errors;
-const _errs3 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate10.errors = [{instancePath:instancePath+"/born",schemaPath:"resourcery:shared#/$defs/Year/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs3){
-if(typeof data0 == "number"){
-if(data0 > 2100 || isNaN(data0)){
-validate10.errors = [{instancePath:instancePath+"/born",schemaPath:"resourcery:shared#/$defs/Year/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2100},message:"must be <= 2100"}];
-return false;
+if(!(validate2(data0, {instancePath:instancePath+"/born",parentData:data,parentDataProperty:"born",rootData}))){
+vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);
+errors = vErrors.length;
 }
 else {
-if(data0 < -3000 || isNaN(data0)){
-validate10.errors = [{instancePath:instancePath+"/born",schemaPath:"resourcery:shared#/$defs/Year/minimum",keyword:"minimum",params:{comparison: ">=", limit: -3000},message:"must be >= -3000"}];
-return false;
-}
-}
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -68,64 +87,130 @@ var valid0 = true;
 if(valid0){
 if(data.name !== undefined && func0.call(data, "name")){
 let data1 = data.name;
-const _errs5 = errors;
-if(errors === _errs5){
+const _errs3 = errors;
+const _errs4 = errors;
+if(errors === _errs3){
 if(typeof data1 === "string"){
-if(func48(data1) > 200){
-validate10.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+if(func3(data1) > 200){
+validate0.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 else {
-if(func48(data1) < 1){
-validate10.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func3(data1) < 1){
+validate0.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate0.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs3){
 }
-var valid0 = _errs5 === errors;
+}
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
 }
+if(valid0){
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate0.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === 0){
 }
-validate10.errors = vErrors;
+}
+validate0.errors = vErrors;
 return errors === 0;
 }
 
-exports.v1 = validate12;
-const schema14 = {"type":"object","additionalProperties":false,"required":["title","author"],"properties":{"author":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"genres":{"type":"array","items":{"type":"string","enum":["fiction","poetry","history","science","children"]},"uniqueItems":true},"isbn":{"$ref":"resourcery:shared#/$defs/Isbn"},"pages":{"type":"integer","minimum":1},"published":{"$ref":"resourcery:shared#/$defs/Year"},"title":{"type":"string","minLength":1,"maxLength":500}}};
-const schema15 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$","description":"ISBN-10 or ISBN-13, digits only."};
-const func61 = linearRegExp;
-const pattern0 = func61("^(97[89])?\\d{9}[\\dX]$", "u");
+exports.v1 = validate4;
+const schema3 = {"type":"object","additionalProperties":false,"required":["title","author"],"properties":{"author":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"genres":{"type":"array","items":{"type":"string","enum":["fiction","poetry","history","science","children"]},"uniqueItems":true},"isbn":{"$ref":"resourcery:shared#/$defs/Isbn"},"pages":{"type":"integer","minimum":1},"published":{"$ref":"resourcery:shared#/$defs/Year"},"title":{"type":"string","minLength":1,"maxLength":500}}};
+const schema4 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$","description":"ISBN-10 or ISBN-13, digits only."};
+const func16 = linearRegExp;
+const pattern0 = func16("^(97[89])?\\d{9}[\\dX]$", "u");
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if(!pattern0.test(data)){
+validate5.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(97[89])?\\d{9}[\\dX]$"},message:"must match pattern \""+"^(97[89])?\\d{9}[\\dX]$"+"\""}];
+return false;
+}
+else {
+}
+}
+else {
+validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(errors === 0){
+}
+}
+validate5.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
+validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data == "number"){
+if(data > 2100 || isNaN(data)){
+validate7.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2100},message:"must be <= 2100"}];
+return false;
+}
+else {
+if(data < -3000 || isNaN(data)){
+validate7.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: -3000},message:"must be >= -3000"}];
+return false;
+}
+else {
+}
+}
+}
+if(errors === 0){
+}
+}
+validate7.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title")) || (((data.author === undefined) || (!(func0.call(data, "author")))) && (missing0 = "author"))){
-validate12.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate4.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "author") || (key0 === "genres")) || (key0 === "isbn")) || (key0 === "pages")) || (key0 === "published")) || (key0 === "title"))){
-validate12.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate4.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -134,38 +219,45 @@ if(_errs1 === errors){
 if(data.author !== undefined && func0.call(data, "author")){
 let data0 = data.author;
 const _errs2 = errors;
+const _errs3 = errors;
 if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((data0.meta === undefined) || (!(func0.call(data0, "meta")))) && (missing1 = "meta")){
-validate12.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate4.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data0.meta !== undefined && func0.call(data0, "meta")){
 let data1 = data0.meta;
 const _errs4 = errors;
+const _errs5 = errors;
 if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing2;
 if(((data1.href === undefined) || (!(func0.call(data1, "href")))) && (missing2 = "href")){
-validate12.errors = [{instancePath:instancePath+"/author/meta",schemaPath:"#/properties/author/properties/meta/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate4.errors = [{instancePath:instancePath+"/author/meta",schemaPath:"#/properties/author/properties/meta/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
 if(data1.href !== undefined && func0.call(data1, "href")){
 let data2 = data1.href;
 const _errs6 = errors;
+const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func48(data2) < 1){
-validate12.errors = [{instancePath:instancePath+"/author/meta/href",schemaPath:"#/properties/author/properties/meta/properties/href/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func3(data2) < 1){
+validate4.errors = [{instancePath:instancePath+"/author/meta/href",schemaPath:"#/properties/author/properties/meta/properties/href/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
 }
 }
 else {
-validate12.errors = [{instancePath:instancePath+"/author/meta/href",schemaPath:"#/properties/author/properties/meta/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath:instancePath+"/author/meta/href",schemaPath:"#/properties/author/properties/meta/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+if(errors === _errs6){
 }
 }
 var valid2 = _errs6 === errors;
@@ -175,30 +267,46 @@ var valid2 = true;
 }
 if(valid2){
 if(data1.mediaType !== undefined && func0.call(data1, "mediaType")){
+let data3 = data1.mediaType;
 const _errs8 = errors;
-if(typeof data1.mediaType !== "string"){
-validate12.errors = [{instancePath:instancePath+"/author/meta/mediaType",schemaPath:"#/properties/author/properties/meta/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data3 !== "string"){
+validate4.errors = [{instancePath:instancePath+"/author/meta/mediaType",schemaPath:"#/properties/author/properties/meta/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
+const _errs9 = errors;
+if(errors === _errs8){
 }
 var valid2 = _errs8 === errors;
 }
 else {
 var valid2 = true;
 }
-}
-}
-}
-else {
-validate12.errors = [{instancePath:instancePath+"/author/meta",schemaPath:"#/properties/author/properties/meta/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
+if(valid2){
 }
 }
 }
 }
 else {
-validate12.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate4.errors = [{instancePath:instancePath+"/author/meta",schemaPath:"#/properties/author/properties/meta/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
+}
+if(errors === _errs4){
+}
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+}
+}
+}
+else {
+validate4.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+if(errors === _errs2){
 }
 }
 var valid0 = _errs2 === errors;
@@ -210,6 +318,7 @@ if(valid0){
 if(data.genres !== undefined && func0.call(data, "genres")){
 let data4 = data.genres;
 const _errs10 = errors;
+const _errs11 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
 var valid3 = true;
@@ -218,12 +327,18 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs12 = errors;
 if(typeof data5 !== "string"){
-validate12.errors = [{instancePath:instancePath+"/genres/" + i0,schemaPath:"#/properties/genres/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath:instancePath+"/genres/" + i0,schemaPath:"#/properties/genres/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+const _errs13 = errors;
+const vSchema0 = schema3.properties.genres.items.enum;
 if(!(((((data5 === "fiction") || (data5 === "poetry")) || (data5 === "history")) || (data5 === "science")) || (data5 === "children"))){
-validate12.errors = [{instancePath:instancePath+"/genres/" + i0,schemaPath:"#/properties/genres/items/enum",keyword:"enum",params:{allowedValues: schema14.properties.genres.items.enum},message:"must be equal to one of the allowed values"}];
+validate4.errors = [{instancePath:instancePath+"/genres/" + i0,schemaPath:"#/properties/genres/items/enum",keyword:"enum",params:{allowedValues: schema3.properties.genres.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
+}
+else {
+}
+if(errors === _errs12){
 }
 var valid3 = _errs12 === errors;
 if(!valid3){
@@ -231,8 +346,10 @@ break;
 }
 }
 if(valid3){
+let valid4;
 let i1 = data4.length;
 let j0;
+valid4 = true;
 if(i1 > 1){
 const indices0 = {};
 for(;i1--;){
@@ -242,18 +359,23 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate12.errors = [{instancePath:instancePath+"/genres",schemaPath:"#/properties/genres/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate4.errors = [{instancePath:instancePath+"/genres",schemaPath:"#/properties/genres/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
+valid4 = false;
 break;
 }
 indices0[item0] = i1;
 }
 }
+if(valid4){
+}
 }
 }
 else {
-validate12.errors = [{instancePath:instancePath+"/genres",schemaPath:"#/properties/genres/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate4.errors = [{instancePath:instancePath+"/genres",schemaPath:"#/properties/genres/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
+}
+if(errors === _errs10){
 }
 }
 var valid0 = _errs10 === errors;
@@ -265,18 +387,11 @@ if(valid0){
 if(data.isbn !== undefined && func0.call(data, "isbn")){
 let data6 = data.isbn;
 const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
-if(typeof data6 === "string"){
-if(!pattern0.test(data6)){
-validate12.errors = [{instancePath:instancePath+"/isbn",schemaPath:"resourcery:shared#/$defs/Isbn/pattern",keyword:"pattern",params:{pattern: "^(97[89])?\\d{9}[\\dX]$"},message:"must match pattern \""+"^(97[89])?\\d{9}[\\dX]$"+"\""}];
-return false;
-}
+if(!(validate5(data6, {instancePath:instancePath+"/isbn",parentData:data,parentDataProperty:"isbn",rootData}))){
+vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+errors = vErrors.length;
 }
 else {
-validate12.errors = [{instancePath:instancePath+"/isbn",schemaPath:"resourcery:shared#/$defs/Isbn/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 var valid0 = _errs14 === errors;
 }
@@ -286,20 +401,25 @@ var valid0 = true;
 if(valid0){
 if(data.pages !== undefined && func0.call(data, "pages")){
 let data7 = data.pages;
-const _errs17 = errors;
+const _errs15 = errors;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-validate12.errors = [{instancePath:instancePath+"/pages",schemaPath:"#/properties/pages/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate4.errors = [{instancePath:instancePath+"/pages",schemaPath:"#/properties/pages/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs17){
+const _errs16 = errors;
+if(errors === _errs15){
 if(typeof data7 == "number"){
 if(data7 < 1 || isNaN(data7)){
-validate12.errors = [{instancePath:instancePath+"/pages",schemaPath:"#/properties/pages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate4.errors = [{instancePath:instancePath+"/pages",schemaPath:"#/properties/pages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
+else {
 }
 }
-var valid0 = _errs17 === errors;
+if(errors === _errs15){
+}
+}
+var valid0 = _errs15 === errors;
 }
 else {
 var valid0 = true;
@@ -307,27 +427,14 @@ var valid0 = true;
 if(valid0){
 if(data.published !== undefined && func0.call(data, "published")){
 let data8 = data.published;
-const _errs19 = errors;
-const _errs20 = errors;
-if(!((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8)))){
-validate12.errors = [{instancePath:instancePath+"/published",schemaPath:"resourcery:shared#/$defs/Year/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs20){
-if(typeof data8 == "number"){
-if(data8 > 2100 || isNaN(data8)){
-validate12.errors = [{instancePath:instancePath+"/published",schemaPath:"resourcery:shared#/$defs/Year/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2100},message:"must be <= 2100"}];
-return false;
+const _errs17 = errors;
+if(!(validate7(data8, {instancePath:instancePath+"/published",parentData:data,parentDataProperty:"published",rootData}))){
+vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
+errors = vErrors.length;
 }
 else {
-if(data8 < -3000 || isNaN(data8)){
-validate12.errors = [{instancePath:instancePath+"/published",schemaPath:"resourcery:shared#/$defs/Year/minimum",keyword:"minimum",params:{comparison: ">=", limit: -3000},message:"must be >= -3000"}];
-return false;
 }
-}
-}
-}
-var valid0 = _errs19 === errors;
+var valid0 = _errs17 === errors;
 }
 else {
 var valid0 = true;
@@ -335,30 +442,37 @@ var valid0 = true;
 if(valid0){
 if(data.title !== undefined && func0.call(data, "title")){
 let data9 = data.title;
-const _errs22 = errors;
-if(errors === _errs22){
+const _errs18 = errors;
+const _errs19 = errors;
+if(errors === _errs18){
 if(typeof data9 === "string"){
-if(func48(data9) > 500){
-validate12.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+if(func3(data9) > 500){
+validate4.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
-if(func48(data9) < 1){
-validate12.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func3(data9) < 1){
+validate4.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
+else {
 }
 }
 }
 else {
-validate12.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if(errors === _errs18){
 }
-var valid0 = _errs22 === errors;
+}
+var valid0 = _errs18 === errors;
 }
 else {
 var valid0 = true;
 }
+if(valid0){
+}
 }
 }
 }
@@ -368,11 +482,13 @@ var valid0 = true;
 }
 }
 else {
-validate12.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate4.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === 0){
 }
-validate12.errors = vErrors;
+}
+validate4.errors = vErrors;
 return errors === 0;
 }
 
@@ -380,66 +496,94 @@ return errors === 0;
   })();
   const queries = (() => {
     const exports = {};
-exports.v0 = validate10;
-const schema11 = {"type":"object","required":["isbn"],"properties":{"isbn":{"$ref":"resourcery:shared#/$defs/Isbn"}}};
-const schema13 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$","description":"ISBN-10 or ISBN-13, digits only."};
+exports.v0 = validate0;
+const schema0 = {"type":"object","required":["isbn"],"properties":{"isbn":{"$ref":"resourcery:shared#/$defs/Isbn"}}};
 const func0 = Object.prototype.hasOwnProperty;
-const func47 = linearRegExp;
-const pattern0 = func47("^(97[89])?\\d{9}[\\dX]$", "u");
+const schema2 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$","description":"ISBN-10 or ISBN-13, digits only."};
+const func2 = linearRegExp;
+const pattern0 = func2("^(97[89])?\\d{9}[\\dX]$", "u");
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(coerced0 !== undefined){
+}
+else if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+const _errs0 = errors;
+if(errors === 0){
+if(typeof data === "string"){
+if(!pattern0.test(data)){
+validate2.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(97[89])?\\d{9}[\\dX]$"},message:"must match pattern \""+"^(97[89])?\\d{9}[\\dX]$"+"\""}];
+return false;
+}
+else {
+}
+}
+if(errors === 0){
+}
+}
+validate2.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.isbn === undefined) || (!(func0.call(data, "isbn")))) && (missing0 = "isbn")){
-validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate0.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 if(data.isbn !== undefined && func0.call(data, "isbn")){
 let data0 = data.isbn;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
+const _errs1 = errors;
+if(!(validate2(data0, {instancePath:instancePath+"/isbn",parentData:data,parentDataProperty:"isbn",rootData}))){
+vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);
+errors = vErrors.length;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/isbn",schemaPath:"resourcery:shared#/$defs/Isbn/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
+var valid0 = _errs1 === errors;
 }
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["isbn"] = coerced0;
+else {
+var valid0 = true;
 }
-}
-}
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate10.errors = [{instancePath:instancePath+"/isbn",schemaPath:"resourcery:shared#/$defs/Isbn/pattern",keyword:"pattern",params:{pattern: "^(97[89])?\\d{9}[\\dX]$"},message:"must match pattern \""+"^(97[89])?\\d{9}[\\dX]$"+"\""}];
-return false;
-}
-}
-}
+if(valid0){
 }
 }
 }
 else {
-validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate0.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+if(errors === 0){
 }
-validate10.errors = vErrors;
+}
+validate0.errors = vErrors;
 return errors === 0;
 }
 
