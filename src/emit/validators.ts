@@ -17,7 +17,7 @@
  */
 import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
-import { compileValidator, validatorAjvs, validatorKey, validatorSchemas, validatorsFingerprint, type ValidatedSpec, type ValidatorSchemas } from "../model/validator-schemas.js";
+import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type DistinctValidators, type ValidatedSpec } from "../model/validator-schemas.js";
 import type { Model } from "../model/types.js";
 import type { EmittedFile, LazyFile } from "./emitted-file.js";
 import { lineComment, str } from "./shared/escape.js";
@@ -26,10 +26,10 @@ import { specOf } from "./spec.js";
 
 const require = createRequire(import.meta.url);
 
-/** The validators of one ajv instance, compiled: their export names (v0, v1, …) by collection or action. */
+/** The validators of one ajv instance, compiled once per distinct schema (the j-th exported as v<j>). */
 interface Compiled {
   readonly ajv: Ajv;
-  readonly names: readonly (readonly [name: string, exported: string])[];
+  readonly validators: DistinctValidators;
 }
 
 /** The path of the module in the package. */
@@ -52,8 +52,8 @@ function validatorsModule(model: Model): string {
     // Without ajv's optimisation of the code (a third of the compile time, for 9% more code, which V8 then
     // optimises alike) and without validating the schemas again (check did): ~2.8× faster.
     const ajvs = validatorAjvs(schemas, { standalone: true, quiet: true, optimize: false, checked: true });
-    const bodies = compileAll(ajvs.bodies, "body", schemas.bodies, (name) => `the body schema of ${name}`);
-    const queries = compileAll(ajvs.queries, "query", schemas.queries, (name) => `the query schema of the action ${name}`);
+    const bodies = { ajv: ajvs.bodies, validators: compileDistinct(ajvs.bodies, "body", schemas.bodies, (name) => `the body schema of ${name}`) };
+    const queries = { ajv: ajvs.queries, validators: compileDistinct(ajvs.queries, "query", schemas.queries, (name) => `the query schema of the action ${name}`) };
     return moduleOf(validatorsFingerprint(schemas), bodies, queries);
   } catch (error) {
     // `check` compiles every schema as the service does, so this is not expected; should it happen, the
@@ -63,30 +63,22 @@ function validatorsModule(model: Model): string {
   }
 }
 
-/** Compiles each schema of `list` (added under validatorKey(kind, i)). */
-function compileAll(ajv: Ajv, kind: "body" | "query", list: ValidatorSchemas["bodies"], what: (name: string) => string): Compiled {
-  const names: (readonly [string, string])[] = [];
-  for (const [i, [name, schema]] of list.entries()) {
-    compileValidator(ajv, validatorKey(kind, i), schema, what(name));
-    names.push([name, `v${i}`]);
-  }
-  return { ajv, names };
-}
-
-/** ajv's standalone code of the validators in `compiled`, which assigns each to `exports.v<i>`. */
-function standaloneOf({ ajv, names }: Compiled, kind: "body" | "query"): string {
-  if (names.length === 0) return "";
+/** ajv's standalone code of the validators in `compiled`, which assigns each to `exports.v<j>`. */
+function standaloneOf({ ajv, validators }: Compiled): string {
+  if (validators.distinct.length === 0) return "";
   const standaloneCode = require("ajv/dist/standalone/index.js") as (a: Ajv, refs: Record<string, string>) => string;
   const refs: Record<string, string> = {};
-  names.forEach(([, exported], i) => (refs[exported] = validatorKey(kind, i)));
+  validators.distinct.forEach(({ key }, j) => (refs[`v${j}`] = key));
   // The directive ajv starts a CommonJS module with: the ES module is strict already.
   return standaloneCode(ajv, refs).replace(/^"use strict";\n?/, "");
 }
 
-/** An object from entries (a name "__proto__" stays a property), each value `<scope>.<exported>`. */
-function byName(scope: string, names: Compiled["names"]): string {
-  if (names.length === 0) return "{}";
-  return `Object.fromEntries([\n${names.map(([name, exported]) => `      [${str(name)}, ${scope}.${exported}],\n`).join("")}    ])`;
+/** An object from entries (a name "__proto__" stays a property), each name's value `<scope>.v<j>`, in the spec's order. */
+function byName(scope: string, { validators }: Compiled): string {
+  const exported = new Map(validators.distinct.flatMap(({ names }, j) => names.map((name) => [name, j] as const)));
+  if (exported.size === 0) return "{}";
+  const entries = [...validators.byName.keys()].map((name) => [name, exported.get(name)!] as const);
+  return `Object.fromEntries([\n${entries.map(([name, j]) => `      [${str(name)}, ${scope}.v${j}],\n`).join("")}    ])`;
 }
 
 function moduleOf(fingerprint: string, bodies: Compiled, queries: Compiled): string {
@@ -99,9 +91,9 @@ function moduleOf(fingerprint: string, bodies: Compiled, queries: Compiled): str
     `export const fingerprint = ${str(fingerprint)};\n\n` +
     `/** The validators of every body by collection and of every action's query by action; \`linearRegExp\` is the runtime's pattern engine. */\n` +
     `export function createValidators(linearRegExp) {\n` +
-    `  const bodies = (() => {\n    const exports = {};\n${standaloneOf(bodies, "body")}\n    return exports;\n  })();\n` +
-    `  const queries = (() => {\n    const exports = {};\n${standaloneOf(queries, "query")}\n    return exports;\n  })();\n` +
-    `  return {\n    bodies: ${byName("bodies", bodies.names)},\n    queries: ${byName("queries", queries.names)},\n  };\n}\n`
+    `  const bodies = (() => {\n    const exports = {};\n${standaloneOf(bodies)}\n    return exports;\n  })();\n` +
+    `  const queries = (() => {\n    const exports = {};\n${standaloneOf(queries)}\n    return exports;\n  })();\n` +
+    `  return {\n    bodies: ${byName("bodies", bodies)},\n    queries: ${byName("queries", queries)},\n  };\n}\n`
   );
 }
 

@@ -11,7 +11,7 @@ import { SERVER_OWNED as SERVER_OWNED_NAMES } from "./conventions.js";
 import { ApiError, entry, type Catalog } from "./errors.js";
 import { hrefOf } from "./links.js";
 import type { FieldSpec, ServiceSpec } from "./spec.js";
-import { compileValidator, validatorAjvs, validatorKey, validatorSchemas, validatorsFingerprint, type ValidatorSchemas } from "./validator-schemas.js";
+import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type ValidatorSchemas } from "./validator-schemas.js";
 
 export { linearRegExp } from "./ajv-settings.js";
 export { acceptedBodySchema } from "./validator-schemas.js";
@@ -315,12 +315,11 @@ function fromPrecompiled(precompiled: PrecompiledValidators, spec: ServiceSpec):
   };
 }
 
-/** Every validator compiled now: bodies in one ajv instance, action queries (with coercion) in another. */
+/** Every validator compiled now: bodies in one ajv instance, action queries (with coercion) in another; equal schemas once. */
 function compileNow(schemas: ValidatorSchemas): ValidatorFns {
   const { bodies, queries } = validatorAjvs(schemas);
-  const bodyFns = new Map<string, ValidateFunction>();
-  schemas.bodies.forEach(([collection, schema], i) => bodyFns.set(collection, compileValidator(bodies, validatorKey("body", i), schema, `the body schema of ${collection}`)));
-  const queryFns = new Map<string, ValidateFunction>();
-  schemas.queries.forEach(([action, schema], i) => queryFns.set(action, compileValidator(queries, validatorKey("query", i), schema, `the query schema of the action ${action}`)));
-  return { bodyFns, queryFns };
+  return {
+    bodyFns: compileDistinct(bodies, "body", schemas.bodies, (collection) => `the body schema of ${collection}`).byName,
+    queryFns: compileDistinct(queries, "query", schemas.queries, (action) => `the query schema of the action ${action}`).byName,
+  };
 }

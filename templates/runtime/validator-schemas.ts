@@ -38,14 +38,58 @@ export interface ValidatorSchemas {
   readonly queries: readonly (readonly [action: string, schema: Schema])[];
 }
 
-/** The schemas the service compiles for `spec`. */
+/**
+ * The schemas the service compiles for `spec`, without their annotations (see withoutAnnotations): what
+ * ajv does not validate with is neither compiled nor written into the validators' code.
+ */
 export function validatorSchemas(spec: ValidatedSpec): ValidatorSchemas {
+  const shared: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(spec.schemas ?? {})) define(shared, name, withoutAnnotations(schema));
   return {
     // Refs inside the shared schemas are local ("#/$defs/…"); those in bodies and queries name this $id.
-    shared: spec.schemas === undefined ? undefined : { $id: SHARED_SCHEMAS_ID, $defs: spec.schemas },
-    bodies: spec.resources.map((r) => [r.collection, acceptedBodySchema(r)] as const),
-    queries: spec.actions.map((a) => [a.name, a.query] as const),
+    shared: spec.schemas === undefined ? undefined : { $id: SHARED_SCHEMAS_ID, $defs: shared },
+    bodies: spec.resources.map((r) => [r.collection, withoutAnnotations(acceptedBodySchema(r)) as Schema] as const),
+    queries: spec.actions.map((a) => [a.name, withoutAnnotations(a.query) as Schema] as const),
   };
+}
+
+/** Keywords that only annotate: ajv validates nothing with them (OpenAPI's `example` and `x-` extensions neither). */
+const ANNOTATIONS = new Set(["title", "description", "examples", "example", "$comment", "deprecated", "readOnly", "writeOnly"]);
+/** Keywords whose value is a schema, or an array of schemas. */
+const SUBSCHEMAS = new Set([
+  "items", "additionalItems", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+  "unevaluatedItems", "unevaluatedProperties", "contentSchema", "allOf", "anyOf", "oneOf", "prefixItems",
+]);
+/** Keywords whose value maps names (data: any name at all) to schemas. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/**
+ * A copy of `schema` without annotations, in every schema inside it; property names and the values of
+ * every other keyword (enum, const, default, unknown keywords) are kept as written.
+ * @example withoutAnnotations({ type: "string", description: "Name.", enum: [{ description: 1 }] }) // { type: "string", enum: [{ description: 1 }] }
+ */
+export function withoutAnnotations(schema: unknown): unknown {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(keyword) || keyword.startsWith("x-")) continue;
+    if (SUBSCHEMAS.has(keyword)) define(out, keyword, Array.isArray(value) ? value.map(withoutAnnotations) : withoutAnnotations(value));
+    else if (SCHEMA_MAPS.has(keyword) && value !== null && typeof value === "object" && !Array.isArray(value)) {
+      const map: Record<string, unknown> = {};
+      for (const [name, sub] of Object.entries(value)) define(map, name, withoutAnnotations(sub));
+      define(out, keyword, map);
+    } else if (keyword === "dependencies" && value !== null && typeof value === "object" && !Array.isArray(value)) {
+      const map: Record<string, unknown> = {};
+      for (const [name, sub] of Object.entries(value)) define(map, name, Array.isArray(sub) ? sub : withoutAnnotations(sub));
+      define(out, keyword, map);
+    } else define(out, keyword, value);
+  }
+  return out;
+}
+
+/** Sets an own property, a key named "__proto__" included. */
+function define(object: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** The ajv instances of a service's validators: bodies strictly, queries with coercion; the shared schemas added to both. */
@@ -64,6 +108,32 @@ export function validatorAjvs(schemas: ValidatorSchemas, extra: AjvExtra = {}): 
 /** The key the i-th body (or query) schema is added to its ajv instance under. */
 export function validatorKey(kind: "body" | "query", i: number): string {
   return `resourcery:${kind}/${i}`;
+}
+
+/** Validators compiled once per distinct schema: collections (or actions) whose schemas are equal share one. */
+export interface DistinctValidators {
+  /** The validator of each name. */
+  readonly byName: ReadonlyMap<string, ValidateFunction>;
+  /** The key each distinct schema was added under, and the names validated by it, in the order of `list`. */
+  readonly distinct: readonly { readonly key: string; readonly names: readonly string[] }[];
+}
+
+/** Compiles the schemas of `list` into `ajv`, once per distinct schema, each added under validatorKey(kind, i). */
+export function compileDistinct(ajv: Ajv, kind: "body" | "query", list: ValidatorSchemas["bodies"], what: (name: string) => string): DistinctValidators {
+  const byName = new Map<string, ValidateFunction>();
+  const byText = new Map<string, { readonly key: string; readonly names: string[]; readonly fn: ValidateFunction }>();
+  for (const [name, schema] of list) {
+    const text = JSON.stringify(schema);
+    let found = byText.get(text);
+    if (found === undefined) {
+      const key = validatorKey(kind, byText.size);
+      found = { key, names: [], fn: compileValidator(ajv, key, schema, what(name)) };
+      byText.set(text, found);
+    }
+    found.names.push(name);
+    byName.set(name, found.fn);
+  }
+  return { byName, distinct: [...byText.values()].map(({ key, names }) => ({ key, names })) };
 }
 
 /**

@@ -56,13 +56,13 @@ test("the hostile definitions pass check, and their validators are emitted and l
   atStart = quietly(() => compileValidators(spec, catalog, spec.baseUrl));
   assert.is(fromModule.origin, "precompiled");
   assert.is(atStart.origin, "compiled");
-  assert.equal(Object.keys(precompiled.bodies).sort(), ["items", "shelves"]);
+  assert.equal(Object.keys(precompiled.bodies).sort(), ["bins", "items", "shelves"]);
   assert.equal(Object.keys(precompiled.queries), ["find"]);
 });
 
 test("validators precompiled from other schemas are not used: a spec changed by hand compiles its own", () => {
-  const changed = structuredClone(spec) as unknown as { resources: { bodySchema: { properties: Record<string, unknown> } }[] };
-  changed.resources[0]!.bodySchema.properties.name = { type: "integer" };
+  const changed = structuredClone(spec) as unknown as { resources: { collection: string; bodySchema: { properties: Record<string, unknown> } }[] };
+  changed.resources.find((r) => r.collection === "items")!.bodySchema.properties.name = { type: "integer" };
   const v = quietly(() => compileValidators(changed as unknown as ServiceSpec, catalog, spec.baseUrl, precompiled));
   assert.is(v.origin, "compiled");
   assert.is(outcome(v, "items", { name: 12 }).ok, true, "the changed schema is the one validated");
@@ -160,6 +160,16 @@ test("every body gets the same answer from the precompiled validators as from th
   assert.equal(outcome(fromModule, "shelves", { label: "x".repeat(21) }), outcome(atStart, "shelves", { label: "x".repeat(21) }));
 });
 
+test("bodies that differ only in their annotations share one validator, which answers both alike", () => {
+  assert.is(precompiled.bodies.bins, precompiled.bodies.shelves);
+  assert.is.not(precompiled.bodies.items, precompiled.bodies.shelves);
+  assert.ok(/\["bins", bodies\.v(\d+)\],\n\s+\["items", bodies\.v\d+\],\n\s+\["shelves", bodies\.v\1\]/.test(source), "one export for both");
+  for (const body of [{ label: "x" }, { label: "x".repeat(21) }, { label: 1 }, { other: 1 }]) {
+    assert.equal(outcome(fromModule, "bins", body), outcome(atStart, "bins", body));
+    assert.equal(outcome(fromModule, "bins", body), outcome(fromModule, "shelves", body));
+  }
+});
+
 test("a merge patch that removes a required property is answered alike", () => {
   const patched = outcome(fromModule, "items", { kind: "plain" }, { name: null });
   assert.equal(patched, outcome(atStart, "items", { kind: "plain" }, { name: null }));
@@ -204,9 +214,13 @@ test("the module holds the hostile text only inside string literals", () => {
     for (const marker of markers) assert.not.ok(token.includes(marker), `hostile text outside a string literal: ${JSON.stringify(token.slice(0, 200))}`);
   }
   assert.ok(strings > 100 && hostileStrings >= 8, `${strings} string literals, ${hostileStrings} of them hostile text`);
-  // Each kind of value is in it (the scan above is not vacuous): pattern, enum, const, default, property name, description.
-  for (const n of [AT.namePattern, AT.kindEnum, AT.fixedConst, AT.propertyDefault, AT.propertyName, AT.queryPattern, AT.queryEnum, AT.sharedDescription]) {
+  // Each kind of value ajv validates with is in it (the scan above is not vacuous): pattern, enum, const, default, property name.
+  for (const n of [AT.namePattern, AT.kindEnum, AT.fixedConst, AT.propertyDefault, AT.propertyName, AT.queryPattern, AT.queryEnum]) {
     assert.ok(source.includes(`«${n}»`), `payload «${n}» is in the module`);
+  }
+  // Annotations are not compiled: titles and descriptions are not in it at all.
+  for (const n of [AT.title, AT.queryTitle, AT.resourceTitle, AT.resourceDescription, AT.nameTitle, AT.nameDescription, AT.sharedDescription, AT.binTitle, AT.binDescription]) {
+    assert.not.ok(source.includes(`«${n}»`), `annotation «${n}» is not in the module`);
   }
   assert.equal(fs.readdirSync(sentinels), [], "no payload ran while the module was loaded and used");
 });

@@ -6,14 +6,14 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 
 /** The fingerprint of the schemas these validators were compiled from (the runtime's validatorsFingerprint). */
-export const fingerprint = "24456939fdd0581ab00c7e1759e9d8467d90a8adcec3fbc656bd4a7422a9f118";
+export const fingerprint = "436f1345dd36bb1969a566b2daba9233a1f25193279d9d873b46f71ad499b227";
 
 /** The validators of every body by collection and of every action's query by action; `linearRegExp` is the runtime's pattern engine. */
 export function createValidators(linearRegExp) {
   const bodies = (() => {
     const exports = {};
 exports.v0 = validate0;
-const schema0 = {"type":"object","additionalProperties":false,"required":["username","email","directory"],"properties":{"directory":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"email":{"type":"string","format":"email","description":"Email address, unique in the service."},"givenName":{"type":"string","maxLength":100},"groups":{"type":"array","items":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}}},"status":{"type":"string","enum":["enabled","disabled","unverified"],"default":"unverified"},"surname":{"type":"string","maxLength":100},"username":{"type":"string","minLength":1,"maxLength":64,"description":"Login name, unique in the service."}}};
+const schema0 = {"type":"object","additionalProperties":false,"required":["username","email","directory"],"properties":{"directory":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"email":{"type":"string","format":"email"},"givenName":{"type":"string","maxLength":100},"groups":{"type":"array","items":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}}},"status":{"type":"string","enum":["enabled","disabled","unverified"],"default":"unverified"},"surname":{"type":"string","maxLength":100},"username":{"type":"string","minLength":1,"maxLength":64}}};
 const func0 = Object.prototype.hasOwnProperty;
 const func8 = require("ajv/dist/runtime/ucs2length").default;
 const formats0 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
@@ -417,7 +417,7 @@ return errors === 0;
 }
 
 exports.v1 = validate1;
-const schema1 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"description":{"type":"string","maxLength":1000},"name":{"type":"string","minLength":1,"maxLength":255,"description":"Name of the directory, unique in the service."},"status":{"type":"string","enum":["enabled","disabled"],"default":"enabled"}}};
+const schema1 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"description":{"type":"string","maxLength":1000},"name":{"type":"string","minLength":1,"maxLength":255},"status":{"type":"string","enum":["enabled","disabled"],"default":"enabled"}}};
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -905,7 +905,7 @@ return errors === 0;
   const queries = (() => {
     const exports = {};
 exports.v0 = validate0;
-const schema0 = {"type":"object","required":["from","to","amount"],"additionalProperties":false,"properties":{"from":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 code of the source currency."},"to":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 code of the target currency."},"amount":{"type":"number","minimum":0,"description":"Amount in the source currency."}}};
+const schema0 = {"type":"object","required":["from","to","amount"],"additionalProperties":false,"properties":{"from":{"type":"string","pattern":"^[A-Z]{3}$"},"to":{"type":"string","pattern":"^[A-Z]{3}$"},"amount":{"type":"number","minimum":0}}};
 const func0 = Object.prototype.hasOwnProperty;
 const func4 = linearRegExp;
 const pattern0 = func4("^[A-Z]{3}$", "u");

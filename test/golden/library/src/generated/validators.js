@@ -6,14 +6,14 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 
 /** The fingerprint of the schemas these validators were compiled from (the runtime's validatorsFingerprint). */
-export const fingerprint = "ebb068b42e9f1144f6045c4b00dc3aa0c1cb0393f1d623c6d3b2396f505fdf5a";
+export const fingerprint = "935bcba1ce72f7a0b6de89af6822ec939c98fb4fe8de17486048cef4f47b9eaa";
 
 /** The validators of every body by collection and of every action's query by action; `linearRegExp` is the runtime's pattern engine. */
 export function createValidators(linearRegExp) {
   const bodies = (() => {
     const exports = {};
 exports.v0 = validate0;
-const schema0 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"born":{"$ref":"resourcery:shared#/$defs/Year","description":"Year of birth."},"name":{"type":"string","minLength":1,"maxLength":200}}};
+const schema0 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"born":{"$ref":"resourcery:shared#/$defs/Year"},"name":{"type":"string","minLength":1,"maxLength":200}}};
 const func0 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const schema2 = {"type":"integer","minimum":-3000,"maximum":2100};
@@ -135,7 +135,7 @@ return errors === 0;
 
 exports.v1 = validate4;
 const schema3 = {"type":"object","additionalProperties":false,"required":["title","author"],"properties":{"author":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"genres":{"type":"array","items":{"type":"string","enum":["fiction","poetry","history","science","children"]},"uniqueItems":true},"isbn":{"$ref":"resourcery:shared#/$defs/Isbn"},"pages":{"type":"integer","minimum":1},"published":{"$ref":"resourcery:shared#/$defs/Year"},"title":{"type":"string","minLength":1,"maxLength":500}}};
-const schema4 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$","description":"ISBN-10 or ISBN-13, digits only."};
+const schema4 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$"};
 const func16 = linearRegExp;
 const pattern0 = func16("^(97[89])?\\d{9}[\\dX]$", "u");
 
@@ -499,7 +499,7 @@ return errors === 0;
 exports.v0 = validate0;
 const schema0 = {"type":"object","required":["isbn"],"properties":{"isbn":{"$ref":"resourcery:shared#/$defs/Isbn"}}};
 const func0 = Object.prototype.hasOwnProperty;
-const schema2 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$","description":"ISBN-10 or ISBN-13, digits only."};
+const schema2 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$"};
 const func2 = linearRegExp;
 const pattern0 = func2("^(97[89])?\\d{9}[\\dX]$", "u");
 
