@@ -1,15 +1,20 @@
 /**
- * Request validation with ajv, compiled once at start-up: bodies strictly (no coercion, no silent
- * removal of unknown properties), action query strings with scalar coercion. Failures become catalog errors.
+ * Request validation with ajv: bodies strictly (no coercion, no silent removal of unknown properties),
+ * action query strings with scalar coercion. Failures become catalog errors. The validators are those
+ * resourcery compiled at generate time (src/generated/validators.js, ajv's standalone code) when they were
+ * compiled from this spec's schemas; otherwise (a spec written or changed by hand) they are compiled once
+ * at start-up.
  */
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import { newAjv } from "./ajv-settings.js";
+import { linearRegExp } from "./ajv-settings.js";
 import { SERVER_OWNED as SERVER_OWNED_NAMES, SHARED_SCHEMAS_ID } from "./conventions.js";
 import { ApiError, entry, type Catalog } from "./errors.js";
 import { hrefOf } from "./links.js";
-import type { FieldSpec, JsonSchema, ResourceSpec, ServiceSpec } from "./spec.js";
+import type { FieldSpec, JsonSchema, ServiceSpec } from "./spec.js";
+import { acceptedBodySchema, compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type ValidatorSchemas } from "./validator-schemas.js";
 
 export { linearRegExp } from "./ajv-settings.js";
+export { acceptedBodySchema } from "./validator-schemas.js";
 
 /** Properties the server owns; sent in a body they are a readOnlyProperty error, not an unknown one. */
 export const SERVER_OWNED: ReadonlySet<string> = new Set(SERVER_OWNED_NAMES);
@@ -24,31 +29,43 @@ export interface Validators {
   body(collection: string, value: unknown, readOnly: ReadonlySet<string>, patch?: unknown): void;
   /** Validates and coerces action query parameters; returns them typed; throws ApiError. */
   query(action: string, value: Record<string, unknown>): Record<string, unknown>;
+  /** Where the validators come from: precompiled at generate time, or compiled at start-up. */
+  readonly origin: "precompiled" | "compiled";
 }
 
 /**
- * The schema a create/replace body of `resource` is validated with: its bodySchema, where an instance link
- * the field spec calls nullable accepts null as well as { meta: { href } }.
+ * Validators compiled at generate time, as src/generated/validators.js holds them: by collection and by
+ * action, with the fingerprint of the schemas they were compiled from (validator-schemas.ts).
  */
-export function acceptedBodySchema(resource: ResourceSpec): JsonSchema {
-  const body = resource.bodySchema;
-  const nullable = resource.fields.filter((f) => f.kind === "link" && f.nullable === true);
-  if (nullable.length === 0 || typeof body !== "object" || body.properties === null || typeof body.properties !== "object") return body;
-  const properties: Record<string, unknown> = { ...(body.properties as Record<string, unknown>) };
-  for (const field of nullable) {
-    const schema = properties[field.name];
-    if (schema === undefined || acceptsNullShallow(schema)) continue;
-    Object.defineProperty(properties, field.name, { value: { anyOf: [schema, { type: "null" }] }, enumerable: true, writable: true, configurable: true });
-  }
-  return { ...body, properties };
+export interface PrecompiledValidators {
+  readonly fingerprint: string;
+  readonly bodies: Readonly<Record<string, ValidateFunction>>;
+  readonly queries: Readonly<Record<string, ValidateFunction>>;
 }
 
-/** True when the schema says null outright: a type (or type list) with "null", or an anyOf/oneOf branch that does. */
-function acceptsNullShallow(schema: unknown): boolean {
-  if (schema === null || typeof schema !== "object") return schema === true;
-  const s = schema as Record<string, unknown>;
-  if (s.type === "null" || (Array.isArray(s.type) && s.type.includes("null"))) return true;
-  return ["anyOf", "oneOf"].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some(acceptsNullShallow));
+/** What src/generated/validators.js exports. */
+interface ValidatorsModule {
+  readonly fingerprint: string;
+  createValidators(engine: typeof linearRegExp): Omit<PrecompiledValidators, "fingerprint">;
+}
+
+/**
+ * Loads the validators resourcery precompiled into a package (src/generated/validators.js, at `file`).
+ * A module that is missing or of another shape is an error: the package is not whole, and regenerating it
+ * makes it so.
+ * @example await loadValidators(new URL("../../../src/generated/validators.js", import.meta.url))
+ */
+export async function loadValidators(file: URL): Promise<PrecompiledValidators> {
+  let module: Partial<ValidatorsModule>;
+  try {
+    module = (await import(file.href)) as Partial<ValidatorsModule>;
+  } catch (e) {
+    throw new Error(`the precompiled validators ${file.pathname} cannot be loaded (regenerate the package with resourcery generate): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  if (typeof module.fingerprint !== "string" || typeof module.createValidators !== "function") {
+    throw new Error(`${file.pathname} does not hold precompiled validators: regenerate the package with resourcery generate`);
+  }
+  return { fingerprint: module.fingerprint, ...module.createValidators(linearRegExp) };
 }
 
 /** A link field of a resource, as the error of a wrong value explains it. */
@@ -59,29 +76,27 @@ interface LinkField {
 }
 
 /**
- * Compiles every body and query schema of the service once. `baseUrl` (the service's, BASE_URL when set)
- * is the one the errors of wrong link values show hrefs under.
+ * The validators of every body and query schema of the service: `precompiled` when it was compiled from
+ * this spec's schemas (its fingerprint says so), else compiled now, once. `baseUrl` (the service's,
+ * BASE_URL when set) is the one the errors of wrong link values show hrefs under.
  */
-export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: string = spec.baseUrl): Validators {
-  const bodies = newAjv(false);
-  const queries = newAjv(true);
-  if (spec.schemas !== undefined) {
-    // Refs inside the shared schemas are local ("#/$defs/…"); those in bodies and queries name this $id.
-    for (const ajv of [bodies, queries]) ajv.addSchema({ $id: SHARED_SCHEMAS_ID, $defs: spec.schemas });
-  }
-  const bodyFns = new Map<string, ValidateFunction>();
+export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: string = spec.baseUrl, precompiled?: PrecompiledValidators): Validators {
+  const schemas = validatorSchemas(spec);
+  const usable = precompiled !== undefined && precompiled.fingerprint === validatorsFingerprint(schemas);
+  const { bodyFns, queryFns } = usable ? fromPrecompiled(precompiled, spec) : compileNow(schemas);
   const resourceOf = new Map(spec.resources.map((r) => [r.collection, r]));
+  // The branch of a union a failing body meant is validated alone, by an ajv made on the first such failure.
+  let branchAjv: Ajv | undefined;
+  const forBranches = (): Ajv => (branchAjv ??= validatorAjvs(schemas).bodies);
   const links = new Map<string, ReadonlyMap<string, LinkField>>();
   for (const r of spec.resources) {
-    bodyFns.set(r.collection, compileOne(bodies, acceptedBodySchema(r), `the body schema of ${r.collection}`));
     const own = new Map<string, LinkField>();
     for (const f of r.fields) if (f.link !== undefined) own.set(f.name, { field: f, href: `${hrefOf(baseUrl, f.link.target)}/<id>` });
     links.set(r.collection, own);
   }
-  const queryFns = new Map<string, ValidateFunction>();
-  for (const a of spec.actions) queryFns.set(a.name, compileOne(queries, a.query, `the query schema of the action ${a.name}`));
 
   return {
+    origin: usable ? "precompiled" : "compiled",
     body(collection, value, readOnly, patch) {
       const fn = bodyFns.get(collection)!;
       if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -93,7 +108,7 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: 
         }
       }
       if (!fn(value)) {
-        const relevant = relevantError(fn.errors, taggedBranch(bodies, spec, acceptedBodySchema(resourceOf.get(collection)!), value));
+        const relevant = relevantError(fn.errors, taggedBranch(forBranches, spec, acceptedBodySchema(resourceOf.get(collection)!), value));
         if (relevant?.keyword === "additionalProperties") throw unknownProperties(fn, value, relevant, catalog);
         throw bodyError(relevant, catalog, links.get(collection)!, patch);
       }
@@ -148,7 +163,7 @@ const branchValidators = new WeakMap<object, ValidateFunction>();
  * Undefined when there is no such tag or the place cannot be followed (a union or a pattern on the way).
  * @example oneOf [card (type const "card"), bank (type const "bank")] and { type: "bank" } → bank's "lacks iban"
  */
-function taggedBranch(ajv: Ajv, spec: ServiceSpec, schema: JsonSchema, value: unknown): (union: ErrorObject) => ErrorObject | undefined {
+function taggedBranch(ajvFor: () => Ajv, spec: ServiceSpec, schema: JsonSchema, value: unknown): (union: ErrorObject) => ErrorObject | undefined {
   const deref = (s: unknown): Record<string, unknown> | undefined => {
     for (let hops = 0; hops < 32; hops++) {
       if (s === null || typeof s !== "object" || Array.isArray(s)) return undefined;
@@ -184,7 +199,7 @@ function taggedBranch(ajv: Ajv, spec: ServiceSpec, schema: JsonSchema, value: un
         const ref = (b as { $ref?: unknown } | null)?.$ref;
         return name !== undefined && typeof ref === "string" && ref.slice(ref.lastIndexOf("/") + 1) === name;
       });
-      if (chosen >= 0) return branchError(ajv, branches[chosen] as object, data, union);
+      if (chosen >= 0) return branchError(ajvFor, branches[chosen] as object, data, union);
       if (to === undefined) {
         const at = `${union.instancePath}/${tagName.replace(/~/g, "~0").replace(/\//g, "~1")}`;
         return { ...union, keyword: "enum", instancePath: at, params: { allowedValues: Object.keys(discriminator.mapping) }, message: "must be equal to one of the allowed values" };
@@ -208,18 +223,18 @@ function taggedBranch(ajv: Ajv, spec: ServiceSpec, schema: JsonSchema, value: un
         const at = `${union.instancePath}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
         return { ...union, keyword: "enum", instancePath: at, params: { allowedValues }, message: "must be equal to one of the allowed values" };
       }
-      return branchError(ajv, branches[chosen] as object, data, union);
+      return branchError(ajvFor, branches[chosen] as object, data, union);
     }
     return undefined;
   };
 }
 
 /** The first error of `data` against one branch of `union` (compiled on first use), at its place in the body. */
-function branchError(ajv: Ajv, branch: object, data: unknown, union: ErrorObject): ErrorObject | undefined {
+function branchError(ajvFor: () => Ajv, branch: object, data: unknown, union: ErrorObject): ErrorObject | undefined {
   let fn = branchValidators.get(branch);
   if (fn === undefined) {
     try {
-      fn = ajv.compile(branch);
+      fn = ajvFor().compile(branch);
     } catch {
       return undefined;
     }
@@ -412,14 +427,35 @@ function nullAt(patch: unknown, property: string): boolean {
   return at === null;
 }
 
-/**
- * Compiles one schema of the service. One ajv cannot compile stops the start saying which schema it is
- * (resourcery's `check` compiles every one with the same settings, and reports where and how to fix it).
- */
-function compileOne(ajv: Ajv, schema: JsonSchema, what: string): ValidateFunction {
-  try {
-    return ajv.compile(schema as object);
-  } catch (e) {
-    throw new Error(`${what} cannot be compiled: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-  }
+/** The validators of each collection and action. */
+interface ValidatorFns {
+  readonly bodyFns: ReadonlyMap<string, ValidateFunction>;
+  readonly queryFns: ReadonlyMap<string, ValidateFunction>;
+}
+
+/** The precompiled validators by collection and action (own properties only: the names are the spec's). */
+function fromPrecompiled(precompiled: PrecompiledValidators, spec: ServiceSpec): ValidatorFns {
+  const pick = (from: Readonly<Record<string, ValidateFunction>>, names: readonly string[], what: string) => {
+    const out = new Map<string, ValidateFunction>();
+    for (const name of names) {
+      const fn = Object.hasOwn(from, name) ? from[name] : undefined;
+      // Cannot happen with a module compiled from these schemas (the fingerprint matched): say so if it does.
+      if (typeof fn !== "function") throw new Error(`the precompiled validators lack ${what} ${name}: regenerate the package with resourcery generate`);
+      out.set(name, fn);
+    }
+    return out;
+  };
+  return {
+    bodyFns: pick(precompiled.bodies, spec.resources.map((r) => r.collection), "the body validator of"),
+    queryFns: pick(precompiled.queries, spec.actions.map((a) => a.name), "the query validator of the action"),
+  };
+}
+
+/** Every validator compiled now: bodies in one ajv instance, action queries (with coercion) in another; equal schemas once. */
+function compileNow(schemas: ValidatorSchemas): ValidatorFns {
+  const { bodies, queries } = validatorAjvs(schemas);
+  return {
+    bodyFns: compileDistinct(bodies, "body", schemas.bodies, (collection) => `the body schema of ${collection}`).byName,
+    queryFns: compileDistinct(queries, "query", schemas.queries, (action) => `the query schema of the action ${action}`).byName,
+  };
 }
