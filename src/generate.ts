@@ -131,10 +131,14 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   mark("up-to-date check");
   if (same) return { check: { model: undefined, diagnostics: [], sources: new Map() }, plan: same, written: false };
 
-  // The docs worker loads its modules on the second core while this thread checks the definitions.
-  if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");
+  // The docs and validators workers load their modules on the second core while this thread checks the definitions.
+  if (!options.clientOnly) {
+    const { prestart } = await import("./emit/in-worker.js");
+    prestart("docs");
+    prestart("validators");
+  }
   // Heavy modules load only when there is something to check and generate.
-  const [{ checkProject }, { emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }] = await Promise.all([
+  const [{ checkProject }, { emitService, emitClientOnly, compileValidatorsInWorker }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }] = await Promise.all([
     import("./pipeline.js"),
     import("./emit/index.js"),
     import("./write/plan.js"),
@@ -143,37 +147,46 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     import("./write/stage.js"),
   ]);
   mark("modules loaded");
-  const check = checkProject(dir, options);
+  // The validators are compiled in a worker from the moment the model is built, on the core the lint leaves idle.
+  let validators: ReturnType<typeof compileValidatorsInWorker> | undefined;
+  const check = checkProject(dir, options, options.clientOnly ? undefined : (built) => (validators = compileValidatorsInWorker(built)));
   mark("checked");
-  if (hasErrors(check.diagnostics) || !check.model) return { check, written: false };
+  if (hasErrors(check.diagnostics) || !check.model) {
+    validators?.cancel();
+    return { check, written: false };
+  }
   const model = check.model;
-  return writing(out, options, async () => {
-    mark("locked");
-    if (fs.existsSync(out) && !options.dryRun) recover(out);
-    const previous = readManifest(out);
-    const sources = relativeSources(dir, model.sources);
-    const inputs = inputsHash(dir, sources, target);
-    const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
-    if (unchanged) return { check, plan: unchanged, written: false };
-    // A first generation writes each file into its staging folder as soon as it is emitted.
-    const stage = !options.clientOnly && !options.dryRun && !fs.existsSync(out) ? new FreshStage(out) : undefined;
-    try {
-      let files = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage) : await emitService(model);
-      mark("emitted");
-      let plan = planWrite(out, files, previous, options.force ?? false);
-      const orphans = orphanTypes(plan, out, model);
-      if (orphans.types.length > 0 && !options.clientOnly) {
-        // Hook and action files of removed resources and actions are kept: their type names stay defined.
-        files = await emitService(model, orphans);
-        plan = planWrite(out, files, previous, options.force ?? false);
+  try {
+    return await writing(out, options, async () => {
+      mark("locked");
+      if (fs.existsSync(out) && !options.dryRun) recover(out);
+      const previous = readManifest(out);
+      const sources = relativeSources(dir, model.sources);
+      const inputs = inputsHash(dir, sources, target);
+      const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
+      if (unchanged) return { check, plan: unchanged, written: false };
+      // A first generation writes each file into its staging folder as soon as it is emitted.
+      const stage = !options.clientOnly && !options.dryRun && !fs.existsSync(out) ? new FreshStage(out) : undefined;
+      try {
+        let files = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage, validators) : await emitService(model, undefined, undefined, validators);
+        mark("emitted");
+        let plan = planWrite(out, files, previous, options.force ?? false);
+        const orphans = orphanTypes(plan, out, model);
+        if (orphans.types.length > 0 && !options.clientOnly) {
+          // Hook and action files of removed resources and actions are kept: their type names stay defined.
+          files = await emitService(model, orphans, undefined, validators);
+          plan = planWrite(out, files, previous, options.force ?? false);
+        }
+        mark("planned");
+        if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
+        commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0 }, stage);
+        mark("committed");
+        return { check, plan, written: true };
+      } finally {
+        stage?.discard(); // renamed to OUT when committed; anything else leaves OUT as it was
       }
-      mark("planned");
-      if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
-      commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0 }, stage);
-      mark("committed");
-      return { check, plan, written: true };
-    } finally {
-      stage?.discard(); // renamed to OUT when committed; anything else leaves OUT as it was
-    }
-  });
+    });
+  } finally {
+    validators?.cancel(); // done by now, unless something failed before the emitters took it
+  }
 }

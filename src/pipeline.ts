@@ -18,8 +18,10 @@ export interface CheckResult {
 /**
  * Loads, validates and lints the definitions project in `dir`. Never throws on bad input. Files are
  * read only inside `dir` (and `options.allowPaths`), within `options.limits` (see DEFAULT_LIMITS).
+ * `onModel` gets the model as soon as it is built without errors, before the lint (generate starts
+ * compiling the validators then, on the other core).
  */
-export function checkProject(dir: string, options: CheckOptions = {}): CheckResult {
+export function checkProject(dir: string, options: CheckOptions = {}, onModel?: (model: Model) => void): CheckResult {
   const [project, readDiagnostics] = readProject(dir, options);
   const format: Diagnostic[] = [...readDiagnostics];
   if (project.service?.value !== undefined) format.push(...validateService(project.serviceFile, project.service.value));
@@ -29,6 +31,7 @@ export function checkProject(dir: string, options: CheckOptions = {}): CheckResu
     return found.length === 0;
   });
   const [model, modelDiagnostics] = buildModel(project, valid, limitsOf(options));
+  if (model && onModel && ![...project.store.diagnostics, ...format, ...modelDiagnostics].some((d) => d.severity === "error")) onModel(model);
   // A file with format errors is linted only where its shape can be trusted: resources were left
   // out above; service-level rules are skipped rather than judging fields the meta-schema rejected.
   const broken = new Set(format.filter((d) => d.severity === "error").map((d) => d.file));

@@ -100,6 +100,13 @@ export const codes = {
       `a resource is one shape: the properties of every ${a.keyword} branch become its fields, required when every branch requires them; which branch a body follows is not checked`,
     hint: () => "to keep the choice, split the branches into resources of their own, or tell them apart by a property (an enum) and check it in a hook",
   }),
+  "root-keyword-ignored": def<{ keyword: string; collection: string }>({
+    severity: "warning",
+    title: "A resource's root uses a keyword bodies are not checked with",
+    message: (a) =>
+      `"${a.keyword}" at the root of ${a.collection} is not applied: a body of ${a.collection} is checked against its properties, required, additionalProperties, patternProperties, propertyNames, minProperties, maxProperties and dependentRequired only`,
+    hint: (a) => `check what "${a.keyword}" says in a beforeCreate / beforeUpdate hook (src/hooks/${a.collection}.ts), or say it with the keywords above; then remove it`,
+  }),
   "embedded-resource": def<{ target: string }>({
     severity: "warning",
     title: "A $ref to a resource is embedded, not linked",
@@ -282,7 +289,8 @@ export const codes = {
     severity: "error",
     title: "x-on-delete clear is for a link that is not required",
     message: (a) => `"x-on-delete": "clear" on "${a.name}" would leave ${a.resource} without its required property "${a.name}" when the ${a.target} it links to is deleted`,
-    hint: (a) => `make "${a.name}" optional (remove it from "required"), or write "cascade" to delete the ${a.collection} with the ${a.target} they link to`,
+    hint: (a) =>
+      `make "${a.name}" optional (remove it from "required") or nullable (anyOf [{"$ref": …}, {"type": "null"}]: cleared, it holds null), or write "cascade" to delete the ${a.collection} with the ${a.target} they link to`,
   }),
   "schema-compile": def<{ what: string; problem: string; fix: string }>({
     severity: "error",

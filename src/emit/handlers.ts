@@ -57,20 +57,23 @@ export function emitHandlers(model: Model): EmittedFile[] {
     tsHeader("the service: createService builds it, your src/main.ts adds to it and listens") +
     `import { fileURLToPath } from "node:url";\n` +
     `import { buildService, startService, type RunningService, type Service, type ServiceOptions } from "./runtime/server.js";\n` +
+    `import { loadValidators } from "./runtime/validate.js";\n` +
     `import { actions, hooks } from "./handlers.js";\n` +
     `import { spec } from "./spec.js";\n\n` +
     `export type { RunningService, Service, ServiceOptions } from "./runtime/server.js";\n` +
     `export type { Store } from "./runtime/store.js";\n\n` +
     `/** The reference docs (docs/ at the package root), served at /docs. */\n` +
     `export const docsDir = fileURLToPath(new URL("../../../docs/", import.meta.url));\n\n` +
+    `/** The request validators, compiled by resourcery at generate time (src/generated/validators.js at the package root): the start compiles no schema. */\n` +
+    `export const validatorsFile = new URL("../../../src/generated/validators.js", import.meta.url);\n\n` +
     `${docComment(
       `Builds ${model.service.title} with your hooks and action handlers, without listening: add routes and plugins to \`app\`, then \`listen()\`. ` +
         "The settings come from `options.env` (default process.env: PORT, HOST, BASE_URL, TLS_CERT_FILE, TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, LOG_LEVEL, ...); " +
         "`options.store` and `options.keys` replace the store and the key ring the settings select.",
     )}\n` +
-    `export function createService(options: ServiceOptions = {}): Promise<Service> {\n  return buildService(spec, { hooks, actions, docsDir }, options);\n}\n\n` +
+    `export async function createService(options: ServiceOptions = {}): Promise<Service> {\n  return buildService(spec, { hooks, actions, docsDir, validators: await loadValidators(validatorsFile) }, options);\n}\n\n` +
     `${docComment(`Builds ${model.service.title} and listens at once (the entry point of packages generated before createService).`)}\n` +
-    `export function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {\n  return startService(spec, { hooks, actions, docsDir }, env);\n}\n`;
+    `export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {\n  return startService(spec, { hooks, actions, docsDir, validators: await loadValidators(validatorsFile) }, env);\n}\n`;
   // Its own types under the names the model gave them: an own export of a name a definition's type takes would
   // hide that type from `export type *` without a word.
   const own = (name: ServiceTypeName, typeOnly = true) => {

@@ -54,6 +54,11 @@ export function useSharedSchemas(schemas: readonly SharedSchema[]): void {
   sharedList = schemas;
   shared = new SharedSchemas(schemas);
   ajv = undefined; // the next validator holds these
+  // Every answer below may follow a shared reference: none is kept across shared schemas.
+  compiled = new WeakMap();
+  givenCache = new WeakMap();
+  quickChecks = new WeakMap();
+  refs = new RefChecks();
 }
 
 /**
@@ -88,7 +93,7 @@ function validator(): Ajv {
   return ajv;
 }
 
-const compiled = new WeakMap<object, ((value: unknown) => boolean) | null>();
+let compiled = new WeakMap<object, ((value: unknown) => boolean) | null>();
 
 /** True when `value` is valid against `schema`: by the quick check when it knows every keyword, else by ajv. */
 export function isValidSample(schema: JsonSchema, value: unknown): boolean {
@@ -141,7 +146,7 @@ export function firstSample(schema: JsonSchema): unknown {
   return undefined;
 }
 
-const givenCache = new WeakMap<object, readonly unknown[]>();
+let givenCache = new WeakMap<object, readonly unknown[]>();
 
 /**
  * The values the schema names itself, valid against it: its `examples` in order, then its `default`.
@@ -277,8 +282,11 @@ export type Check = (value: unknown) => boolean;
  * not know. Compiling an ajv validator per schema costs far more than the few dozen samples it then
  * checks, and samples are built from a handful of keywords: those are checked here with the semantics
  * of the service's ajv (draft-07, strict: false, ownProperties, patterns by RE2, ajv-formats' format
- * functions). Anything else (another keyword, or a keyword value ajv's meta-schema rejects) is left to
- * ajv. test/unit/emit/samples.test.ts holds the two to the same answers.
+ * functions), the applicators real APIs compose them with (allOf, anyOf, oneOf, not) and references to
+ * the shared schemas (useSharedSchemas), followed as ajv follows them. Anything else (another keyword,
+ * a keyword value ajv's meta-schema rejects, a shared schema that reaches one) is left to ajv. (It
+ * assumes the shared schemas themselves are valid, as `check` makes sure before anything is generated.)
+ * test/unit/emit/samples.test.ts holds the two to the same answers.
  */
 export function quickCheckOf(schema: JsonSchema): Check | undefined {
   return quickCheck(schema) ?? undefined;
@@ -286,7 +294,7 @@ export function quickCheckOf(schema: JsonSchema): Check | undefined {
 
 const ALWAYS: Check = () => true;
 const NEVER: Check = () => false;
-const quickChecks = new WeakMap<object, Check | null>();
+let quickChecks = new WeakMap<object, Check | null>();
 
 /** Each schema object is compiled once: field schemas are shared by the body schemas built around them. */
 function quickCheck(schema: unknown): Check | null {
@@ -404,9 +412,100 @@ function keywordCheck(key: string, v: unknown, s: Record<string, unknown>): Chec
     }
     case "additionalProperties":
       return additionalCheck(v, s.properties);
+    case "allOf":
+    case "anyOf":
+    case "oneOf": {
+      // ajv's meta-schema wants a non-empty array of schemas.
+      if (!Array.isArray(v) || v.length === 0) return null;
+      const checks: Check[] = [];
+      for (const sub of v) {
+        const check = quickCheck(sub);
+        if (!check) return null;
+        checks.push(check);
+      }
+      if (key === "allOf") return (x) => checks.every((c) => c(x));
+      if (key === "anyOf") return (x) => checks.some((c) => c(x));
+      return (x) => {
+        let passed = 0;
+        for (const c of checks) if (c(x) && ++passed > 1) return false;
+        return passed === 1;
+      };
+    }
+    case "not": {
+      const check = quickCheck(v);
+      return check && ((x) => !check(x));
+    }
+    case "$ref":
+      // As any other keyword (ajv applies the keywords beside a $ref too).
+      return refs.check(v);
     default:
       return null;
   }
+}
+
+/**
+ * The checks of references to shared schemas (`{ "$ref": "#/$defs/<name>" }`). A reference checks the
+ * value against its schema's quick check, looked up when first used (shared schemas refer to each other in
+ * loops); it exists only when that schema's quick check does, and so on through every schema it reaches.
+ * While a shared schema is compiled, a reference back to it is taken on trust; should the schema turn
+ * out to need ajv, the checks made meanwhile are dropped (quickChecks starts afresh), so that none
+ * relies on it.
+ */
+class RefChecks {
+  /** Shared schemas the quick check cannot answer for: ajv decides every schema reaching them. */
+  private readonly unknown = new Set<string>();
+  /** Shared schemas being compiled, outermost first. */
+  private readonly compiling = new Set<string>();
+  /** A reference was taken on trust since the outermost of `compiling` started. */
+  private trusted = false;
+
+  check(ref: unknown): Check | null {
+    const name = SharedSchemas.nameOf({ $ref: ref });
+    // A pointer token with escapes ("~1", "%2F") names another schema than its text: left to ajv.
+    if (name === undefined || /[~%/]/.test(name) || shared.get(name) === undefined || this.unknown.has(name) || this.bareLoop(name)) return null;
+    const target = shared.get(name)!.schema;
+    if (this.compiling.has(name)) {
+      this.trusted = true;
+      return lazily(target);
+    }
+    this.compiling.add(name);
+    let found: Check | null;
+    try {
+      found = quickCheck(target);
+    } finally {
+      this.compiling.delete(name);
+    }
+    if (!found) {
+      this.unknown.add(name);
+      if (this.trusted) quickChecks = new WeakMap();
+    }
+    if (this.compiling.size === 0) this.trusted = false;
+    return found && lazily(target);
+  }
+
+  /**
+   * True when `name` starts a loop of references with nothing else beside them: ajv follows such a
+   * reference to its target while it compiles, and fails on the loop (it then accepts nothing).
+   */
+  private bareLoop(name: string): boolean {
+    const seen = new Set<string>();
+    for (let at: string | undefined = name; at !== undefined; ) {
+      if (seen.has(at)) return true;
+      seen.add(at);
+      const schema: JsonSchema | undefined = shared.get(at)?.schema;
+      if (!isPlainObject(schema) || Object.keys(schema).some((k) => k !== "$ref" && !Object.hasOwn(ANNOTATIONS, k) && !k.startsWith("x-"))) return false;
+      at = SharedSchemas.nameOf(schema);
+    }
+    return false;
+  }
+}
+
+let refs = new RefChecks();
+
+/** The check of a shared schema, looked up at its first use (by then its compile has ended, and found one). */
+function lazily(target: JsonSchema): Check {
+  let resolved: Check | undefined;
+  return (x) => (resolved ??= quickCheck(target)!)(x);
 }
 
 /** properties: each named value present (an own property, not undefined, as ajv tests with ownProperties) is valid. */
@@ -441,9 +540,12 @@ function additionalCheck(v: unknown, properties: unknown): Check | null {
   };
 }
 
-/** format: ajv-formats' own definitions; a name it does not define is left to ajv (which warns). */
+/**
+ * format: ajv-formats' own definitions. A name it does not define is no constraint (ajv, not strict, warns
+ * and ignores it), but for the names of Object.prototype's members, which ajv's lookup finds: left to ajv.
+ */
 function formatCheck(name: string): Check | null {
-  if (!Object.hasOwn(fullFormats, name)) return null;
+  if (!Object.hasOwn(fullFormats, name)) return name in Object.prototype ? null : ALWAYS;
   const def = fullFormats[name as keyof typeof fullFormats] as unknown;
   if (def === true) return ALWAYS;
   let type = "string";

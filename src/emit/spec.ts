@@ -44,7 +44,7 @@ export function bodySchemaOf(resource: Resource): Record<string, unknown> {
     Object.defineProperty(properties, f.name, { value: schema, enumerable: true, writable: true, configurable: true });
   }
   const required = resource.required.filter((r) => writable.some((f) => f.name === r));
-  return { type: "object", additionalProperties: false, ...(required.length ? { required } : {}), properties };
+  return { type: "object", additionalProperties: false, ...resource.bodyKeywords, ...(required.length ? { required } : {}), properties };
 }
 
 /** True for a property declared `"writeOnly": true`: accepted in bodies, never in a representation. */
@@ -95,6 +95,7 @@ export function specOf(model: Model): Record<string, unknown> {
       mediaType: r.mediaType,
       collectionMediaType: r.collectionMediaType,
       idForm: r.idForm,
+      ...(r.open ? { open: true } : {}),
       bodySchema: withSharedId(bodySchemaOf(r)),
     })),
     actions: model.actions.map((a) => ({ name: a.name, method: a.method, query: withSharedId(a.query), roles: a.roles, mediaType: a.mediaType })),

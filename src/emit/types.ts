@@ -1,19 +1,21 @@
 /**
  * Emits src/generated/types.ts: TypeScript types of every resource (representation and request
- * body) and of every action (parameters and result), from one bundled schema: printed by
- * ./ts-types.ts when it keeps to the subset definitions commonly use, else compiled by
- * json-schema-to-typescript (the same output either way).
+ * body), of every shared schema and of every action (parameters and result), from one bundled schema
+ * whose $refs name the shared schemas: printed by ./ts-types.ts when it keeps to the subset definitions
+ * and real APIs use, else compiled by json-schema-to-typescript (the same output either way).
  */
 import { setOwn } from "../model/build-schema.js";
 import { isNumericId } from "../model/id-forms.js";
 import { OBJECT_MEMBERS, withArticle } from "../model/names.js";
 import type { Model, Resource } from "../model/types.js";
+import { isDataKeyword, SCHEMA_MAPS } from "../model/schema-walk.js";
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, ident, isSafeIdentifier, key, str } from "./shared/escape.js";
 import { indentBraces, tsHeader } from "./shared/header.js";
 import { isWritable } from "./spec.js";
 import { serverFieldDoc } from "./shared/server-fields.js";
-import { printTypes } from "./ts-types.js";
+import { mark } from "../timing.js";
+import { printTypesOf } from "./ts-types.js";
 
 /** Name of the bundle's root type (removed from the output with its comments). */
 const ROOT = "Types";
@@ -34,19 +36,41 @@ function prelude(model: Model): string {
  */
 const TS_KEYWORDS = new Set(["tsType", "tsEnumNames"]);
 
-/** Strips keywords that make json-schema-to-typescript invent names (titles), that it does not need, or that are code (TS_KEYWORDS). */
+/**
+ * Annotations that say nothing of the type (json-schema-to-typescript would walk the objects inside them as
+ * schemas): `examples`, and OpenAPI's own.
+ */
+const NOT_TYPES = new Set(["examples", "xml", "discriminator", "externalDocs"]);
+
+/**
+ * Strips keywords that make json-schema-to-typescript invent names (titles), that it does not need, or
+ * that are code (TS_KEYWORDS).
+ */
 function clean(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(clean);
   if (schema === null || typeof schema !== "object") return schema;
-  // A shared reference is its type: keywords beside it would make json-schema-to-typescript declare a copy under a new name.
   const ref = (schema as { $ref?: unknown }).$ref;
-  if (typeof ref === "string") return { $ref: ref };
+  if (typeof ref === "string") return described(schema as Record<string, unknown>, { $ref: ref });
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
-    if (k === "title" || k === "$id" || k === "$schema" || k === "$comment" || k.startsWith("x-") || TS_KEYWORDS.has(k)) continue;
-    Object.defineProperty(out, k, { value: k === "properties" || k === "$defs" ? mapValues(v, clean) : clean(v), enumerable: true, writable: true, configurable: true });
+    if (k === "title" || k === "$id" || k === "$schema" || k === "$comment" || k.startsWith("x-") || TS_KEYWORDS.has(k) || NOT_TYPES.has(k)) continue;
+    // Data (an enum's values, a default) is kept as written: a "title" in it is a value's key.
+    const value = SCHEMA_MAPS.has(k) ? mapValues(v, clean) : isDataKeyword(k) ? v : clean(v);
+    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/**
+ * A shared reference is its type, named: keywords beside a bare `$ref` would make json-schema-to-typescript
+ * declare a copy under a new name. Its own description (and deprecation) document the property, as the
+ * only member of an allOf (which json-schema-to-typescript prints as the reference, with the comment).
+ */
+function described(schema: Record<string, unknown>, ref: { $ref: string }): unknown {
+  const doc: Record<string, unknown> = {};
+  if (typeof schema.description === "string") doc.description = schema.description;
+  if (typeof schema.deprecated === "boolean") doc.deprecated = schema.deprecated;
+  return Object.keys(doc).length === 0 ? ref : { ...doc, allOf: [ref] };
 }
 
 function mapValues(v: unknown, fn: (x: unknown) => unknown): unknown {
@@ -68,17 +92,22 @@ function resourceSchemas(model: Model, r: Resource): Record<string, unknown> {
   }
   const plainNames = new Set(Object.keys(plain));
   const writable = new Set(Object.keys(input));
+  // An open resource's other properties (additionalProperties, patternProperties at its root) are typed as written.
+  const open = {
+    additionalProperties: clean(r.bodyKeywords.additionalProperties ?? false),
+    ...(r.bodyKeywords.patternProperties === undefined ? {} : { patternProperties: mapValues(r.bodyKeywords.patternProperties, clean) }),
+  };
   return {
     [`${r.typeName}Fields`]: {
       type: "object",
-      additionalProperties: false,
+      ...open,
       description: `The plain (non-link) fields of ${withArticle(r.name)}.`,
       required: [...new Set([...Object.keys(server), ...r.required.filter((n) => plainNames.has(n))])],
       properties: plain,
     },
     [`${r.typeName}Input`]: {
       type: "object",
-      additionalProperties: false,
+      ...open,
       description: `Request body that creates or replaces ${withArticle(r.name)}.`,
       required: r.required.filter((n) => writable.has(n)),
       properties: input,
@@ -127,7 +156,14 @@ export function typesSchema(model: Model): Record<string, unknown> {
   const defs: Record<string, unknown> = {};
   for (const r of model.resources) Object.assign(defs, resourceSchemas(model, r));
   // A field's `{ "$ref": "#/$defs/<name>" }` names one of these: the bundle's $defs are the model's.
-  for (const shared of model.schemas) setOwn(defs, shared.name, clean(shared.schema));
+  // A shared schema that is a bare reference to another is an alias of it (json-schema-to-typescript would
+  // otherwise make both names one object, declared under one of them).
+  // A boolean one is written as the schema it stands for (json-schema-to-typescript fails on a $ref to a boolean).
+  for (const shared of model.schemas) {
+    const schema = clean(shared.schema);
+    const def = schema === true ? {} : schema === false ? { tsType: "never" } : typeof (schema as { $ref?: unknown }).$ref === "string" ? { allOf: [schema] } : schema;
+    setOwn(defs, shared.name, def);
+  }
   for (const a of model.actions) {
     defs[`${a.typeName}Params`] = { ...(clean(a.query) as object), description: `Query parameters of ${a.name}.` };
     defs[`${a.typeName}Result`] = clean(a.response);
@@ -168,21 +204,33 @@ export async function compileTypes(schema: Record<string, unknown>): Promise<str
   return names.length === 0 ? out : out.replace(/rsryProtoKey(\d+)x/g, (_, i: string) => names[Number(i)]!);
 }
 
-/** The schema with every `properties` key and `required` name that is an Object.prototype member renamed. */
-function renameProtoKeys(value: unknown, rename: (name: string) => string): unknown {
-  if (Array.isArray(value)) return value.map((v) => renameProtoKeys(v, rename));
+/**
+ * The schema with every `properties` key and `required` name that is an Object.prototype member renamed.
+ * An object reached twice is copied once (typesSchema shares a property's schema between a resource's
+ * fields and its input, which json-schema-to-typescript then parses once).
+ */
+function renameProtoKeys(value: unknown, rename: (name: string) => string, copies = new Map<object, unknown>()): unknown {
   if (value === null || typeof value !== "object") return value;
+  const done = copies.get(value);
+  if (done !== undefined) return done;
+  if (Array.isArray(value)) {
+    const list: unknown[] = [];
+    copies.set(value, list);
+    for (const v of value) list.push(renameProtoKeys(v, rename, copies));
+    return list;
+  }
   const out: Record<string, unknown> = {};
+  copies.set(value, out);
   for (const [k, v] of Object.entries(value)) {
     let next: unknown;
     if (k === "properties" && v !== null && typeof v === "object" && !Array.isArray(v)) {
       const props: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(v)) setOwn(props, OBJECT_MEMBERS.has(name) ? rename(name) : name, renameProtoKeys(sub, rename));
+      for (const [name, sub] of Object.entries(v)) setOwn(props, OBJECT_MEMBERS.has(name) ? rename(name) : name, renameProtoKeys(sub, rename, copies));
       next = props;
     } else if (k === "required" && Array.isArray(v)) {
       next = v.map((name) => (typeof name === "string" && OBJECT_MEMBERS.has(name) ? rename(name) : name));
     } else {
-      next = renameProtoKeys(v, rename);
+      next = renameProtoKeys(v, rename, copies);
     }
     setOwn(out, k, next);
   }
@@ -192,7 +240,10 @@ function renameProtoKeys(value: unknown, rename: (name: string) => string): unkn
 /** client/types.ts (the one source of the types), and src/generated/types.ts re-exporting it for the server. */
 export async function emitTypes(model: Model, orphans: Orphans = { types: [] }): Promise<EmittedFile[]> {
   const schema = typesSchema(model);
-  const compiled = printTypes(schema, ROOT) ?? (await compileTypes(schema));
+  const printed = printTypesOf(schema, ROOT);
+  // A declined bundle is compiled the slow way: RESOURCERY_TIMING says so, and why.
+  if (printed.declined !== undefined) mark(`types left to json-schema-to-typescript: ${printed.declined}`);
+  const compiled = printed.text ?? (await compileTypes(schema));
   // Its string literals (property names, enum values) and comments hold the definitions' text as
   // they are: U+2028 and U+2029 are written as escapes (an escape in a comment reads the same).
   const body = compiled

@@ -4,8 +4,8 @@
  * soon as it starts, so that a worker started early (while the main thread still checks the
  * definitions) has nothing left to load when its input arrives. It renders its files one at a time
  * and posts them in batches, encoded (their buffers moved, not copied), so that the main thread
- * writes them while the rest renders; a last message says it is done. (The jobs are named so that
- * another emitter can move into a worker when measurements call for it.)
+ * writes them while the rest renders; a last message says it is done. The validators (ajv compiling
+ * every schema) run in a worker of their own, started as soon as the model is built.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { Model } from "../model/types.js";
@@ -14,6 +14,7 @@ import type { LazyFile } from "./emitted-file.js";
 /** The emitters a worker can run, by name, with the input each takes. */
 export interface WorkerJobs {
   docs: { model: Model };
+  validators: { model: Model };
 }
 export type WorkerJob = keyof WorkerJobs;
 
@@ -34,6 +35,10 @@ const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
   docs: async () => {
     const { docsFiles } = await import("./docs/index.js");
     return ({ model }) => docsFiles(model);
+  },
+  validators: async () => {
+    const { validatorsFiles } = await import("./validators.js");
+    return ({ model }) => validatorsFiles(model);
   },
 };
 

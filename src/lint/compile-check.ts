@@ -100,11 +100,15 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
     return ajv;
   };
   // Shared schemas first, each on its own: a failure there is reported once, where it is written.
+  let strict: Ajv | undefined;
   if (set.shared.length > 0) {
-    const ajv = withShared(false);
+    const ajv = (strict = withShared(false));
     for (const s of set.shared) {
-      // Compiled as a copy (its id is taken by the added one): validated against the meta-schema first, as
-      // the trials that look for the culprit compile it, so their messages compare.
+      // The added schema is compiled where it is (once: the others and the bodies that refer to it use that
+      // compile). One that fails (or was not added) is compiled as a copy (its id is taken by the added one):
+      // validated against the meta-schema first, as the trials that look for the culprit compile it, so
+      // that their messages compare.
+      if (failure(() => ajv.getSchema(s.id) ?? ajv.compile({ $ref: s.id })) === undefined) continue;
       const error = failure(() => ajv.compile(structuredClone(s.schema) as object));
       if (error === undefined) continue;
       failedShared.add(s.id);
@@ -113,7 +117,8 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
   }
   for (const [units, coerce] of [[set.bodies, false], [set.queries, true], [set.responses, false]] as const) {
     if (units.length === 0) continue;
-    const ajv = withShared(coerce);
+    // Bodies are compiled beside the shared schemas compiled above (an instance of the same settings).
+    const ajv = units === set.bodies && strict ? strict : withShared(coerce);
     // One compile per distinct schema text (real APIs repeat the same property schemas across resources),
     // and the parts that compile alone as they do in place many at a time (one compile each costs ajv more
     // than the schema itself).
@@ -402,11 +407,13 @@ export function compileSetOf(model: Model): CompileSet {
     const required = r.required.filter((n) => fields.some((f) => f.name === n));
     return {
       what: `the body of ${r.collection}`,
-      schema: { type: "object", additionalProperties: false, ...(required.length ? { required } : {}), properties },
+      schema: { type: "object", additionalProperties: false, ...r.bodyKeywords, ...(required.length ? { required } : {}), properties },
       locate: (pointer) => {
         const [first, name, ...rest] = tokensOf(pointer);
         const field = first === "properties" ? fields.find((f) => f.name === name) : undefined;
-        return field ? locate(field.origin, pointerOf(rest)) : { file: r.origin.file, pointer: r.origin.pointer, kind: "key" };
+        if (field) return locate(field.origin, pointerOf(rest));
+        // A keyword of the root (additionalProperties, patternProperties …) is where the resource writes it.
+        return first !== undefined && first in r.bodyKeywords ? locate(r.origin, pointer) : { file: r.origin.file, pointer: r.origin.pointer, kind: "key" };
       },
     };
   });

@@ -3,6 +3,7 @@
  * refuse a string or a number are judged, each as JSON Schema 2020-12 defines it; the others (properties,
  * items …) cannot refuse one and are passed over.
  */
+import { createRequire } from "node:module";
 import { isObject } from "../model/build-schema.js";
 import { compileLinear } from "../model/patterns.js";
 import type { Deref } from "../model/shared.js";
@@ -19,6 +20,31 @@ export interface Misfit {
 export interface Made {
   readonly value: string | number;
   readonly formats: readonly string[];
+}
+
+const require = createRequire(import.meta.url);
+const { fullFormats } = require("ajv-formats/dist/formats") as typeof import("ajv-formats/dist/formats.js");
+
+/**
+ * True when the service's validator would refuse `made` for `format`, as ajv-formats checks it: a format
+ * `made` satisfies by construction passes; one the service does not know is not checked (unknown-format
+ * says so) and passes; one of another JSON type (a number format on a string) is not applied and passes;
+ * any other is tested on the value ("int32" on 1 passes, "uuid" on "cus_…" does not).
+ */
+function formatRefuses(format: string, made: Made): boolean {
+  if (made.formats.includes(format)) return false;
+  if (!Object.hasOwn(fullFormats, format)) return false;
+  const def = fullFormats[format as keyof typeof fullFormats] as unknown;
+  const value = made.value;
+  const test = (check: unknown, v: string | number): boolean =>
+    check instanceof RegExp ? typeof v === "string" && check.test(v) : typeof check === "function" ? Boolean((check as (x: unknown) => unknown)(v)) : true;
+  if (def === true) return false;
+  if (isObject(def) && "validate" in def) {
+    const type = (def as { type?: string }).type ?? "string";
+    if (type !== typeof value) return false;
+    return !test((def as { validate: unknown }).validate, value);
+  }
+  return typeof value === "string" && !test(def, value);
 }
 
 /** Deepest nesting of $refs and combinators judged (a recursive schema ends here: what is deeper passes). */
@@ -47,7 +73,7 @@ export function misfit(schema: JsonSchema, made: Made, deref?: Deref, depth = 0)
   }
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return said("enum");
   if (Object.hasOwn(schema, "const") && schema.const !== value) return said("const");
-  if (typeof schema.format === "string" && !made.formats.includes(schema.format)) return said("format");
+  if (typeof schema.format === "string" && formatRefuses(schema.format, made)) return said("format");
   if (typeof value === "string") {
     const length = [...value].length;
     if (typeof schema.minLength === "number" && length < schema.minLength) return said("minLength");

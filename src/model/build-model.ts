@@ -15,7 +15,7 @@ import { SERVER_OWNED } from "./conventions.js";
 import { idFormOf } from "./id-forms.js";
 import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./build-schema.js";
 import { mediaSubject, vendorMediaType } from "./media-types.js";
-import { camelCase, clientTypeNames, serviceTypeNames, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, words } from "./names.js";
+import { camelCase, clientTypeNames, serviceTypeNames, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, singularize, words } from "./names.js";
 import type {
   Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, OnDelete, Param, Resource, SchemaRoot, Service,
 } from "./types.js";
@@ -40,7 +40,8 @@ export function buildModel(project: Project, valid: readonly JsonDocument[], lim
   const raw = project.service.value;
 
   const typeOf: MediaTypeNamer = (subject, kind) => vendorMediaType(service.vendor, service.version, mediaSubject(subject), kind).name;
-  const draft = valid.map((doc) => buildResource(doc, reader, typeOf, diagnostics));
+  const names = singularNames(valid);
+  const draft = valid.map((doc) => buildResource(doc, names.get(doc)!, reader, typeOf, diagnostics));
   const resources = resolveInverses(draft, diagnostics).sort(byKey((r) => r.collection));
   const actions = buildActions(project.service.file, raw.actions, reader, typeOf).sort(byKey((a) => a.name));
   const errors = buildErrors(project.service.file, raw.errors, service.errorDocsUrl);
@@ -192,18 +193,39 @@ function mergeProperty(name: string, before: WrittenProperty, here: WrittenPrope
   return { parts: [...before.parts, here] };
 }
 
-function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTypeNamer, diagnostics: Diagnostic[]): Resource {
+/**
+ * The singular of each resource (type name, instance media type): the title when it is a short noun, else by the
+ * inflection library. A name from a title that another resource takes too, in any case (two schemas titled
+ * "Parts", or a title "Book" beside the collection "books"), is not taken: each such resource falls back to its
+ * collection's singular, which is its own, so a title never makes two resources collide.
+ */
+function singularNames(docs: readonly JsonDocument[]): Map<JsonDocument, string> {
+  const ofCollection = (doc: JsonDocument) => singularize(String((doc.value as Raw)["x-collection"]));
+  const candidates = docs.map((doc) => {
+    const raw = doc.value as Raw;
+    return { doc, name: resourceName(String(raw["x-collection"]), typeof raw.title === "string" ? raw.title : undefined) };
+  });
+  const claims = new Map<string, number>();
+  for (const key of [...candidates.map((c) => c.name), ...docs.map(ofCollection)].map((n) => n.toLowerCase())) claims.set(key, (claims.get(key) ?? 0) + 1);
+  return new Map(
+    candidates.map(({ doc, name }) => {
+      const own = ofCollection(doc);
+      return [doc, name !== own && claims.get(name.toLowerCase())! > 1 ? own : name];
+    }),
+  );
+}
+
+function buildResource(doc: JsonDocument, name: string, reader: SchemaReader, typeOf: MediaTypeNamer, diagnostics: Diagnostic[]): Resource {
   const raw = doc.value as Raw;
   const file = doc.file;
   reader.checkRefs(raw, file, "");
   const collection = String(raw["x-collection"]);
-  // The singular (type name, instance media type): the title when it is a short noun, else by the inflection library.
-  const name = resourceName(collection, typeof raw.title === "string" ? raw.title : undefined);
   const { properties, required } = collectProperties(raw, file, reader, diagnostics);
   const budget = reader.budget(`resource "${collection}"`);
   const declared = [...properties]
     .map(([key, p]) => buildField(key, p, required.includes(key), reader, budget))
     .sort(byKey((f) => f.name));
+  const bodyKeywords = rootBodyKeywords(raw, file, reader, budget);
   // What the server owns is documented by a declaration, never stored from a body: kept apart from the fields.
   const owned = (f: Field) => (SERVER_OWNED as readonly string[]).includes(f.name);
   return {
@@ -216,6 +238,8 @@ function buildResource(doc: JsonDocument, reader: SchemaReader, typeOf: MediaTyp
     serverOwned: declared.filter(owned),
     idForm: idFormOf(raw["x-id"]),
     required,
+    bodyKeywords,
+    open: (bodyKeywords.additionalProperties !== undefined && bodyKeywords.additionalProperties !== false) || bodyKeywords.patternProperties !== undefined,
     unique: Array.isArray(raw["x-unique"]) ? (raw["x-unique"] as string[]) : [],
     access: isObject(raw["x-access"]) ? (raw["x-access"] as Access) : {},
     owner: typeof raw["x-owner"] === "string" ? raw["x-owner"] : undefined,
@@ -247,6 +271,34 @@ function buildField(name: string, written: WrittenProperty, required: boolean, r
       : { allOf: written.parts.map((p) => reader.share(p.schema, p.file, p.pointer, budget)) };
   const kind = link ? (link.kind === "instance" ? "link" : "links") : kindOf(shared, (s) => reader.deref(s));
   return { name, propertyKey: propertyKey(name), kind, scalar: isScalarKind(kind), required, description, schema: shared, link, origin };
+}
+
+/**
+ * Keywords of a resource's root that say what a body holds besides the declared properties: each is applied
+ * to request bodies as written (and typed and documented), so extra properties a resource allows are
+ * stored and represented with the others.
+ */
+export const ROOT_BODY_KEYWORDS = ["additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired"] as const;
+
+/** Keywords of a resource's root that no request body is checked with (rule root-keyword-ignored). */
+export const ROOT_IGNORED_KEYWORDS = ["not", "if", "then", "else", "dependentSchemas", "unevaluatedProperties"] as const;
+
+/** The ROOT_BODY_KEYWORDS a resource's root declares, their schemas shared like a field's. */
+function rootBodyKeywords(raw: Raw, file: string, reader: SchemaReader, budget: Budget): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ROOT_BODY_KEYWORDS) {
+    const value = raw[key];
+    if (value === undefined || (key === "additionalProperties" && value === false)) continue;
+    if (key === "additionalProperties" || key === "propertyNames") out[key] = reader.share(value, file, `/${key}`, budget);
+    else if (key === "patternProperties" && isObject(value)) {
+      const each: Record<string, unknown> = {};
+      for (const [pattern, schema] of Object.entries(value)) {
+        Object.defineProperty(each, pattern, { value: reader.share(schema, file, childPointer(`/${key}`, pattern), budget), enumerable: true, writable: true, configurable: true });
+      }
+      out[key] = each;
+    } else out[key] = value;
+  }
+  return out;
 }
 
 /** The `x-on-delete` written beside an instance link's $ref (the meta-schema allows only its two values). */

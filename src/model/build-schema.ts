@@ -91,6 +91,8 @@ export class SchemaReader {
   private readonly resourceRefs: { node: object; file: string; pointer: string; target: string }[] = [];
   /** The entry each `{ "$ref" }` object written so far stands for. */
   private readonly refOf = new WeakMap<object, Entry>();
+  /** `discriminator.mapping` entries that name a shared schema: written with its name once names are given. */
+  private readonly mappings: { readonly map: Record<string, unknown>; readonly tag: string; readonly entry: Entry }[] = [];
 
   constructor(
     private readonly resolver: RefResolver,
@@ -230,6 +232,7 @@ export class SchemaReader {
       entry.name = name;
       for (const ref of entry.refs) setOwn(ref, "$ref", SHARED_REF_PREFIX + name);
     }
+    for (const { map, tag, entry } of this.mappings) setOwn(map, tag, SHARED_REF_PREFIX + entry.name);
     // A loop of schemas that are only $refs stands for nothing (circular-ref reports it): `{}`, as the service
     // could not compile it otherwise.
     const loops = entries.filter((e) => e.schema !== undefined && this.deref(e.schema) === undefined);
@@ -247,12 +250,19 @@ export class SchemaReader {
     for (const [k, v] of Object.entries(schema)) {
       if (k === "$ref" && typeof v === "string") continue;
       if (DROPPED.has(k)) continue;
-      if (SCHEMA_MAPS.has(k) && isObject(v)) {
+      if (k === "discriminator" && isObject(v)) {
+        setOwn(out, k, this.discriminator(v, file));
+      } else if (SCHEMA_MAPS.has(k) && isObject(v)) {
         // Keys of a map are names (a property may be called "default" or "x-rate"): every value is a schema.
         this.spend(budget, depth + 1);
         const map: Record<string, unknown> = {};
         for (const [name, sub] of Object.entries(v)) setOwn(map, name, this.rewrite(sub, file, budget, depth + 2));
         setOwn(out, k, map);
+      } else if (k === "enum" && Array.isArray(v)) {
+        // A value listed twice means what it means once (JSON Schema: items SHOULD be unique), and the service's
+        // validator refuses to compile a list with repeats: each is kept once.
+        const seen = new Set<string>();
+        setOwn(out, k, v.filter((x) => !seen.has(JSON.stringify(x)) && seen.add(JSON.stringify(x))));
       } else {
         setOwn(out, k, isDataKeyword(k) || k === "example" ? v : this.rewrite(v, file, budget, depth + 1));
       }
@@ -269,6 +279,28 @@ export class SchemaReader {
     entry.refs.push(shared);
     this.refOf.set(shared, entry);
     return shared;
+  }
+
+  /**
+   * OpenAPI's `discriminator` as written, but for its `mapping`: a value that is a reference to a shared schema
+   * names it as the schema's own $refs do (`#/$defs/<Name>`, once names are given); one that names a resource or
+   * nothing is left out (a reference no output could resolve). The runtime chooses a union's branch by it, and
+   * openapi.json refers to the component.
+   */
+  private discriminator(value: Record<string, unknown>, file: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (k !== "mapping") setOwn(out, k, v);
+    if (!isObject(value.mapping)) return out;
+    const map: Record<string, unknown> = {};
+    for (const [tag, target] of Object.entries(value.mapping)) {
+      if (typeof target !== "string") continue;
+      const hit = this.resolver.resolve(file, target);
+      if (!hit || (hit.pointer === "" && this.resourceAt(hit.file, hit.pointer) !== undefined)) continue;
+      setOwn(map, tag, "");
+      this.mappings.push({ map, tag, entry: this.entryOf(hit.file, hit.pointer, hit.value) });
+    }
+    setOwn(out, "mapping", map);
+    return out;
   }
 
   /** The entry of the schema at `pointer` of `file`, made (and queued to be rewritten) on first use. */

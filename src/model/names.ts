@@ -180,6 +180,50 @@ export function leadingVerb(name: string): string | undefined {
 }
 
 /**
+ * Words of VERBS that are as often nouns naming a kind of thing: "checkRuns" (GitHub), "testClocks" (Stripe),
+ * "mergeRequests" (GitLab), "uploadSessions" (Box) are collections of runs, clocks, requests and sessions.
+ */
+const NOUN_MODIFIERS: ReadonlySet<string> = new Set([
+  "add", "archive", "change", "check", "compute", "copy", "count", "download", "export", "import",
+  "load", "lookup", "merge", "patch", "post", "process", "query", "read", "refresh", "reset", "restore",
+  "open", "run", "search", "set", "show", "sign", "start", "stop", "sync", "test", "transform", "upload",
+]);
+
+/**
+ * Plural nouns that name records of an action: at the end of a name of three words or more they make the
+ * name a noun ("createUserResponses", "exportRibListings", "setDefaultPriorityRequests" are collections of
+ * responses, listings and requests), as a verb with its object and nothing after ("createUsers") is not.
+ */
+const RECORD_NOUNS: ReadonlySet<string> = new Set([
+  "requests", "responses", "results", "details", "listings", "reads", "creates", "updates", "deletes", "contexts",
+  "types", "jobs", "runs", "sessions", "entries", "events", "logs", "reports", "summaries", "statuses", "options",
+  "settings", "tasks", "operations", "records", "payloads", "messages", "notifications", "confirmations",
+]);
+
+/** Words that make a name a verb phrase when they follow its first word ("searchGroupsByName"). */
+const PREPOSITIONS: ReadonlySet<string> = new Set(["by", "for", "with", "from", "to", "in", "on", "of"]);
+
+/**
+ * The verb a name of a thing (a collection, a sub-collection, a path segment) starts with, if it reads as
+ * one: like leadingVerb, except that a word of NOUN_MODIFIERS in front of a plural noun, and any verb in front
+ * of two words or more ending in one of RECORD_NOUNS, with no preposition or other verb after it, name a kind
+ * of thing.
+ * @example nameVerb("getBooks") === "get"; nameVerb("checkRuns") === undefined; nameVerb("searchGroupsByName") === "search"
+ */
+export function nameVerb(name: string): string | undefined {
+  const verb = leadingVerb(name);
+  if (verb === undefined) return undefined;
+  const ws = words(name);
+  const plain = !ws.slice(1).some((w) => PREPOSITIONS.has(w) || (VERB_SET.has(w) && !NOUN_MODIFIERS.has(w)));
+  const modified = NOUN_MODIFIERS.has(verb) && ws.length >= 2 && isPlural(ws.at(-1)!);
+  const records = ws.length >= 3 && RECORD_NOUNS.has(ws.at(-1)!);
+  // A modifier with a singular noun after it is a compound noun, whatever follows ("checkRunWithSimpleCheckSuites"),
+  // as a verb's plural object is not ("searchGroupsByName").
+  const compound = modified && ws.length >= 3 && !isPlural(ws[1]!) && !ws.slice(1).some((w) => VERB_SET.has(w) && !NOUN_MODIFIERS.has(w));
+  return (plain && (modified || records)) || compound ? undefined : verb;
+}
+
+/**
  * The plural noun a verb-led name was about, as the fix to suggest.
  * @example nounFix("searchGroupsByName") === "groups"; nounFix("getAccount") === "accounts"
  */

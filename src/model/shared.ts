@@ -1,5 +1,6 @@
 /** Reading the model's shared schemas: following `{ "$ref": "#/$defs/<name>" }` to what it stands for. */
 import { isObject, SHARED_REF_PREFIX } from "./build-schema.js";
+import { isDataKeyword, SCHEMA_MAPS } from "./schema-walk.js";
 import { SHARED_SCHEMAS_ID } from "./conventions.js";
 import type { JsonSchema, Model, SharedSchema } from "./types.js";
 
@@ -57,12 +58,14 @@ export function withSharedRefs(schema: unknown, to: (name: string) => string): u
   if (!isObject(schema)) return schema;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
-    const value =
-      k === "$ref" && typeof v === "string" && v.startsWith(SHARED_REF_PREFIX)
-        ? to(v.slice(SHARED_REF_PREFIX.length))
-        : k === "const" || k === "enum" || k === "default" || k === "examples" || k.startsWith("x-")
-          ? v
-          : withSharedRefs(v, to);
+    let value: unknown;
+    if (k === "$ref" && typeof v === "string" && v.startsWith(SHARED_REF_PREFIX)) value = to(v.slice(SHARED_REF_PREFIX.length));
+    else if (SCHEMA_MAPS.has(k) && isObject(v)) {
+      // Its keys are names: a property named "default", "enum" or "x-rate" is a schema like any other.
+      const map: Record<string, unknown> = {};
+      for (const [name, sub] of Object.entries(v)) Object.defineProperty(map, name, { value: withSharedRefs(sub, to), enumerable: true, writable: true, configurable: true });
+      value = map;
+    } else value = isDataKeyword(k) ? v : withSharedRefs(v, to);
     Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;

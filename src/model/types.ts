@@ -107,6 +107,15 @@ export interface Resource {
   readonly idForm: IdForm;
   /** Names of required fields, as declared. */
   readonly required: readonly string[];
+  /**
+   * The keywords of the resource's root that say what a body holds besides its properties (ROOT_BODY_KEYWORDS:
+   * `additionalProperties`, `patternProperties`, `propertyNames`, `minProperties`, `maxProperties`,
+   * `dependentRequired`), as written, schemas shared like a field's; `additionalProperties: false` (the
+   * default) is left out.
+   */
+  readonly bodyKeywords: Readonly<Record<string, unknown>>;
+  /** True when a body may hold properties the resource does not declare (additionalProperties or patternProperties): they are stored and represented. */
+  readonly open: boolean;
   readonly unique: readonly string[];
   readonly access: Access;
   /** Field holding the owner key's id (x-owner), if any. */

@@ -18,6 +18,7 @@ import { registerResource } from "./routes-resource.js";
 import type { ServiceSpec } from "./spec.js";
 import type { Store } from "./store.js";
 import { ServiceContext, sendJson, type ActionHandler, type ResourceHooks } from "./context.js";
+import type { PrecompiledValidators } from "./validate.js";
 
 export interface AppOptions {
   readonly spec: ServiceSpec;
@@ -42,6 +43,12 @@ export interface AppOptions {
   readonly limits?: Partial<HttpLimits> | undefined;
   /** Most instances one response inlines through expand and fields (EXPAND_LIMIT; default 1000); past it, 400 expandTooLarge. */
   readonly expandLimit?: number | undefined;
+  /**
+   * The request validators resourcery compiled at generate time (loadValidators of src/generated/validators.js),
+   * so that the start compiles no schema. Used when they were compiled from `spec`'s schemas; otherwise, or
+   * without them, the validators are compiled at start-up.
+   */
+  readonly validators?: PrecompiledValidators | undefined;
 }
 
 /** Levels at which Fastify's per-request lines (info) print. */
@@ -58,7 +65,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const prefix = new URL(baseUrl + "/").pathname.replace(/\/+$/, "");
   const logger = options.logger;
   const requestLogs = logger !== undefined && REQUEST_LOG_LEVELS.has(logger.level);
-  const svc = new ServiceContext(spec, options.store, options.keys, baseUrl, logger && !requestLogs ? (req) => logger.child({ reqId: req.id }) : undefined, options.expandLimit);
+  const svc = new ServiceContext(spec, options.store, options.keys, baseUrl, logger && !requestLogs ? (req) => logger.child({ reqId: req.id }) : undefined, options.expandLimit, options.validators);
+  if (options.validators !== undefined && svc.validators.origin === "compiled") {
+    logger?.warn("the precompiled validators (src/generated/validators.js) were compiled from other schemas than the spec's: compiled them at start-up instead; regenerate the package to start without compiling");
+  }
   const sendError = errorHandlerOf(svc);
   const app = Fastify({
     // Request lines show the URL with every query value but the service's own parameters redacted.

@@ -7,7 +7,7 @@ import { negotiate } from "./negotiate.js";
 import { DEFAULT_EXPAND_LIMIT, type ReadHook } from "./represent.js";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
 import type { Store } from "./store.js";
-import { compileValidators, type Validators } from "./validate.js";
+import { compileValidators, type PrecompiledValidators, type Validators } from "./validate.js";
 
 /**
  * What a hook or action handler receives besides its data. `Key` is the catalog's keys: the generated
@@ -90,9 +90,11 @@ export class ServiceContext {
     readonly logOf: (req: FastifyRequest) => FastifyBaseLogger = (req) => req.log,
     /** Most instances one response inlines through expand and fields (AppOptions.expandLimit). */
     readonly expandLimit: number = DEFAULT_EXPAND_LIMIT,
+    /** The validators resourcery precompiled (AppOptions.validators): used when they are this spec's. */
+    precompiled?: PrecompiledValidators,
   ) {
     this.catalog = catalogOf(spec.errors);
-    this.validators = compileValidators(spec, this.catalog, baseUrl);
+    this.validators = compileValidators(spec, this.catalog, baseUrl, precompiled);
     this.resources = new Map(spec.resources.map((r) => [r.collection, r]));
     this.readOnly = new Map(
       spec.resources.map((r) => [

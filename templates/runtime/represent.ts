@@ -11,7 +11,7 @@ import type { HandlerContext } from "./context.js";
 import { ApiError, catalogOf, entry } from "./errors.js";
 import { idValue } from "./ids.js";
 import { hrefOf } from "./links.js";
-import { EMPTY_SELECTION, isEmptySelection, type Selection } from "./select.js";
+import { EMPTY_SELECTION, isEmptySelection, SERVER_FIELDS, type Selection } from "./select.js";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
 import { andThen, readRecord, type ListQuery, type Page, type Store, type StoredRecord } from "./store.js";
 
@@ -227,7 +227,30 @@ export function buildPlain(ctx: RepresentContext, resource: ResourceSpec, record
     }
   }
   if (resource.owner !== undefined && record.owner !== undefined) out[resource.owner] = record.owner;
+  if (resource.open === true) for (const key of extraKeys(resource, record.data)) setOwn(out, key, record.data[key]);
   return out;
+}
+
+/** The names a resource's representation holds of its own: its fields, the server's, its owner's. */
+const declaredOf = new WeakMap<ResourceSpec, ReadonlySet<string>>();
+
+/**
+ * The keys of `value` that are none of the resource's own names (see declaredOf): the properties an open
+ * resource (ResourceSpec.open) stores and represents besides its declared ones.
+ * @example extraKeys(notes, { title: "a", colour: "red" }) → ["colour"]
+ */
+export function extraKeys(resource: ResourceSpec, value: Json): string[] {
+  let declared = declaredOf.get(resource);
+  if (declared === undefined) {
+    declared = new Set([...resource.fields.map((f) => f.name), ...SERVER_FIELDS, ...(resource.owner === undefined ? [] : [resource.owner])]);
+    declaredOf.set(resource, declared);
+  }
+  return Object.keys(value).filter((key) => !declared.has(key));
+}
+
+/** Sets an own property, whatever its name ("__proto__" included). */
+function setOwn(target: Json, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**

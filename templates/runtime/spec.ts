@@ -47,6 +47,11 @@ export interface ResourceSpec {
   /** How the server makes the ids of new instances (x-id); absent: UUIDs. */
   readonly idForm?: IdForm | undefined;
   /**
+   * True when a body may hold properties the resource does not declare (its root's additionalProperties or
+   * patternProperties, in bodySchema): they are stored, represented and merged like the declared ones.
+   */
+  readonly open?: boolean | undefined;
+  /**
    * JSON Schema of a request body for create/replace: the declared properties with links as
    * { meta: { href } }, server-owned, owner and inverse properties excluded, additionalProperties false.
    */

@@ -1,15 +1,20 @@
 /**
- * Request validation with ajv, compiled once at start-up: bodies strictly (no coercion, no silent
- * removal of unknown properties), action query strings with scalar coercion. Failures become catalog errors.
+ * Request validation with ajv: bodies strictly (no coercion, no silent removal of unknown properties),
+ * action query strings with scalar coercion. Failures become catalog errors. The validators are those
+ * resourcery compiled at generate time (src/generated/validators.js, ajv's standalone code) when they were
+ * compiled from this spec's schemas; otherwise (a spec written or changed by hand) they are compiled once
+ * at start-up.
  */
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import { newAjv } from "./ajv-settings.js";
+import { linearRegExp } from "./ajv-settings.js";
 import { SERVER_OWNED as SERVER_OWNED_NAMES, SHARED_SCHEMAS_ID } from "./conventions.js";
 import { ApiError, entry, type Catalog } from "./errors.js";
 import { hrefOf } from "./links.js";
-import type { FieldSpec, JsonSchema, ResourceSpec, ServiceSpec } from "./spec.js";
+import type { FieldSpec, JsonSchema, ServiceSpec } from "./spec.js";
+import { acceptedBodySchema, compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type ValidatorSchemas } from "./validator-schemas.js";
 
 export { linearRegExp } from "./ajv-settings.js";
+export { acceptedBodySchema } from "./validator-schemas.js";
 
 /** Properties the server owns; sent in a body they are a readOnlyProperty error, not an unknown one. */
 export const SERVER_OWNED: ReadonlySet<string> = new Set(SERVER_OWNED_NAMES);
@@ -24,31 +29,43 @@ export interface Validators {
   body(collection: string, value: unknown, readOnly: ReadonlySet<string>, patch?: unknown): void;
   /** Validates and coerces action query parameters; returns them typed; throws ApiError. */
   query(action: string, value: Record<string, unknown>): Record<string, unknown>;
+  /** Where the validators come from: precompiled at generate time, or compiled at start-up. */
+  readonly origin: "precompiled" | "compiled";
 }
 
 /**
- * The schema a create/replace body of `resource` is validated with: its bodySchema, where an instance link
- * the field spec calls nullable accepts null as well as { meta: { href } }.
+ * Validators compiled at generate time, as src/generated/validators.js holds them: by collection and by
+ * action, with the fingerprint of the schemas they were compiled from (validator-schemas.ts).
  */
-export function acceptedBodySchema(resource: ResourceSpec): JsonSchema {
-  const body = resource.bodySchema;
-  const nullable = resource.fields.filter((f) => f.kind === "link" && f.nullable === true);
-  if (nullable.length === 0 || typeof body !== "object" || body.properties === null || typeof body.properties !== "object") return body;
-  const properties: Record<string, unknown> = { ...(body.properties as Record<string, unknown>) };
-  for (const field of nullable) {
-    const schema = properties[field.name];
-    if (schema === undefined || acceptsNullShallow(schema)) continue;
-    Object.defineProperty(properties, field.name, { value: { anyOf: [schema, { type: "null" }] }, enumerable: true, writable: true, configurable: true });
-  }
-  return { ...body, properties };
+export interface PrecompiledValidators {
+  readonly fingerprint: string;
+  readonly bodies: Readonly<Record<string, ValidateFunction>>;
+  readonly queries: Readonly<Record<string, ValidateFunction>>;
 }
 
-/** True when the schema says null outright: a type (or type list) with "null", or an anyOf/oneOf branch that does. */
-function acceptsNullShallow(schema: unknown): boolean {
-  if (schema === null || typeof schema !== "object") return schema === true;
-  const s = schema as Record<string, unknown>;
-  if (s.type === "null" || (Array.isArray(s.type) && s.type.includes("null"))) return true;
-  return ["anyOf", "oneOf"].some((k) => Array.isArray(s[k]) && (s[k] as unknown[]).some(acceptsNullShallow));
+/** What src/generated/validators.js exports. */
+interface ValidatorsModule {
+  readonly fingerprint: string;
+  createValidators(engine: typeof linearRegExp): Omit<PrecompiledValidators, "fingerprint">;
+}
+
+/**
+ * Loads the validators resourcery precompiled into a package (src/generated/validators.js, at `file`).
+ * A module that is missing or of another shape is an error: the package is not whole, and regenerating it
+ * makes it so.
+ * @example await loadValidators(new URL("../../../src/generated/validators.js", import.meta.url))
+ */
+export async function loadValidators(file: URL): Promise<PrecompiledValidators> {
+  let module: Partial<ValidatorsModule>;
+  try {
+    module = (await import(file.href)) as Partial<ValidatorsModule>;
+  } catch (e) {
+    throw new Error(`the precompiled validators ${file.pathname} cannot be loaded (regenerate the package with resourcery generate): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  if (typeof module.fingerprint !== "string" || typeof module.createValidators !== "function") {
+    throw new Error(`${file.pathname} does not hold precompiled validators: regenerate the package with resourcery generate`);
+  }
+  return { fingerprint: module.fingerprint, ...module.createValidators(linearRegExp) };
 }
 
 /** A link field of a resource, as the error of a wrong value explains it. */
@@ -59,28 +76,27 @@ interface LinkField {
 }
 
 /**
- * Compiles every body and query schema of the service once. `baseUrl` (the service's, BASE_URL when set)
- * is the one the errors of wrong link values show hrefs under.
+ * The validators of every body and query schema of the service: `precompiled` when it was compiled from
+ * this spec's schemas (its fingerprint says so), else compiled now, once. `baseUrl` (the service's,
+ * BASE_URL when set) is the one the errors of wrong link values show hrefs under.
  */
-export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: string = spec.baseUrl): Validators {
-  const bodies = newAjv(false);
-  const queries = newAjv(true);
-  if (spec.schemas !== undefined) {
-    // Refs inside the shared schemas are local ("#/$defs/…"); those in bodies and queries name this $id.
-    for (const ajv of [bodies, queries]) ajv.addSchema({ $id: SHARED_SCHEMAS_ID, $defs: spec.schemas });
-  }
-  const bodyFns = new Map<string, ValidateFunction>();
+export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: string = spec.baseUrl, precompiled?: PrecompiledValidators): Validators {
+  const schemas = validatorSchemas(spec);
+  const usable = precompiled !== undefined && precompiled.fingerprint === validatorsFingerprint(schemas);
+  const { bodyFns, queryFns } = usable ? fromPrecompiled(precompiled, spec) : compileNow(schemas);
+  const resourceOf = new Map(spec.resources.map((r) => [r.collection, r]));
+  // The branch of a union a failing body meant is validated alone, by an ajv made on the first such failure.
+  let branchAjv: Ajv | undefined;
+  const forBranches = (): Ajv => (branchAjv ??= validatorAjvs(schemas).bodies);
   const links = new Map<string, ReadonlyMap<string, LinkField>>();
   for (const r of spec.resources) {
-    bodyFns.set(r.collection, compileOne(bodies, acceptedBodySchema(r), `the body schema of ${r.collection}`));
     const own = new Map<string, LinkField>();
     for (const f of r.fields) if (f.link !== undefined) own.set(f.name, { field: f, href: `${hrefOf(baseUrl, f.link.target)}/<id>` });
     links.set(r.collection, own);
   }
-  const queryFns = new Map<string, ValidateFunction>();
-  for (const a of spec.actions) queryFns.set(a.name, compileOne(queries, a.query, `the query schema of the action ${a.name}`));
 
   return {
+    origin: usable ? "precompiled" : "compiled",
     body(collection, value, readOnly, patch) {
       const fn = bodyFns.get(collection)!;
       if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -92,9 +108,9 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: 
         }
       }
       if (!fn(value)) {
-        const first = fn.errors?.[0];
-        if (first?.keyword === "additionalProperties") throw unknownProperties(fn, value, first, catalog);
-        throw bodyError(first, catalog, links.get(collection)!, patch);
+        const relevant = relevantError(fn.errors, taggedBranch(forBranches, spec, acceptedBodySchema(resourceOf.get(collection)!), value));
+        if (relevant?.keyword === "additionalProperties") throw unknownProperties(fn, value, relevant, catalog);
+        throw bodyError(relevant, catalog, links.get(collection)!, patch);
       }
     },
     query(action, value) {
@@ -103,10 +119,135 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: 
       for (const [k, v] of Object.entries(value)) {
         Object.defineProperty(copy, k, { value: Array.isArray(v) ? v[v.length - 1] : v, enumerable: true, writable: true, configurable: true });
       }
-      if (!fn(copy)) throw queryError(fn.errors?.[0], catalog);
+      if (!fn(copy)) throw queryError(relevantError(fn.errors), catalog);
       return copy;
     },
   };
+}
+
+/**
+ * The error that says best what is wrong with a value. ajv stops at the first error, except in a union
+ * (anyOf/oneOf), where it lists the first error of each branch before the union's own "must match a schema":
+ * the first of those is the first branch's, whichever branch the client meant. A branch that failed on a
+ * tag (a `const` or `enum`, as `"type": "card"` tells a card from a bank account) is not the one meant; of
+ * the others, the error deepest in the value is of the branch that matched the most. When every branch
+ * failed on its tag at one place, the answer is the tag's allowed values together.
+ * @example a oneOf [card (type: "card", number), bank (type: "bank", iban)] and { type: "bank", iban: 5 }
+ *   → the error at iban, not "type must be card"
+ */
+export function relevantError(errors: readonly ErrorObject[] | null | undefined, tagged?: (union: ErrorObject) => ErrorObject | undefined): ErrorObject | undefined {
+  const first = errors?.[0];
+  const unionAt = errors?.findIndex((e) => e.keyword === "anyOf" || e.keyword === "oneOf") ?? -1;
+  if (errors == null || unionAt <= 0) return first;
+  const union = errors[unionAt]!;
+  const meant = tagged?.(union);
+  if (meant !== undefined) return meant;
+  const branches = errors.slice(0, unionAt).filter((e) => e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`));
+  const isTag = (e: ErrorObject) => (e.keyword === "const" || e.keyword === "enum") && e.instancePath !== union.instancePath;
+  const others = branches.filter((e) => !isTag(e));
+  if (others.length > 0) return others.reduce((best, e) => (depth(e) > depth(best) ? e : best));
+  const tags = branches.filter(isTag);
+  if (tags.length === 0 || tags.some((e) => e.instancePath !== tags[0]!.instancePath)) return union;
+  const allowed = tags.flatMap((e) => (e.keyword === "const" ? [(e.params as { allowedValue: unknown }).allowedValue] : (e.params as { allowedValues: unknown[] }).allowedValues));
+  return { ...tags[0]!, keyword: "enum", params: { allowedValues: [...new Set(allowed)] } };
+}
+
+/** Validators of union branches compiled when a body first fails one (an error path: start-up compiles none). */
+const branchValidators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * For the union an error names, the first error of the branch the value's tag chooses: when every branch of
+ * the union (at the error's place in `schema`, followed through properties, items and the shared schemas)
+ * gives one property a `const` (or a one-value `enum`), the value's own tag names its branch, which is
+ * validated alone (compiled on first use); a tag that names no branch is answered with the tags there are.
+ * Undefined when there is no such tag or the place cannot be followed (a union or a pattern on the way).
+ * @example oneOf [card (type const "card"), bank (type const "bank")] and { type: "bank" } → bank's "lacks iban"
+ */
+function taggedBranch(ajvFor: () => Ajv, spec: ServiceSpec, schema: JsonSchema, value: unknown): (union: ErrorObject) => ErrorObject | undefined {
+  const deref = (s: unknown): Record<string, unknown> | undefined => {
+    for (let hops = 0; hops < 32; hops++) {
+      if (s === null || typeof s !== "object" || Array.isArray(s)) return undefined;
+      const ref = (s as { $ref?: unknown }).$ref;
+      if (typeof ref !== "string") return s as Record<string, unknown>;
+      const name = ref.startsWith(`${SHARED_SCHEMAS_ID}#/$defs/`) ? ref.slice(SHARED_SCHEMAS_ID.length + 8) : undefined;
+      const schemas = spec.schemas as Record<string, unknown> | undefined;
+      s = name !== undefined && schemas !== undefined && Object.hasOwn(schemas, name) ? schemas[name] : undefined;
+    }
+    return undefined;
+  };
+  return (union) => {
+    let node = deref(schema);
+    let data: unknown = value;
+    for (const raw of union.instancePath.split("/").slice(1)) {
+      const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+      if (node === undefined || data === null || typeof data !== "object") return undefined;
+      const properties = node.properties as Record<string, unknown> | undefined;
+      node = Array.isArray(data) ? deref(node.items) : properties !== undefined && Object.hasOwn(properties, token) ? deref(properties[token]) : undefined;
+      data = (data as Record<string, unknown>)[token];
+    }
+    const branches = node?.[union.keyword];
+    if (!Array.isArray(branches) || data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
+    const shapes = branches.map(deref);
+    // OpenAPI's discriminator: the tag's value names its branch through the mapping (to a shared schema).
+    const discriminator = node?.discriminator as { propertyName?: unknown; mapping?: Record<string, unknown> } | undefined;
+    const tagName = discriminator?.propertyName;
+    if (typeof tagName === "string" && discriminator?.mapping !== undefined && Object.hasOwn(data, tagName)) {
+      const tag = (data as Record<string, unknown>)[tagName];
+      const to = typeof tag === "string" && Object.hasOwn(discriminator.mapping, tag) ? discriminator.mapping[tag] : undefined;
+      const name = typeof to === "string" ? to.slice(to.lastIndexOf("/") + 1) : undefined;
+      const chosen = branches.findIndex((b) => {
+        const ref = (b as { $ref?: unknown } | null)?.$ref;
+        return name !== undefined && typeof ref === "string" && ref.slice(ref.lastIndexOf("/") + 1) === name;
+      });
+      if (chosen >= 0) return branchError(ajvFor, branches[chosen] as object, data, union);
+      if (to === undefined) {
+        const at = `${union.instancePath}/${tagName.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+        return { ...union, keyword: "enum", instancePath: at, params: { allowedValues: Object.keys(discriminator.mapping) }, message: "must be equal to one of the allowed values" };
+      }
+    }
+    const tagOf = (shape: Record<string, unknown> | undefined, name: string): unknown[] | undefined => {
+      const p = deref((shape?.properties as Record<string, unknown> | undefined)?.[name]);
+      if (p === undefined) return undefined;
+      if (Object.hasOwn(p, "const")) return [p.const];
+      return Array.isArray(p.enum) && p.enum.length === 1 ? p.enum : undefined;
+    };
+    const first = shapes[0]?.properties;
+    if (first === null || typeof first !== "object") return undefined;
+    for (const name of Object.keys(first)) {
+      const tags = shapes.map((shape) => tagOf(shape, name));
+      if (tags.some((t) => t === undefined) || !Object.hasOwn(data, name)) continue;
+      const chosen = tags.findIndex((t) => t!.includes((data as Record<string, unknown>)[name]));
+      if (chosen < 0) {
+        // A tag no branch has: what the tag may be is the answer.
+        const allowedValues = [...new Set(tags.flat())];
+        const at = `${union.instancePath}/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+        return { ...union, keyword: "enum", instancePath: at, params: { allowedValues }, message: "must be equal to one of the allowed values" };
+      }
+      return branchError(ajvFor, branches[chosen] as object, data, union);
+    }
+    return undefined;
+  };
+}
+
+/** The first error of `data` against one branch of `union` (compiled on first use), at its place in the body. */
+function branchError(ajvFor: () => Ajv, branch: object, data: unknown, union: ErrorObject): ErrorObject | undefined {
+  let fn = branchValidators.get(branch);
+  if (fn === undefined) {
+    try {
+      fn = ajvFor().compile(branch);
+    } catch {
+      return undefined;
+    }
+    branchValidators.set(branch, fn);
+  }
+  if (fn(data)) return undefined;
+  const e = fn.errors?.[0];
+  return e === undefined ? undefined : { ...e, instancePath: union.instancePath + e.instancePath };
+}
+
+/** How deep in the value an error is: the number of steps of its instancePath. */
+function depth(e: ErrorObject): number {
+  return e.instancePath === "" ? 0 : e.instancePath.split("/").length - 1;
 }
 
 /** Most unknown properties one answer names: a body of thousands names its first ones, and says there are more. */
@@ -217,6 +358,13 @@ function whatIsWrong(e: ErrorObject, property: string, where: "body" | "query"):
       const scalar = types.some((t) => t === "number" || t === "integer" || t === "boolean");
       return where === "body" && scalar ? `${words}. Values are never converted: send 12 and true, not "12" and "true"` : words;
     }
+    case "anyOf":
+    case "oneOf": {
+      const passing = (e.params as { passingSchemas?: unknown }).passingSchemas;
+      return Array.isArray(passing)
+        ? `${subject} fits more than one of the shapes it may take (branches ${passing.join(" and ")} of its oneOf), and must fit exactly one`
+        : `${subject} fits none of the shapes it may take (its ${e.keyword}); the API reference shows them`;
+    }
     default:
       return `${subject} ${e.message ?? "is not valid"}`;
   }
@@ -279,14 +427,35 @@ function nullAt(patch: unknown, property: string): boolean {
   return at === null;
 }
 
-/**
- * Compiles one schema of the service. One ajv cannot compile stops the start saying which schema it is
- * (resourcery's `check` compiles every one with the same settings, and reports where and how to fix it).
- */
-function compileOne(ajv: Ajv, schema: JsonSchema, what: string): ValidateFunction {
-  try {
-    return ajv.compile(schema as object);
-  } catch (e) {
-    throw new Error(`${what} cannot be compiled: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-  }
+/** The validators of each collection and action. */
+interface ValidatorFns {
+  readonly bodyFns: ReadonlyMap<string, ValidateFunction>;
+  readonly queryFns: ReadonlyMap<string, ValidateFunction>;
+}
+
+/** The precompiled validators by collection and action (own properties only: the names are the spec's). */
+function fromPrecompiled(precompiled: PrecompiledValidators, spec: ServiceSpec): ValidatorFns {
+  const pick = (from: Readonly<Record<string, ValidateFunction>>, names: readonly string[], what: string) => {
+    const out = new Map<string, ValidateFunction>();
+    for (const name of names) {
+      const fn = Object.hasOwn(from, name) ? from[name] : undefined;
+      // Cannot happen with a module compiled from these schemas (the fingerprint matched): say so if it does.
+      if (typeof fn !== "function") throw new Error(`the precompiled validators lack ${what} ${name}: regenerate the package with resourcery generate`);
+      out.set(name, fn);
+    }
+    return out;
+  };
+  return {
+    bodyFns: pick(precompiled.bodies, spec.resources.map((r) => r.collection), "the body validator of"),
+    queryFns: pick(precompiled.queries, spec.actions.map((a) => a.name), "the query validator of the action"),
+  };
+}
+
+/** Every validator compiled now: bodies in one ajv instance, action queries (with coercion) in another; equal schemas once. */
+function compileNow(schemas: ValidatorSchemas): ValidatorFns {
+  const { bodies, queries } = validatorAjvs(schemas);
+  return {
+    bodyFns: compileDistinct(bodies, "body", schemas.bodies, (collection) => `the body schema of ${collection}`).byName,
+    queryFns: compileDistinct(queries, "query", schemas.queries, (action) => `the query schema of the action ${action}`).byName,
+  };
 }

@@ -13,6 +13,7 @@ import { KeyRing, type NewKey } from "../../src/generated/runtime/keys.js";
 import { buildService, type Service } from "../../src/generated/runtime/server.js";
 import { openSqliteStore } from "../../src/generated/runtime/sqlite-store.js";
 import type { ActionSpec, ResourceSpec, ServiceSpec } from "../../src/generated/runtime/spec.js";
+import { loadValidators } from "../../src/generated/runtime/validate.js";
 
 type Json = Record<string, any>;
 
@@ -79,11 +80,13 @@ export class TestService {
       nobody: ring.create([]),
       other: ring.create([...roles].filter((r) => !adminRoles.has(r))),
     };
-    // Built as createService builds the package's service, with stubs for your code, and settings of its
-    // own: whatever the environment says (BASE_URL, LOG_LEVEL, ...) the same tests run the same way.
+    // Built as createService builds the package's service (its precompiled validators too), with stubs for
+    // your code, and settings of its own: whatever the environment says (BASE_URL, LOG_LEVEL, ...) the same
+    // tests run the same way. This file is dist/test/generated/kit.js when it runs.
+    const validators = await loadValidators(new URL("../../../src/generated/validators.js", import.meta.url));
     const service = await buildService(
       spec,
-      { hooks: {}, actions: stubActions(spec, samples) },
+      { hooks: {}, actions: stubActions(spec, samples), validators },
       { env: { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent" }, store: openSqliteStore(spec, ":memory:"), keys: ring },
     );
     return new TestService(spec, service, await service.listen(), keys);

@@ -9,7 +9,7 @@
  *   become 2020-12's numeric ones; `example` becomes `examples: [...]`;
  * - a schema that looks like a resource (an object with an `id` property at its root) gets `x-collection`
  *   (the camelCase plural of its name, by the pluralize library) and is listed in service.json; an integer
- *   `id` gets `"x-id": "sequence"`, the id form CONTRACT.md §2 gives for it; every other schema is shared.
+ *   (or `number`) `id` gets `"x-id": "sequence"`, the id form CONTRACT.md §2 gives for it; every other schema is shared.
  *
  * `$ref`s inside `x-` extensions are rewritten too (Stripe's `x-expansionResources` holds schemas), so that
  * every ref of the project resolves. Nothing else changes: OpenAPI's own schema keywords (`discriminator`,
@@ -237,7 +237,8 @@ export function convertDescription(description: unknown, options: ConvertOptions
       for (let i = 2; collections.has(collection.toLowerCase()); i++) collection = `${base}${i}`;
       collections.add(collection.toLowerCase());
       const id = (source as JsonObject).properties as JsonObject;
-      const sequence = isObject(id.id) && id.id.type === "integer";
+      // A numeric id (integer, or number as many descriptions write it) is what check's hint says to mark so.
+      const sequence = isObject(id.id) && (id.id.type === "integer" || id.id.type === "number");
       converted = { "x-collection": collection, ...(sequence ? { "x-id": "sequence" } : {}), ...converted };
       resources.push({ schema: name, file: `schemas/${fileOf.get(name)!}`, collection });
     }

@@ -58,6 +58,34 @@ const resourcery = path.resolve(valuesOf("--resourcery")[0] ?? root);
 const cli = cliIn(resourcery);
 const full = only.length === 0 && !quick && resourcery === root;
 const oatsCli = path.join(here, "node_modules", "openapi-typescript", "bin", "cli.js");
+
+/** The newest modification time of a file under `dir` (0 when there is none). */
+function newest(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  let latest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) latest = Math.max(latest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return latest;
+}
+
+// The tables name the commit of the sources: a build older than them would be measured under their name.
+const built = newest(path.join(resourcery, "dist"));
+const edited = Math.max(...["src", "templates", "schemas"].map((d) => newest(path.join(resourcery, d))));
+if (built < edited) {
+  console.error(`the build in ${path.join(resourcery, "dist")} is older than its sources: run npm run build in ${resourcery} first`);
+  process.exit(2);
+}
+
+// The last commit that changed resourcery itself (this folder's own commits do not change what is measured),
+// taken before the run: commits made while it runs are not what it measures. "(edited)" when the sources differ from it.
+let commit = "?";
+try {
+  commit = execSync("git log -1 --format='%h, %cs' -- src templates schemas bin package.json", { cwd: resourcery, encoding: "utf8" }).trim();
+  if (execSync("git status --porcelain -- src templates schemas bin package.json", { cwd: resourcery, encoding: "utf8" }).trim() !== "") commit += " (edited)";
+} catch {
+  /* not a checkout */
+}
 const log = (line: string) => console.log(line);
 
 /** The paired timing of generate (or check, when generate is refused) against openapi-typescript on one API. */
@@ -356,13 +384,6 @@ const tables = [resultsTable(results), "", summary(results)].join("\n");
 console.log(`\n${fixturesTable(results)}\n\n${tables}`);
 
 if (full) {
-  let commit = "?";
-  try {
-    // The last commit that changed resourcery itself (this folder's own commits do not change what is measured).
-    commit = execSync("git log -1 --format='%h, %cs' -- src templates schemas bin package.json", { cwd: root, encoding: "utf8" }).trim();
-  } catch {
-    /* not a checkout */
-  }
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? "unknown CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
   const oats = (JSON.parse(fs.readFileSync(path.join(here, "node_modules", "openapi-typescript", "package.json"), "utf8")) as { version: string }).version;
   const readme = path.join(here, "README.md");

@@ -244,7 +244,7 @@ function ownValidator(ajv: Ajv2020, file: string) {
 
 /**
  * Sends each resource's examples (at most `perResource` each): an example valid for the documented create
- * body (without the server-owned names) is POSTed, and the instance GET back must hold every sent property.
+ * body (without the server-owned names and the properties the API's schema marks readOnly) is POSTed, and the instance GET back must hold every sent property.
  */
 export async function roundTrip(service: Service, out: string, conversion: Conversion, examples: ReadonlyMap<string, Json[]>, perResource: number): Promise<RoundTrip> {
   const own = newAjv();
@@ -263,6 +263,10 @@ export async function roundTrip(service: Service, out: string, conversion: Conve
     if (list.length === 0) continue;
     resources++;
     const validate = ownValidator(own, r.file);
+    // What the API's own schema marks readOnly is the server's to set: a client leaves it out of a create body.
+    const written = conversion.files.get(r.file);
+    const declared = isObject(written) && isObject(written.properties) ? written.properties : {};
+    const readOnly = new Set(Object.entries(declared).filter(([, p]) => isObject(p) && p.readOnly === true).map(([k]) => k));
     const paths = isObject(doc.paths) ? doc.paths : {};
     const post = isObject(paths[`/${r.collection}`]) ? (paths[`/${r.collection}`] as JsonObject).post : undefined;
     const bodySchema = isObject(post) ? createBodySchema(doc, post) : undefined;
@@ -277,7 +281,7 @@ export async function roundTrip(service: Service, out: string, conversion: Conve
       count++;
       if (validate?.(example)) validOwn++;
       if (!isObject(example)) continue;
-      const body = Object.fromEntries(Object.entries(example).filter(([k]) => !SERVER_OWNED.includes(k)));
+      const body = Object.fromEntries(Object.entries(example).filter(([k]) => !SERVER_OWNED.includes(k) && !readOnly.has(k)));
       if (!fits || !fits(body)) {
         const errors = (fits as { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] } | undefined)?.errors;
         if (validate?.(example) && errors?.[0]) {

@@ -143,4 +143,10 @@ test("the validators' settings are one text: src/model/ajv-settings.ts is templa
   assert.fixture(generator, read(path.join(root, "templates/runtime/ajv-settings.ts")));
 });
 
+test("what the validators are compiled from is one text: src/model/validator-schemas.ts is templates/runtime/validator-schemas.ts", () => {
+  const generator = read(path.join(root, "src/model/validator-schemas.ts"));
+  assert.ok(generator.includes("export function validatorsFingerprint"), "the fingerprint is there");
+  assert.fixture(generator, read(path.join(root, "templates/runtime/validator-schemas.ts")));
+});
+
 test.run();

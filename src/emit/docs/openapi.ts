@@ -146,6 +146,7 @@ class OpenApiBuilder {
     for (const shared of ["Link", "CollectionLink", "LinkInput"]) {
       if (!this.linkSchemasUsed.has(shared)) delete this.schemas[shared];
     }
+    referToFirstCopies(this.schemas, [...this.names.values()].map((n) => n.full));
 
     const securitySchemes = securitySchemesOf(this.model);
     return {
@@ -232,7 +233,7 @@ class OpenApiBuilder {
       ...get,
       operationId: this.operationId(`${String(get.operationId)}Head`),
       summary: `${String(get.summary)} (HEAD)`,
-      description: `The same as \`GET\` on this path (the same status and headers) without a body. ${String(get.description)}`,
+      description: "The same as `GET` on this path (the same status and headers) without a body.",
       responses,
     };
   }
@@ -519,14 +520,8 @@ class OpenApiBuilder {
     setOwn(out, vendor, media);
     const m = this.mediaTypesByName.get(vendor);
     if (m) {
-      setOwn(out, m.alias, {
-        schema: {
-          type: "string",
-          description: `The alias of \`${m.name}\`: the same JSON body, under a media type JSON tools do not read as JSON.`,
-          contentMediaType: "application/json",
-          contentSchema: media.schema,
-        },
-      });
+      // (What an alias is, the document's description says once, and `x-media-type-aliases` maps each to its type.)
+      setOwn(out, m.alias, { schema: { type: "string", contentMediaType: "application/json", contentSchema: media.schema } });
     }
     return out;
   }
@@ -612,20 +607,15 @@ class OpenApiBuilder {
     const names = this.names.get(r.collection)!;
     const properties = this.representationProperties(r);
     const always = ["meta", "id", "createdAt", "modifiedAt", ...r.fields.filter((f) => f.link?.kind === "collection" || (r.required.includes(f.name) && f.name !== r.owner)).map((f) => f.name)];
-    setOwn(this.schemas, names.full, {
-      type: "object",
-      description: `${r.description || r.title}${r.description ? "" : "."} The full representation.`.trim(),
-      required: [...new Set(always)],
-      additionalProperties: false,
-      properties,
-    });
-    setOwn(this.schemas, names.partial, {
-      type: "object",
-      description: `A partial representation of ${article(r.name)}: \`meta\` and the fields selected with \`fields\`.`,
-      required: ["meta"],
-      additionalProperties: false,
-      properties: this.representationProperties(r),
-    });
+    // An open resource (additionalProperties, patternProperties at its root) holds other properties as written.
+    const keywords = asObject(clean({ ...r.bodyKeywords }));
+    const others: Json = { additionalProperties: keywords.additionalProperties ?? false };
+    for (const k of ["patternProperties", "propertyNames"]) if (k in keywords) others[k] = keywords[k];
+    const description = `${r.description || r.title}${r.description ? "" : "."} The full representation.`.trim();
+    const partial = `A partial representation of ${article(r.name)}: \`meta\` and the fields selected with \`fields\`.`;
+    // (The partial representation's fields are the full one's: written there, referred to here; see referToFirstCopies.)
+    setOwn(this.schemas, names.full, { type: "object", description, required: [...new Set(always)], ...others, properties });
+    setOwn(this.schemas, names.partial, { type: "object", description: partial, required: ["meta"], additionalProperties: false, properties: this.representationProperties(r) });
 
     // Request bodies, from the runtime's own body schema.
     const body = bodySchemaOf(r) as { properties: Json; required?: string[] };
@@ -642,12 +632,14 @@ class OpenApiBuilder {
       description: `The body that creates or replaces ${article(r.name)}.`,
       ...(body.required?.length ? { required: [...body.required] } : {}),
       additionalProperties: false,
+      ...keywords,
       properties: input,
     });
     setOwn(this.schemas, names.patch, {
       type: "object",
       description: `A JSON merge patch (RFC 7396) of ${article(r.name)}: every field optional; \`null\` sets a nullable field to null and removes any other optional field.`,
-      additionalProperties: false,
+      // Another property of an open resource is set by its value and removed by null.
+      additionalProperties: r.open,
       properties: patch,
     });
     setOwn(this.schemas, names.page, {
@@ -839,7 +831,18 @@ export function clean(schema: JsonSchema | unknown): unknown {
       continue;
     }
     if (k.startsWith("x-") || DROPPED.has(k)) continue;
-    if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
+    if (k === "discriminator" && v !== null && typeof v === "object" && !Array.isArray(v)) {
+      // Its mapping names shared schemas as their $refs do: the components of those names.
+      const d = copy(v) as Json;
+      if (d.mapping !== null && typeof d.mapping === "object") {
+        const mapping: Json = {};
+        for (const [tag, to] of Object.entries(d.mapping as Json)) {
+          if (typeof to === "string" && to.startsWith(SHARED_REF_PREFIX)) setOwn(mapping, tag, ref("schemas", to.slice(SHARED_REF_PREFIX.length)));
+        }
+        d.mapping = mapping;
+      }
+      setOwn(out, k, d);
+    } else if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
       const map: Json = {};
       for (const [name, s] of Object.entries(v as Json)) setOwn(map, name, clean(s));
       setOwn(out, k, map);
@@ -880,11 +883,13 @@ function patchOf(schema: Json): Json {
   return out;
 }
 
-/** The schema, or null (which a merge patch uses to remove the member). */
+/**
+ * The schema, or null (which a merge patch uses to remove the member). The schema stays whole, its
+ * description with it: the same schema as the field's elsewhere, written once (referToFirstCopies).
+ */
 function nullable(schema: Json): Json {
   if (schema.type === "null" || (Array.isArray(schema.type) && schema.type.includes("null"))) return schema;
-  const { description, ...rest } = schema;
-  return { anyOf: [rest, { type: "null" }], ...(typeof description === "string" ? { description } : {}) };
+  return { anyOf: [schema, { type: "null" }] };
 }
 
 function withDescription(schema: Json, f: Field): Json {
@@ -897,6 +902,51 @@ function describeField(f: Field, fallback: string): string {
 
 function describe(schema: JsonSchema, fallback: string): string {
   return schema && typeof schema === "object" && typeof schema.description === "string" && schema.description ? schema.description : fallback;
+}
+
+// -----------------------------------------------------------------------------------------------
+// One copy of each schema
+
+/** A reference costs about this many characters more than the pointer it holds. */
+const REF_OVERHEAD = '{"$ref":""}'.length;
+/** Pointer tokens written as they are (nothing to escape in a JSON pointer or a URI fragment). */
+const PLAIN_TOKEN = /^[A-Za-z0-9._$-]+$/;
+
+/**
+ * Writes each schema once: a later schema equal to one written before (the same JSON text) becomes a
+ * `$ref` to it, when the reference is less than half its size. A resource's field schema is written in its
+ * full representation, and its partial representation, its create body, its merge patch and a shared
+ * schema that embeds the resource refer to it there (`#/components/schemas/Book/properties/title`); so do
+ * schemas that repeat a nested object. The full representations (`full`) are visited first and never
+ * rewritten: they keep every field as written. Only schemas are replaced, never data (examples, enums).
+ */
+function referToFirstCopies(schemas: Json, full: readonly string[]): void {
+  const first = new Map<string, string>();
+  /** `node`, or the $ref that replaces it (never a component itself: others name it); `pointer` "" when it has none to refer to. */
+  const visit = (node: unknown, pointer: string, rewrite: boolean, root: boolean): unknown => {
+    if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
+    const text = JSON.stringify(node);
+    const earlier = first.get(text);
+    if (rewrite && !root && earlier !== undefined && text.length >= 2 * (earlier.length + REF_OVERHEAD)) return { $ref: earlier };
+    // (A schema too small for any reference to pay is not kept.)
+    if (earlier === undefined && pointer !== "" && text.length >= 2 * (pointer.length + REF_OVERHEAD)) first.set(text, pointer);
+    const o = node as Json;
+    const at = (...tokens: (string | number)[]) => (pointer !== "" && tokens.every((t) => PLAIN_TOKEN.test(String(t))) ? `${pointer}/${tokens.join("/")}` : "");
+    for (const [k, v] of Object.entries(o)) {
+      if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
+        for (const [name, sub] of Object.entries(v as Json)) setOwn(v as Json, name, visit(sub, at(k, name), rewrite, false));
+      } else if (SCHEMA_VALUES.has(k) && Array.isArray(v)) {
+        v.forEach((sub, i) => (v[i] = visit(sub, at(k, i), rewrite, false)));
+      } else if (SCHEMA_VALUES.has(k)) {
+        setOwn(o, k, visit(v, at(k), rewrite, false));
+      }
+    }
+    return node;
+  };
+  const pointerOf = (name: string) => (PLAIN_TOKEN.test(name) ? `#/components/schemas/${name}` : "");
+  const frozen = new Set(full);
+  for (const name of full) if (Object.hasOwn(schemas, name)) visit(schemas[name], pointerOf(name), false, true);
+  for (const name of Object.keys(schemas)) if (!frozen.has(name)) visit(schemas[name], pointerOf(name), true, true);
 }
 
 // -----------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import { isIdentifier } from "../../model/names.js";
 import { handlerName } from "../handlers.js";
 import { jsValue, member, shellWord, str } from "../shared/escape.js";
 import { sampleOf, withSharedResolved } from "../samples.js";
+import { SharedSchemas } from "../../model/shared.js";
 import { BODY_LIMIT, PAGING } from "../spec.js";
 import { describeIds } from "../../model/id-forms.js";
 import { exampleIdOf, serverFieldDoc } from "../shared/server-fields.js";
@@ -610,6 +611,8 @@ function resourceFacts(r: Resource): { label: string; value: Text }[] {
     { label: "Collection media type", value: [code(r.collectionMediaType)] },
   ];
   if (r.unique.length) facts.push({ label: "Unique", value: text(...codeList(r.unique, (f) => target(PAGES.resource(r.collection), `field-${slug(f)}`)), ` (a repeated value answers 409 with \`property\` set to the field)`) });
+  const counts = (["minProperties", "maxProperties", "propertyNames", "dependentRequired"] as const).filter((k) => r.bodyKeywords[k] !== undefined);
+  if (counts.length) facts.push({ label: "Bodies also meet", value: text(...codeList(counts.map((k) => `${k}: ${JSON.stringify(r.bodyKeywords[k])}`))) });
   if (r.owner) facts.push({ label: "Owner", value: text(`\`${r.owner}\` holds the id of the key that created the ${r.name}: only that key or an admin role can see or change it (A2)`) });
   return facts;
 }
@@ -633,6 +636,8 @@ function fieldsOf(model: Model, r: Resource): FieldDoc[] {
     serverField("createdAt", "string (date-time)", declared("createdAt", "When the instance was created.")),
     serverField("modifiedAt", "string (date-time)", declared("modifiedAt", "When the instance was last changed.")),
   ];
+  // Each shared schema's fields are listed once per page, where it is first met.
+  const expanded = new Map<string, string>();
   const own = r.fields.flatMap((f): FieldDoc[] => {
     const constraints = f.link ? [] : constraintsOf(f.schema);
     if (r.unique.includes(f.name)) constraints.unshift(text("unique in the collection"));
@@ -646,37 +651,72 @@ function fieldsOf(model: Model, r: Resource): FieldDoc[] {
       description: describe(f.description, f.schema),
       constraints,
     };
-    return f.link ? [row] : [row, ...nestedFieldsOf(f.name, f.schema, 1)];
+    return f.link ? [row] : withNested(row, f.schema, 1, expanded);
   });
-  return [...server, ...own];
+  return [...server, ...own, ...otherPropertiesOf(r)];
+}
+
+/** Rows for the other properties an open resource allows (additionalProperties, patternProperties at its root). */
+function otherPropertiesOf(r: Resource): FieldDoc[] {
+  const rows: FieldDoc[] = [];
+  const row = (name: string, anchor: string, schema: JsonSchema, what: string): FieldDoc => ({
+    name,
+    anchor,
+    type: [plain(schema === true ? "any" : typeText(schema))],
+    required: false,
+    description: prose(what),
+    constraints: schema === true ? [] : constraintsOf(schema),
+  });
+  const patterns = r.bodyKeywords.patternProperties;
+  if (isPlainObject(patterns)) {
+    Object.entries(patterns).forEach(([pattern, schema], i) =>
+      rows.push(row(`(names matching ${pattern})`, `field-pattern-${i + 1}`, schema as JsonSchema, "Other properties whose names match the pattern: stored and represented as sent.")),
+    );
+  }
+  const extra = r.bodyKeywords.additionalProperties;
+  if (extra !== undefined && extra !== false) rows.push(row("(any other name)", "field-other", extra as JsonSchema, "Any other property: stored and represented as sent, and removed by a merge patch of null."));
+  return rows;
 }
 
 /** Deepest level of nested properties the reference lists (a selection nests 8 levels at most). */
 const MAX_NESTED_DEPTH = 8;
 
 /**
- * The rows of the declared properties inside a plain field, named by their path: `address.city` inside
- * an object, `lines[].sku` inside the objects of an array; nested ones follow their parent.
+ * The row of a plain field (or a property inside one) followed by the rows of the declared properties
+ * inside it, named by their path: `address.city` inside an object, `lines[].sku` inside the objects of an
+ * array; nested ones follow their parent. A shared schema's properties are listed where the page first
+ * meets it (`expanded`: name → that path); elsewhere the row says where, so that a page grows with the
+ * schemas it reaches, not with every path to them.
  */
-function nestedFieldsOf(path: string, schema: JsonSchema, depth: number): FieldDoc[] {
-  if (depth > MAX_NESTED_DEPTH) return [];
+function withNested(row: FieldDoc, schema: JsonSchema, depth: number, expanded: Map<string, string>): FieldDoc[] {
+  if (depth > MAX_NESTED_DEPTH) return [row];
+  const path = row.name;
   const s = asSchema(schema);
   const items = asSchema(s["items"] as JsonSchema | undefined);
   const [inside, prefix] = isPlainObject(s["properties"]) ? [s, `${path}.`] : isPlainObject(items["properties"]) ? [items, `${path}[].`] : [undefined, ""];
-  if (inside === undefined) return [];
+  if (inside === undefined) return [row];
+  const shared = SharedSchemas.nameOf(inside === s ? schema : s["items"]);
+  if (shared !== undefined) {
+    const first = expanded.get(shared);
+    if (first !== undefined) return [{ ...row, constraints: [...row.constraints, text(`its fields are those of \`${first}\`, listed there`)] }];
+    expanded.set(shared, path);
+  }
   const required = Array.isArray(inside["required"]) ? (inside["required"] as unknown[]) : [];
-  return Object.entries(inside["properties"] as Record<string, JsonSchema>).flatMap(([name, sub]) => {
-    const full = prefix + name;
-    const row: FieldDoc = {
-      name: full,
-      anchor: `field-${slug(full)}`,
-      type: [plain(typeText(sub))],
-      required: required.includes(name),
-      description: describe("", sub),
-      constraints: constraintsOf(sub),
-    };
-    return [row, ...nestedFieldsOf(full, sub, depth + 1)];
-  });
+  return [
+    row,
+    ...Object.entries(inside["properties"] as Record<string, JsonSchema>).flatMap(([name, sub]) => {
+      const full = prefix + name;
+      const nested: FieldDoc = {
+        name: full,
+        anchor: `field-${slug(full)}`,
+        type: [plain(typeText(sub))],
+        required: required.includes(name),
+        description: describe("", sub),
+        constraints: constraintsOf(sub),
+      };
+      return withNested(nested, sub, depth + 1, expanded);
+    }),
+  ];
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

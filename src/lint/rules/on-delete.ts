@@ -26,7 +26,8 @@ export const onDelete = defineRule({
       const hit = fields.get(key);
       if (hit?.f.link?.kind === "instance") {
         const { r, f } = hit;
-        if (schema["x-on-delete"] === "clear" && f.required) {
+        // A nullable link is cleared to null, which a required property may hold.
+        if (schema["x-on-delete"] === "clear" && f.required && f.link?.nullable !== true) {
           const target = model.resources.find((t) => t.collection === f.link!.target);
           out.push(report("required-clear", { ...where, kind: "value" }, { name: f.name, resource: withArticle(r.name), target: target?.name ?? f.link!.target, collection: r.collection }));
         }

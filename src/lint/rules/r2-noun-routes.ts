@@ -1,5 +1,5 @@
 import { report } from "../../diagnostics/report.js";
-import { leadingVerb, nounFix } from "../../model/names.js";
+import { nameVerb, nounFix } from "../../model/names.js";
 import { defineRule } from "../rule.js";
 
 /** R2: every other path segment a route is made of (sub-collections, the base path) is a noun too. */
@@ -11,7 +11,7 @@ export const r2NounRoutes = defineRule({
       r.fields
         .filter((f) => f.link?.kind === "collection")
         .flatMap((f) => {
-          const verb = leadingVerb(f.name);
+          const verb = nameVerb(f.name);
           if (!verb) return [];
           return [report("R2", { ...f.origin, kind: "key" }, { name: f.name, verb, noun: nounFix(f.name), where: `sub-collection` })];
         }),
@@ -20,7 +20,7 @@ export const r2NounRoutes = defineRule({
       .split("/")
       .filter(Boolean)
       .flatMap((segment) => {
-        const verb = /^v\d+$/.test(segment) ? undefined : leadingVerb(segment);
+        const verb = /^v\d+$/.test(segment) ? undefined : nameVerb(segment);
         if (!verb) return [];
         return [report("R2", { file: model.service.origin.file, pointer: "/baseUrl" }, { name: segment, verb, noun: nounFix(segment), where: "baseUrl path segment" })];
       });

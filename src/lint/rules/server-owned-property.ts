@@ -64,7 +64,8 @@ type Args = { name: string; declared: string; made: string; fix: string };
 function idMisfit(f: Field, form: IdForm, deref: Deref): { keyword: string; args: Args } | undefined {
   const made = `${describeIds(form)} here`;
   if (f.link) return { keyword: "", args: { name: "id", declared: "as a link", made, fix: "remove it: every representation carries its id, and a link is a property of its own" } };
-  const formats = form.kind === "uuid" ? ["uuid"] : form.kind === "sequence" ? ["int64"] : [];
+  // int32 is taken as the documentation real APIs write for integer ids: a sequence passes it only after 2^31 - 1 instances.
+  const formats = form.kind === "uuid" ? ["uuid"] : form.kind === "sequence" ? ["int64", "int32"] : [];
   const found = first(madeIds(form).map((value) => ({ value, formats })), f, deref);
   if (!found) return undefined;
   const sequence = form.kind === "sequence";

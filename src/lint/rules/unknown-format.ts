@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { childPointer, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { childPointer, type Diagnostic, type Target } from "../../diagnostics/diagnostic.js";
 import { report } from "../../diagnostics/report.js";
 import { defineRule } from "../rule.js";
 import { visitSchemas } from "../schema-sites.js";
@@ -29,6 +29,9 @@ export const unknownFormat = defineRule({
   check: (model) => {
     const out: Diagnostic[] = [];
     const reported = new Set<string>();
+    // A format of the API's own ("unix-time" on 224 of Stripe's properties) is said once, where it is first
+    // written, with the number of other places; a near miss of a known one is said wherever it is.
+    const own = new Map<string, { where: Target; fix: string; viaRef: boolean; more: number }>();
     visitSchemas(model, (schema, at, viaRef) => {
       const format = schema.format;
       if (typeof format !== "string" || KNOWN_FORMATS.includes(format) || (viaRef && reported.has(format))) return;
@@ -36,9 +39,19 @@ export const unknownFormat = defineRule({
       const known = `the known formats are ${KNOWN_FORMATS.join(", ")}`;
       const fix = near === undefined ? `correct it, or remove "format": ${known}` : `did you mean "${near}"? ${known}`;
       const where = viaRef ? at : { file: at.file, pointer: childPointer(at.pointer, "format") };
-      out.push(report("unknown-format", where, { format, where: viaRef ? " (reached through a $ref)" : "", fix }));
       reported.add(format);
+      if (near !== undefined) {
+        out.push(report("unknown-format", where, { format, where: viaRef ? " (reached through a $ref)" : "", fix }));
+        return;
+      }
+      const seen = own.get(format);
+      if (seen) seen.more++;
+      else own.set(format, { where, fix, viaRef, more: 0 });
     });
+    for (const [format, { where, fix, viaRef, more }] of own) {
+      const also = more === 0 ? "" : ` (and in ${more} other place${more === 1 ? "" : "s"})`;
+      out.push(report("unknown-format", where, { format, where: `${viaRef ? " (reached through a $ref)" : ""}${also}`, fix }));
+    }
     return out;
   },
 });

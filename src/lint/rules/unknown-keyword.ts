@@ -1,4 +1,4 @@
-import { childPointer, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { childPointer, type Diagnostic, type Target } from "../../diagnostics/diagnostic.js";
 import { report } from "../../diagnostics/report.js";
 import { defineRule } from "../rule.js";
 import { visitSchemas } from "../schema-sites.js";
@@ -33,6 +33,10 @@ export const unknownKeyword = defineRule({
     const out: Diagnostic[] = [];
     const roots = new Set(model.resources.map((r) => `${r.origin.file}#${r.origin.pointer}`));
     const reported = new Set<string>();
+    // Another tool's annotation is said once, where it is first written, with the number of other places
+    // (Stripe writes x-expansionResources and x-stripeBypassValidation on a thousand schemas): a near miss of
+    // one of resourcery's keywords is said wherever it is.
+    const annotations = new Map<string, { where: Target; fix: string; viaRef: boolean; more: number }>();
     visitSchemas(model, (schema, at, viaRef) => {
       const atRoot = !viaRef && roots.has(`${at.file}#${at.pointer}`);
       for (const keyword of Object.keys(schema)) {
@@ -40,17 +44,37 @@ export const unknownKeyword = defineRule({
         const fix = fixFor(keyword, atRoot);
         if (fix === undefined) continue;
         const where = viaRef ? at : { file: at.file, pointer: childPointer(at.pointer, keyword), kind: "key" as const };
-        if (atRoot && isNearMiss(keyword)) out.push(report("unknown-keyword", where, { keyword, fix }));
-        else out.push(report("unknown-extension", where, { keyword, where: viaRef ? " (reached through a $ref)" : "", fix }));
         reported.add(keyword);
+        if (atRoot && isNearMiss(keyword)) out.push(report("unknown-keyword", where, { keyword, fix }));
+        else if (isNearMiss(keyword)) out.push(report("unknown-extension", where, { keyword, where: viaRef ? " (reached through a $ref)" : "", fix }));
+        else {
+          const seen = annotations.get(keyword);
+          if (seen) seen.more++;
+          else annotations.set(keyword, { where, fix, viaRef, more: 0 });
+        }
       }
     });
+    for (const [keyword, { where, fix, viaRef, more }] of annotations) {
+      const also = more === 0 ? "" : ` (nor in the ${more} other place${more === 1 ? "" : "s"} it is written)`;
+      out.push(report("unknown-extension", where, { keyword, where: `${viaRef ? " (reached through a $ref)" : ""}${also}`, fix }));
+    }
     return out;
   },
 });
 
+/** fixFor's answers by place and keyword: real APIs write the same few annotations on thousands of schemas. */
+const fixes = [new Map<string, string | undefined>(), new Map<string, string | undefined>()];
+
 /** The hint for `keyword` where it is written, or undefined when resourcery reads it there. */
 export function fixFor(keyword: string, atRoot: boolean): string | undefined {
+  const known = fixes[atRoot ? 1 : 0]!;
+  if (known.has(keyword)) return known.get(keyword);
+  const fix = fixOf(keyword, atRoot);
+  known.set(keyword, fix);
+  return fix;
+}
+
+function fixOf(keyword: string, atRoot: boolean): string | undefined {
   const [here, there] = atRoot ? [ROOT_KEYWORDS, SCHEMA_KEYWORDS] : [SCHEMA_KEYWORDS, ROOT_KEYWORDS];
   const [herePlace, therePlace] = atRoot ? [ROOT_PLACE, SCHEMA_PLACE] : [SCHEMA_PLACE, ROOT_PLACE];
   if ((here as readonly string[]).includes(keyword)) return undefined;
@@ -63,8 +87,14 @@ export function fixFor(keyword: string, atRoot: boolean): string | undefined {
   return `${list}; if "${keyword}" is an annotation for another tool, leave it: resourcery ignores it`;
 }
 
+const nearMisses = new Map<string, boolean>();
+
 /** True for a root keyword that reads as one of resourcery's own, mistyped or misplaced: not another tool's. */
 function isNearMiss(keyword: string): boolean {
-  const all = [...ROOT_KEYWORDS, ...SCHEMA_KEYWORDS];
-  return (all as readonly string[]).includes(keyword) || closest(keyword, all) !== undefined;
+  let near = nearMisses.get(keyword);
+  if (near === undefined) {
+    const all = [...ROOT_KEYWORDS, ...SCHEMA_KEYWORDS];
+    nearMisses.set(keyword, (near = (all as readonly string[]).includes(keyword) || closest(keyword, all) !== undefined));
+  }
+  return near;
 }

@@ -86,7 +86,9 @@ function nestedNames(schema: unknown, file: string, pointer: string, out: Diagno
     const here = childPointer(pointer, k);
     if (SCHEMA_MAPS.has(k) && isObject(v)) {
       for (const [name, sub] of Object.entries(v)) {
-        const reason = k === "properties" ? unsafeReason(name) : undefined;
+        // Inside an object, an error about the empty name carries its parent's path ("custom_fields."): only a
+        // resource's own property may not be empty.
+        const reason = k === "properties" && (name !== "" || pointer === "") ? unsafeReason(name) : undefined;
         if (reason) out.push(report("unsafe-name", { file, pointer: childPointer(here, name), kind: "key" }, { what: "property", name, reason, fix: IDENTIFIER_FIX }));
         // A name is not a keyword: a property named "default" or "x-rate" is a schema like any other.
         nestedNames(sub, file, childPointer(here, name), out);

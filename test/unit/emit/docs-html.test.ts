@@ -281,6 +281,38 @@ test("a nested object's fields are rows of the resource page, named by their pat
   }
 });
 
+test("a shared schema's fields are listed once per page, where first met; its other uses (and a loop back to it) say where", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-docs-shared-"));
+  try {
+    fs.mkdirSync(path.join(dir, "resources"));
+    const service = { name: "people-service", title: "People", vendor: "acme", version: 1, baseUrl: "https://api.acme.example/v1", errorDocsUrl: "https://docs.acme.example/errors", resources: ["resources/*.json"], auth: { schemes: ["apiKey"] } };
+    const address = { type: "object", required: ["city"], properties: { city: { type: "string", description: "The city's name." }, previous: { $ref: "address.json" } } };
+    const person = {
+      title: "Person",
+      type: "object",
+      "x-collection": "people",
+      additionalProperties: false,
+      properties: { home: { $ref: "../address.json" }, work: { $ref: "../address.json" }, past: { type: "array", items: { $ref: "../address.json" } } },
+    };
+    fs.writeFileSync(path.join(dir, "service.json"), JSON.stringify(service));
+    fs.writeFileSync(path.join(dir, "address.json"), JSON.stringify(address));
+    fs.writeFileSync(path.join(dir, "resources/person.json"), JSON.stringify(person));
+    const model = checkProject(dir).model;
+    assert.ok(model);
+    assert.equal(model.schemas.map((x) => x.name), ["Address"]);
+    const html = byPath(emitHtmlReference(model)).get("resources/people.html")!;
+    const rows = [...html.matchAll(/<tr id="field-[^"]*"><td><code>([^<]*)<\/code><\/td>.*?<\/tr>/g)].map((m) => [m[1]!, m[0]] as const);
+    const names = rows.map(([n]) => n);
+    for (const n of ["home", "home.city", "home.previous", "work", "past"]) assert.ok(names.includes(n), `${n} in ${names.join(", ")}`);
+    for (const n of ["home.previous.city", "work.city", "past[].city"]) assert.not.ok(names.includes(n), `${n} is not listed again`);
+    for (const n of ["home.previous", "work", "past"]) assert.match(rows.find(([x]) => x === n)![1], /its fields are those of <code>home<\/code>/, n);
+    const md = byPath(emitMarkdownReference(model)).get("resources/people.md")!;
+    assert.ok(md.includes("home.city") && !md.includes("work.city"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("user text is escaped in every HTML page and in the Markdown", () => {
   const evil = "<script>alert(1)</script>";
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-docs-"));

@@ -390,7 +390,7 @@ for (const { name, model, doc, file } of projects) {
           // The alias shape last, as a string holding the JSON (JSON tools read only +json and application/json as JSON).
           assert.equal(Object.keys(response.content), ["application/json", errorType.name, errorType.alias]);
           assert.is(response.content["application/json"].schema.$ref, "#/components/schemas/Error");
-          assertAliasOf(response.content, errorType.name, errorType.alias);
+          assertAliasOf(doc, response.content, errorType.name, errorType.alias);
         }
         if (status === "401") assert.ok(response.headers["WWW-Authenticate"]);
       }
@@ -437,7 +437,7 @@ for (const { name, model, doc, file } of projects) {
         (source.kind === "list" || source.kind === "sub-collection" ? source.answers!.collectionMediaType : source.kind === "add-member" ? source.answers!.mediaType : source.resource!.mediaType);
       const alias = model.mediaTypes.find((m) => m.name === vendor)!.alias;
       assert.equal(Object.keys(success.content), ["application/json", vendor, alias], `${method} ${p}`);
-      assertAliasOf(success.content, vendor, alias);
+      assertAliasOf(doc, success.content, vendor, alias);
       if (source.kind === "add-member") {
         // 201 when added (Location: the member's href), 200 when it already was a member.
         assert.ok(success.headers.Location, `${method} ${p} Location`);
@@ -449,7 +449,7 @@ for (const { name, model, doc, file } of projects) {
         const r = source.kind === "add-member" ? source.answers! : source.resource!;
         const rmt = model.mediaTypes.find((m) => m.name === r.mediaType)!;
         assert.equal(Object.keys(content), (merge ? ["application/merge-patch+json"] : []).concat(["application/json", rmt.name, rmt.alias]));
-        assertAliasOf(content, rmt.name, rmt.alias);
+        assertAliasOf(doc, content, rmt.name, rmt.alias);
       }
       if (source.kind === "create") {
         assert.ok(success.headers.Location);
@@ -602,13 +602,16 @@ for (const { name, file } of projects) {
   });
 }
 
-/** `content[alias]` is a string holding the JSON of `content[vendor]` (what JSON tools can read of it). */
-function assertAliasOf(content: Json, vendor: string, alias: string): void {
+/**
+ * `content[alias]` is a string holding the JSON of `content[vendor]` (what JSON tools can read of it), and
+ * the document's `x-media-type-aliases` says it is `vendor`'s alias.
+ */
+function assertAliasOf(doc: Json, content: Json, vendor: string, alias: string): void {
   const schema = content[alias].schema;
   assert.equal(Object.keys(content[alias]), ["schema"]);
   assert.equal([schema.type, schema.contentMediaType], ["string", "application/json"], alias);
   assert.equal(schema.contentSchema, content[vendor].schema, `${alias} holds ${vendor}`);
-  assert.match(schema.description, vendor);
+  assert.is(doc["x-media-type-aliases"][alias], vendor, `${alias} is the alias of ${vendor}`);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -793,6 +796,37 @@ test("a property named __proto__ or constructor is an own property of its schema
   }
   const text = emitOpenApi(model)[0]!.contents;
   assert.equal(JSON.parse(text).components.schemas.Thing.properties.__proto__, { type: "string" });
+});
+
+test("each schema is written once: a later copy is a $ref to the first (the full representation's field), data never", () => {
+  const dir = path.join(tmp, "projects", "once");
+  fs.mkdirSync(path.join(dir, "resources"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "service.json"), JSON.stringify({ name: "once", vendor: "once", version: 1, baseUrl: "http://localhost:1/v1", errorDocsUrl: "http://localhost:1/errors", resources: ["resources/*.json"], auth: { schemes: ["apiKey"] } }));
+  const address = { type: "object", description: "A postal address, as the post office writes it on an envelope.", required: ["city"], properties: { city: { type: "string", maxLength: 80 }, street: { type: "string", maxLength: 120 } } };
+  const tags = { type: "array", description: "Words that describe it, in the order they were given.", items: { type: "string", enum: ["first-example-word", "second-example-word", "third-example-word"] }, examples: [["first-example-word", "second-example-word", "third-example-word"]] };
+  fs.writeFileSync(
+    path.join(dir, "resources/shop.json"),
+    JSON.stringify({ title: "Shop", type: "object", "x-collection": "shops", additionalProperties: false, required: ["name"], properties: { name: { type: "string" }, address, billing: address, tags } }),
+  );
+  const { model } = checkProject(dir);
+  assert.ok(model);
+  const doc = openApiOf(model) as Json;
+  const schemas = doc.components.schemas as Json;
+  // The full representation writes every field as it is.
+  assert.equal(schemas.Shop.properties.address, address);
+  assert.equal(schemas.Shop.properties.tags, tags);
+  assert.equal(schemas.Shop.properties.billing, address, "a second copy in the full representation too");
+  for (const [name, field] of [["ShopPartial", "address"], ["ShopPartial", "tags"], ["ShopInput", "address"], ["ShopInput", "billing"], ["ShopInput", "tags"]]) {
+    assert.equal(schemas[name!].properties[field!], { $ref: `#/components/schemas/Shop/properties/${field === "billing" ? "address" : field}` }, `${name}.${field}`);
+  }
+  // A merge patch's optional field is that schema or null; the schema is the reference.
+  assert.equal(schemas.ShopPatch.properties.tags, { anyOf: [{ $ref: "#/components/schemas/Shop/properties/tags" }, { type: "null" }] });
+  // Small schemas stay where they are; every reference leads to what it replaced.
+  assert.equal(schemas.ShopInput.properties.name, { type: "string" });
+  const text = JSON.stringify(doc);
+  for (const [, pointer] of text.matchAll(/"\$ref":"(#\/components\/schemas\/[^"]+\/properties\/[^"]+)"/g)) assert.ok(at(doc, pointer!) !== undefined, pointer);
+  // An example is data: it is kept whole in each place.
+  assert.equal(schemas.Shop.properties.tags.examples, tags.examples);
 });
 
 test.run();

@@ -11,9 +11,9 @@ import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { actionSamples, exampleBody, resourceSamples } from "../../../src/emit/contract-samples.js";
-import { ajvIsValid, firstSample, givenValues, isValidSample, quickCheckOf, sampleOf } from "../../../src/emit/samples.js";
+import { ajvIsValid, firstSample, givenValues, isValidSample, quickCheckOf, sampleOf, useSharedSchemas } from "../../../src/emit/samples.js";
 import { bodySchemaOf } from "../../../src/emit/spec.js";
-import type { JsonSchema, Model } from "../../../src/model/types.js";
+import type { JsonSchema, Model, SharedSchema } from "../../../src/model/types.js";
 import { checkProject } from "../../../src/pipeline.js";
 
 type Case = readonly [schema: JsonSchema, values: readonly unknown[]];
@@ -131,6 +131,20 @@ const CASES: readonly Case[] = [
       { name: "n", code: "ABC-1234", status: "gone" },
     ],
   ],
+  [{ allOf: [{ type: "string" }, { minLength: 2 }] }, ["ab", "a", 1]],
+  [{ anyOf: [{ type: "string" }, { type: "null" }] }, ["a", null, 1]],
+  [{ anyOf: [{ type: "string", maxLength: 3 }, { $ref: "#/$defs/Address" }] }, ["abc", "abcd", { city: "x" }, { city: 1 }]],
+  [{ oneOf: [{ type: "integer" }, { type: "number" }] }, [1, 1.5, "x"]],
+  [{ oneOf: [{ minimum: 2 }, { maximum: 5 }] }, [1, 3, 6, "x"]],
+  [{ not: { type: "string" } }, ["a", 1]],
+  [{ properties: { a: { oneOf: [{ type: "string" }] } } }, [{ a: "x" }, { a: 1 }]],
+  [{ additionalProperties: { not: {} } }, [{}, { a: 1 }]],
+  [{ $ref: "#/$defs/Address" }, [{ city: "Oslo" }, { city: 1 }, { city: "Oslo", zip: "1" }, {}]],
+  [{ $ref: "#/$defs/Address", required: ["city"] }, [{ city: "Oslo" }, {}]],
+  [{ $ref: "#/$defs/Alias" }, [{ city: "Oslo" }, { city: 1 }]],
+  [{ $ref: "#/$defs/Tree" }, [{ name: "a" }, { name: "a", children: [{ name: "b", children: [] }] }, { name: "a", children: [{ name: 1 }] }]],
+  [{ $ref: "#/$defs/Ping" }, [{ pong: { ping: {} } }, { pong: { ping: { pong: 1 } } }]],
+  [{ type: "object", properties: { home: { $ref: "#/$defs/Address" }, tags: { type: "array", items: { $ref: "#/$defs/Tag" } } } }, [{ home: { city: "x" }, tags: ["a"] }, { tags: ["ab"] }, { tags: [1] }]],
   [
     { title: "T", description: "D", examples: [1], default: 2, readOnly: true, writeOnly: false, deprecated: true, $comment: "c", "x-anything": { a: [1] }, type: "integer" },
     [1, "x"],
@@ -139,10 +153,16 @@ const CASES: readonly Case[] = [
 
 /** Schemas left to ajv: other keywords, values ajv's meta-schema rejects, and what ajv would throw on. */
 const UNKNOWN: readonly JsonSchema[] = [
-  { oneOf: [{ type: "string" }] },
-  { anyOf: [{ type: "string" }] },
-  { allOf: [{ type: "string" }] },
-  { not: { type: "string" } },
+  { oneOf: [] },
+  { anyOf: {} },
+  { allOf: [{ type: "string" }, 1] },
+  { not: [] },
+  { allOf: [{ if: { type: "string" } }] },
+  { $ref: "#/$defs/Missing" },
+  { $ref: "#/$defs/WithIf" },
+  { $ref: "#/$defs/ReachesIf" },
+  { $ref: "#/$defs/LoopA" },
+  { $ref: "#/$defs/Odd~1Name" },
   { if: { type: "string" }, then: { minLength: 1 } },
   { $ref: "#/definitions/a", definitions: { a: {} } },
   { $id: "https://example.com/a" },
@@ -157,12 +177,9 @@ const UNKNOWN: readonly JsonSchema[] = [
   { unevaluatedProperties: false },
   { nullable: true, type: "string" },
   { minProperties: 1 },
-  { format: "idn-email" },
   { format: "toString" },
   { formatMinimum: "2024-01-01", format: "date" },
-  { properties: { a: { oneOf: [{ type: "string" }] } } },
   { items: { $ref: "#" } },
-  { additionalProperties: { not: {} } },
   { type: "any" },
   { type: [] },
   { type: ["string", "string"] },
@@ -196,7 +213,24 @@ const UNKNOWN: readonly JsonSchema[] = [
   { "x-thing": { nested: [{ $anchor: "a" }] } },
 ];
 
+/** Shared schemas the cases above refer to, as a model gives them. */
+const SHARED: readonly SharedSchema[] = Object.entries({
+  Address: { type: "object", properties: { city: { type: "string" }, zip: { type: "string", pattern: "^[0-9]{4}$" } }, additionalProperties: false },
+  Alias: { $ref: "#/$defs/Address", description: "Another name." },
+  Tag: { type: "string", maxLength: 1 },
+  Tree: { type: "object", required: ["name"], properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/Tree" } } } },
+  Ping: { type: "object", properties: { pong: { $ref: "#/$defs/Pong" } } },
+  Pong: { type: "object", properties: { ping: { $ref: "#/$defs/Ping" } }, additionalProperties: false },
+  WithIf: { if: { type: "string" }, then: { minLength: 2 } },
+  ReachesIf: { type: "object", properties: { a: { $ref: "#/$defs/Back" }, b: { $ref: "#/$defs/WithIf" } } },
+  Back: { type: "object", properties: { again: { $ref: "#/$defs/ReachesIf" } } },
+  LoopA: { $ref: "#/$defs/LoopB" },
+  LoopB: { $ref: "#/$defs/LoopA", title: "Loop" },
+  "Odd~1Name": { type: "string" },
+}).map(([name, schema]): SharedSchema => ({ name, schema, origin: { file: "shared.json", pointer: `/${name}` } }));
+
 function agree(schema: JsonSchema, value: unknown, where: string): void {
+  useSharedSchemas(SHARED);
   const quick = quickCheckOf(schema);
   assert.ok(quick, `the quick check knows ${where}`);
   const expected = ajvIsValid(schema, value);
@@ -224,10 +258,23 @@ test("every known keyword answers as ajv on valid and invalid values", () => {
 test("other keywords and values ajv's meta-schema rejects are left to ajv", () => {
   const warn = console.warn;
   console.warn = () => {}; // ajv's "unknown format ... ignored"
+  useSharedSchemas(SHARED);
   try {
     for (const schema of UNKNOWN) {
       assert.is(quickCheckOf(schema), undefined, JSON.stringify(schema));
       for (const value of COMMON) assert.is(isValidSample(schema, value), ajvIsValid(schema, value));
+    }
+  } finally {
+    console.warn = warn;
+  }
+});
+
+test("a format ajv-formats does not define constrains nothing, as in ajv (which warns)", () => {
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    for (const schema of [{ type: "integer", format: "unix-time" }, { format: "decimal" }, { format: "idn-email" }, { anyOf: [{ format: "unix-time" }, { $ref: "#/$defs/Tag" }] }]) {
+      for (const value of [1, "1.5", "ab", ...COMMON]) agree(schema, value, JSON.stringify(schema));
     }
   } finally {
     console.warn = warn;
@@ -262,7 +309,7 @@ test("random schemas of the known keywords answer as ajv on random values", () =
     const s: Record<string, unknown> = {};
     const keywords = rand(4) + 1;
     for (let k = 0; k < keywords; k++) {
-      switch (rand(depth > 2 ? 12 : 16)) {
+      switch (rand(depth > 2 ? 12 : 21)) {
         case 0:
           s.type = rand(3) === 0 ? [pick(TYPES), "null"].filter((t, i, a) => a.indexOf(t) === i) : pick(TYPES);
           break;
@@ -305,6 +352,17 @@ test("random schemas of the known keywords answer as ajv on random values", () =
           break;
         case 14:
           s.additionalProperties = rand(2) ? pick([true, false]) : randomSchema(depth + 1);
+          break;
+        case 15:
+        case 16:
+          s[pick(["allOf", "anyOf", "oneOf"])] = Array.from({ length: rand(3) + 1 }, () => randomSchema(depth + 1));
+          break;
+        case 17:
+          s.not = randomSchema(depth + 1);
+          break;
+        case 18:
+        case 19:
+          s.$ref = `#/$defs/${pick(["Address", "Alias", "Tag", "Tree", "Ping"])}`;
           break;
         default:
           s.items = randomSchema(depth + 1);

@@ -1,7 +1,7 @@
 /** The name helpers the lint rules decide with (src/model/names.ts), each with exact expectations. */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { camelCase, CLIENT_TYPE_NAMES, clientTypeNames, isPlural, leadingVerb, nounFix, pluralize, resourceName, singularize, unsafeReason } from "../../../src/model/names.js";
+import { camelCase, CLIENT_TYPE_NAMES, clientTypeNames, isPlural, leadingVerb, nameVerb, nounFix, pluralize, resourceName, singularize, unsafeReason } from "../../../src/model/names.js";
 
 /** Applies `fn` to every key of `cases` and compares the results with the values, all at once. */
 function table<T>(fn: (name: string) => T, cases: Record<string, T>): void {
@@ -201,6 +201,39 @@ test("leadingVerb: the first word when it is a verb, else undefined", () => {
     settings: undefined,
     getaway: undefined,
     "": undefined,
+  });
+});
+
+test("nameVerb: a word that is also a noun, in front of a plural noun, names a kind of thing; every other verb-led name is a verb", () => {
+  table(nameVerb, {
+    checkRuns: undefined,
+    checkSuites: undefined,
+    testClocks: undefined,
+    testHelpersTestClocks: undefined,
+    mergeRequests: undefined,
+    uploadSessions: undefined,
+    signRequests: undefined,
+    addOns: undefined,
+    getBooks: "get",
+    listBooks: "list",
+    updateFields: "update",
+    searchGroupsByName: "search",
+    searchResultsForAuthors: "search",
+    checkRun: "check",
+    check: "check",
+    testCreateBooks: "test",
+    createUserResponses: undefined,
+    createCheckoutSessionResponses: undefined,
+    exportRibListings: undefined,
+    setDefaultPriorityRequests: undefined,
+    createEntityResponseTypes: undefined,
+    openAiFiles: undefined,
+    showBases: undefined,
+    checkRunWithSimpleCheckSuites: undefined,
+    createUsers: "create",
+    deleteResults: "delete",
+    createUserForAccountResponses: "create",
+    accounts: undefined,
   });
 });
 

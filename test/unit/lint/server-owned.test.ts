@@ -28,6 +28,15 @@ test("misfit: each keyword that can refuse a string or a number, by name and as 
   assert.equal(misfit({ const: 1 }, seq), { keyword: "const", says: '"const": 1' });
   assert.is(misfit({ format: "uuid" }, uuid), undefined);
   assert.equal(misfit({ format: "email" }, uuid), { keyword: "format", says: '"format": "email"' });
+  // Formats as the service's validator applies them: a number format holds a sequence's ids, one of the
+  // other JSON type is not applied, an unknown one is not checked (unknown-format's finding), a date is no date-time.
+  assert.is(misfit({ type: "integer", format: "int32" }, seq), undefined);
+  assert.is(misfit({ type: "integer", format: "int64" }, seq), undefined);
+  assert.is(misfit({ type: "string", format: "int64" }, uuid), undefined);
+  assert.is(misfit({ type: "string", format: "UUID" }, uuid), undefined);
+  assert.is(misfit({ format: "datetime" }, { value: "2024-01-15T10:30:00.000Z", formats: ["date-time"] }), undefined);
+  assert.equal(misfit({ format: "date" }, { value: "2024-01-15T10:30:00.000Z", formats: ["date-time"] }), { keyword: "format", says: '"format": "date"' });
+  assert.equal(misfit({ format: "uuid" }, { value: "cus_0123456789abcdefghijkl", formats: [] }), { keyword: "format", says: '"format": "uuid"' });
   assert.equal(misfit({ minLength: 40 }, uuid), { keyword: "minLength", says: '"minLength": 40' });
   assert.equal(misfit({ maxLength: 35 }, uuid), { keyword: "maxLength", says: '"maxLength": 35' });
   assert.is(misfit({ maxLength: 36, minLength: 36 }, uuid), undefined);

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -140,6 +142,32 @@ test("a resource's singular: its short noun title, else the inflection library; 
     ["shelves", "shelf", "Shelf", "application/vnd.acme-people.v3.shelf+json"],
     ["tickets2", "ticket2", "Ticket2", "application/vnd.acme-people.v3.ticket2+json"],
   ]);
+});
+
+test("a title that would name two resources alike names neither: each takes its collection's singular", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-titles-"));
+  try {
+    const files: Record<string, unknown> = {
+      "service.json": { name: "parts", vendor: "acme", version: 1, baseUrl: "https://api.example.com/v1", errorDocsUrl: "https://docs.example.com/errors", resources: ["a.json", "b.json", "c.json", "d.json", "e.json"] },
+      // Two schemas titled alike (Zuora's "Parts").
+      "a.json": { title: "Part", type: "object", "x-collection": "creditMemoParts", properties: { n: { type: "string" } } },
+      "b.json": { title: "Part", type: "object", "x-collection": "paymentParts", properties: { n: { type: "string" } } },
+      // A title that is another collection's singular: the other keeps it.
+      "c.json": { title: "Book", type: "object", "x-collection": "volumes", properties: { n: { type: "string" } } },
+      "d.json": { type: "object", "x-collection": "books", properties: { n: { type: "string" } } },
+      // A title no other resource takes is the name, as before.
+      "e.json": { title: "Library card", type: "object", "x-collection": "cards", properties: { n: { type: "string" } } },
+    };
+    for (const [file, value] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), JSON.stringify(value, null, 2));
+    const result = checkProject(dir);
+    assert.equal(result.diagnostics.filter((d) => d.severity === "error"), []);
+    assert.equal(
+      result.model!.resources.map((r) => [r.collection, r.typeName]),
+      [["books", "Book"], ["cards", "LibraryCard"], ["creditMemoParts", "CreditMemoPart"], ["paymentParts", "PaymentPart"], ["volumes", "Volume"]],
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

@@ -10,6 +10,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { CheckOptions } from "../../../src/load/limits.js";
 import { checkProject } from "../../../src/pipeline.js";
+import { withSharedRefs } from "../../../src/model/shared.js";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rsc-schema-"));
 let counter = 0;
@@ -164,5 +165,34 @@ test("20 000 $refs to an $anchor are resolved in linear time (anchors are indexe
 });
 
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+test("withSharedRefs: properties named like data keywords (default, enum, examples, const, x-…) are schemas, their refs rewritten; data stays data", () => {
+  const schema = {
+    properties: {
+      default: { $ref: "#/$defs/Json" },
+      enum: { type: "array", items: { $ref: "#/$defs/Json" } },
+      examples: { $ref: "#/$defs/Json" },
+      const: { $ref: "#/$defs/Json" },
+      "x-rate": { $ref: "#/$defs/Json" },
+      plain: { default: { $ref: "#/$defs/Json" }, enum: [{ $ref: "#/$defs/Json" }] },
+    },
+    patternProperties: { "^x-": { $ref: "#/$defs/Json" } },
+    "x-note": { $ref: "#/$defs/Json" },
+  };
+  const out = withSharedRefs(schema, (name) => `resourcery:shared/${name}`) as any;
+  for (const name of ["default", "examples", "const", "x-rate"]) assert.is(out.properties[name].$ref, "resourcery:shared/Json", name);
+  assert.is(out.properties.enum.items.$ref, "resourcery:shared/Json");
+  assert.is(out.patternProperties["^x-"].$ref, "resourcery:shared/Json");
+  // Values of data keywords are data: a "$ref" inside them is text.
+  assert.equal(out.properties.plain, { default: { $ref: "#/$defs/Json" }, enum: [{ $ref: "#/$defs/Json" }] });
+  assert.equal(out["x-note"], { $ref: "#/$defs/Json" });
+});
+
+test("an enum that lists a value twice keeps it once (the service's validator refuses repeats; the meaning is the same)", () => {
+  const book = { type: "object", "x-collection": "books", properties: { code: { type: "string", enum: ["a", "b", "a", "c", "b"] } } };
+  const { found, result } = check(project(book));
+  assert.equal(found, []);
+  assert.equal(result.model!.resources[0]!.fields[0]!.schema, { type: "string", enum: ["a", "b", "c"] });
+});
 
 test.run();

@@ -172,4 +172,37 @@ test("an unknown property beside another failure: the unknown ones are named as 
   assert.match(e?.body.dev ?? "", /^"colour" and "size" are not properties/);
 });
 
+test("a union's error is the one of the branch the body meant: not the first branch's tag, the deepest; a tag no branch has lists every branch's", () => {
+  const card = { type: "object", additionalProperties: false, required: ["type", "number"], properties: { type: { const: "card" }, number: { type: "string", minLength: 12 } } };
+  const bank = { type: "object", additionalProperties: false, required: ["type", "iban"], properties: { type: { const: "bank" }, iban: { type: "string", pattern: "^[A-Z]{2}[0-9]+$" } } };
+  for (const union of ["oneOf", "anyOf"]) {
+    const v = validatorsOf({ method: { [union]: [card, bank] } });
+    assert.is(errorOf(v, { method: { type: "bank", iban: "GB12" } }), undefined);
+    const wrongIban = errorOf(v, { method: { type: "bank", iban: "nope" } });
+    assert.is(wrongIban?.body.property, "method.iban", union);
+    const shortNumber = errorOf(v, { method: { type: "card", number: "1" } });
+    assert.is(shortNumber?.body.property, "method.number", union);
+    // The tag chooses the branch even where every branch fails at the same place (both lack a property).
+    const bankOnlyTag = errorOf(v, { method: { type: "bank" } });
+    assert.is(bankOnlyTag?.body.property, "method.iban", union);
+    const noTag = errorOf(v, { method: { type: "cash" } });
+    assert.is(noTag?.body.property, "method.type", union);
+    assert.match(noTag!.body.dev, 'method.type must be one of "card", "bank"', union);
+  }
+  // The branches may be shared schemas (the service's $defs), as real APIs write them.
+  const spec = {
+    resources: [{ collection: "things", fields: [], bodySchema: { type: "object", additionalProperties: false, properties: { method: { oneOf: [{ $ref: "resourcery:shared#/$defs/Card" }, { $ref: "resourcery:shared#/$defs/Bank" }] } } } }],
+    actions: [],
+    schemas: { Card: card, Bank: bank },
+  } as unknown as ServiceSpec;
+  const v = compileValidators(spec, catalog);
+  let e: ApiError | undefined;
+  try {
+    v.body("things", { method: { type: "bank", iban: "nope" } }, new Set());
+  } catch (x) {
+    e = x as ApiError;
+  }
+  assert.is(e?.body.property, "method.iban");
+});
+
 test.run();

@@ -17,6 +17,9 @@ export type Isbn = string
  *
  */
 export interface AuthorFields {
+  /**
+   * Year of birth.
+   */
   born?: Year
   name: string
 }
@@ -25,6 +28,9 @@ export interface AuthorFields {
  *
  */
 export interface AuthorInput {
+  /**
+   * Year of birth.
+   */
   born?: Year
   name: string
 }

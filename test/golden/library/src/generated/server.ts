@@ -2,6 +2,7 @@
 // Your code belongs in src/hooks/, src/actions/ and src/main.ts, which regeneration never overwrites.
 import { fileURLToPath } from "node:url";
 import { buildService, startService, type RunningService, type Service, type ServiceOptions } from "./runtime/server.js";
+import { loadValidators } from "./runtime/validate.js";
 import { actions, hooks } from "./handlers.js";
 import { spec } from "./spec.js";
 
@@ -11,12 +12,15 @@ export type { Store } from "./runtime/store.js";
 /** The reference docs (docs/ at the package root), served at /docs. */
 export const docsDir = fileURLToPath(new URL("../../../docs/", import.meta.url));
 
+/** The request validators, compiled by resourcery at generate time (src/generated/validators.js at the package root): the start compiles no schema. */
+export const validatorsFile = new URL("../../../src/generated/validators.js", import.meta.url);
+
 /** Builds Library API with your hooks and action handlers, without listening: add routes and plugins to `app`, then `listen()`. The settings come from `options.env` (default process.env: PORT, HOST, BASE_URL, TLS_CERT_FILE, TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, LOG_LEVEL, ...); `options.store` and `options.keys` replace the store and the key ring the settings select. */
-export function createService(options: ServiceOptions = {}): Promise<Service> {
-  return buildService(spec, { hooks, actions, docsDir }, options);
+export async function createService(options: ServiceOptions = {}): Promise<Service> {
+  return buildService(spec, { hooks, actions, docsDir, validators: await loadValidators(validatorsFile) }, options);
 }
 
 /** Builds Library API and listens at once (the entry point of packages generated before createService). */
-export function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
-  return startService(spec, { hooks, actions, docsDir }, env);
+export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningService> {
+  return startService(spec, { hooks, actions, docsDir, validators: await loadValidators(validatorsFile) }, env);
 }
