@@ -131,14 +131,10 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   mark("up-to-date check");
   if (same) return { check: { model: undefined, diagnostics: [], sources: new Map() }, plan: same, written: false };
 
-  // The docs and validators workers load their modules on the second core while this thread checks the definitions.
-  if (!options.clientOnly) {
-    const { prestart } = await import("./emit/in-worker.js");
-    prestart("docs");
-    prestart("validators");
-  }
+  // The docs worker loads its modules on the second core while this thread checks the definitions.
+  if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");
   // Heavy modules load only when there is something to check and generate.
-  const [{ checkProject }, { emitService, emitClientOnly, compileValidatorsInWorker }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }] = await Promise.all([
+  const [{ checkProject }, { emitService, emitClientOnly, startValidators }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }] = await Promise.all([
     import("./pipeline.js"),
     import("./emit/index.js"),
     import("./write/plan.js"),
@@ -147,9 +143,9 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     import("./write/stage.js"),
   ]);
   mark("modules loaded");
-  // The validators are compiled in a worker from the moment the model is built, on the core the lint leaves idle.
-  let validators: ReturnType<typeof compileValidatorsInWorker> | undefined;
-  const check = checkProject(dir, options, options.clientOnly ? undefined : (built) => (validators = compileValidatorsInWorker(built)));
+  // The validators of a big service are compiled in a worker from the moment the model is built, on the core the lint leaves idle.
+  let validators: ReturnType<typeof startValidators> | undefined;
+  const check = checkProject(dir, options, options.clientOnly ? undefined : (built) => (validators = startValidators(built)));
   mark("checked");
   if (hasErrors(check.diagnostics) || !check.model) {
     validators?.cancel();

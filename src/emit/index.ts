@@ -3,6 +3,7 @@
  * first generation hands what they emit to its staging folder as it goes (write/stage.ts).
  */
 import type { Model } from "../model/types.js";
+import type { ValidatorSchemas } from "../model/validator-schemas.js";
 import type { FreshStage } from "../write/stage.js";
 import { byPath, type EmittedFile, type PackageFile, type StagedFile } from "./emitted-file.js";
 import { emitClient, emitClientPackage } from "./client.js";
@@ -18,42 +19,64 @@ import { emitRuntime } from "./runtime.js";
 import { emitSpec } from "./spec.js";
 import { emitTests } from "./tests.js";
 import { emitTypes, type Orphans } from "./types.js";
+import { validatorSchemasOf, validatorsFiles } from "./validators.js";
 
 export type { EmittedFile, PackageFile, StagedFile } from "./emitted-file.js";
 export type { Orphans } from "./types.js";
 
-/** The validators module (src/generated/validators.js) being compiled in a worker thread. */
+/** The validators module (src/generated/validators.js), compiled or being compiled. */
 export interface PendingValidators {
   /** The module, once compiled. */
   readonly files: Promise<readonly WorkerFile[]>;
-  /** Stops the worker (the module is not needed: the definitions have errors, or nothing changed). */
+  /** Stops a worker compiling it (it is not needed: the definitions have errors, or nothing changed). */
   cancel(): void;
 }
 
 /**
- * Starts compiling the validators of `model` in a worker thread: ajv takes a while on big services, and
- * `generate` starts it as soon as the model is built, so that it runs on the other core while this one
- * lints and emits the rest.
+ * Below this much schema text (JSON, distinct bodies and queries and the shared schemas) the validators are
+ * compiled on this thread: a worker first spends ~0.25 s of CPU loading ajv and the emitter, more than ajv
+ * takes for this much (the synthetic API of 850 resources has 4 KB: its bodies differ only in annotations).
  */
-export function compileValidatorsInWorker(model: Model): PendingValidators {
+const WORKER_FROM_BYTES = 64 * 1024;
+
+/**
+ * Starts compiling the validators of `model`: ajv takes a while on big services (Stripe's schemas: seconds),
+ * so `generate` starts it as soon as the model is built, in a worker thread when the schemas are many, so
+ * that it runs on the other core while this one lints and emits the rest; few are compiled at once here.
+ */
+export function startValidators(model: Model): PendingValidators {
+  const schemas = validatorSchemasOf(model);
+  if (schemaBytes(schemas) < WORKER_FROM_BYTES) {
+    const files = validatorsFiles(schemas).map((f): WorkerFile => ({ path: f.path, owner: f.owner, data: Buffer.from(f.render()) }));
+    return { files: Promise.resolve(files), cancel: () => undefined };
+  }
   const stop = new AbortController();
   const files: WorkerFile[] = [];
-  const done = inWorker("validators", { model }, (batch) => files.push(...batch), stop.signal).then(() => files);
+  const done = inWorker("validators", { schemas }, (batch) => files.push(...batch), stop.signal).then(() => files);
   done.catch(() => undefined); // awaited by emitService; not an unhandled rejection when cancelled
   return { files: done, cancel: () => stop.abort(new Error("the validators are not needed")) };
+}
+
+/** The JSON size of the distinct schemas the validators are compiled from. */
+function schemaBytes(schemas: ValidatorSchemas): number {
+  const texts = new Set([...schemas.bodies, ...schemas.queries].map(([, schema]) => JSON.stringify(schema)));
+  let bytes = JSON.stringify(schemas.shared ?? null).length;
+  for (const text of texts) bytes += text.length;
+  return bytes;
 }
 
 /**
  * The whole generated package, sorted by path. The docs (most of the work) are emitted in a worker
  * thread meanwhile (started early by prestart() when the caller knows it will emit), and so are the
- * validators (`validators`, when the caller started them, else started now). With `stage` (a first
+ * validators of a big service (`pending`, when the caller started them with startValidators, else started now). With `stage` (a first
  * generation) every file is written into the staging folder as soon as it is at hand — the worker's
  * pages as they arrive, this thread's files once emitted — and comes back as a StagedFile.
  */
-export async function emitService(model: Model, orphans?: Orphans, stage?: undefined, validators?: PendingValidators): Promise<EmittedFile[]>;
-export async function emitService(model: Model, orphans: Orphans | undefined, stage: FreshStage, validators?: PendingValidators): Promise<StagedFile[]>;
-export async function emitService(model: Model, orphans?: Orphans, stage?: FreshStage, validators: PendingValidators = compileValidatorsInWorker(model)): Promise<PackageFile[]> {
+export async function emitService(model: Model, orphans?: Orphans, stage?: undefined, pending?: PendingValidators): Promise<EmittedFile[]>;
+export async function emitService(model: Model, orphans: Orphans | undefined, stage: FreshStage, pending?: PendingValidators): Promise<StagedFile[]>;
+export async function emitService(model: Model, orphans?: Orphans, stage?: FreshStage, pending?: PendingValidators): Promise<PackageFile[]> {
   useSharedSchemas(model.schemas);
+  const validators = pending ?? startValidators(model);
   const docs: PackageFile[] = [];
   const stop = new AbortController();
   const done = inWorker(
@@ -84,7 +107,7 @@ export async function emitService(model: Model, orphans?: Orphans, stage?: Fresh
     ].map((f) => (stage ? stage.write(f.path, f.owner, f.contents) : f));
     mark("emitted but validators and docs");
     files.push(...(await validators.files).map((f) => (stage ? stage.write(f.path, f.owner, f.data) : { path: f.path, owner: f.owner, contents: Buffer.from(f.data).toString("utf8") })));
-    mark("validators (worker)");
+    mark("validators");
   } catch (error) {
     stop.abort(error); // no page of the worker's is written after this fails
     validators.cancel();

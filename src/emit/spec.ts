@@ -59,8 +59,17 @@ function pickKeys(schema: unknown, keys: readonly string[]): Record<string, unkn
   return out;
 }
 
+/** specOf's answer per model: src/generated/spec.ts and the validators are made from the same one. */
+const specs = new WeakMap<Model, Record<string, unknown>>();
+
 /** The ServiceSpec data (without errors and media types, which come from their own generated modules). */
 export function specOf(model: Model): Record<string, unknown> {
+  let spec = specs.get(model);
+  if (spec === undefined) specs.set(model, (spec = buildSpec(model)));
+  return spec;
+}
+
+function buildSpec(model: Model): Record<string, unknown> {
   const { service } = model;
   const { deref } = sharedOf(model);
   const resolve = (ref: string) => (ref.startsWith(SHARED_REF_PREFIX) ? deref({ $ref: ref }) : undefined);

@@ -5,9 +5,9 @@
  * runtime's own text (model/validator-schemas.ts, model/ajv-settings.ts), and the module carries the
  * fingerprint of the schemas they were compiled from, which the runtime compares before using them.
  *
- * The module is plain JavaScript that tsc never reads (the package's tsconfig takes no .js): ~8 MB at 850
- * resources, which as TypeScript under `@ts-nocheck` would add ~30 s to the package's build, and ~70 s with
- * `allowJs`. The generated server loads it from the package root (as it finds docs/).
+ * The module is plain JavaScript that tsc never reads (the package's tsconfig takes no .js): 13 MB for
+ * Stripe's schemas, and 8 MB of 850 distinct bodies took tsc ~30 s more as TypeScript under `@ts-nocheck`,
+ * ~70 s more with `allowJs`. The generated server loads it from the package root (as it finds docs/).
  *
  * Definitions are untrusted, and ajv writes their values into this code: ajv's code generator (the same
  * that builds validators through `new Function` at start-up otherwise) writes every value it takes from a
@@ -17,7 +17,7 @@
  */
 import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
-import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type DistinctValidators, type ValidatedSpec } from "../model/validator-schemas.js";
+import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type DistinctValidators, type ValidatedSpec, type ValidatorSchemas } from "../model/validator-schemas.js";
 import type { Model } from "../model/types.js";
 import type { EmittedFile, LazyFile } from "./emitted-file.js";
 import { lineComment, str } from "./shared/escape.js";
@@ -35,19 +35,23 @@ interface Compiled {
 /** The path of the module in the package. */
 export const VALIDATORS_FILE = "src/generated/validators.js";
 
-/** src/generated/validators.js, compiled when rendered (generate renders it in a worker thread: ajv takes a while on big services). */
-export function validatorsFiles(model: Model): LazyFile[] {
-  return [{ path: VALIDATORS_FILE, owner: "generated", render: () => validatorsModule(model) }];
+/** What the service's validators are compiled from: its spec's schemas, without annotations. */
+export function validatorSchemasOf(model: Model): ValidatorSchemas {
+  return validatorSchemas(specOf(model) as unknown as ValidatedSpec);
 }
 
-/** src/generated/validators.js, compiled now. */
+/** src/generated/validators.js, compiled when rendered (in a worker thread when the schemas are many: see emit/index.ts). */
+export function validatorsFiles(schemas: ValidatorSchemas): LazyFile[] {
+  return [{ path: VALIDATORS_FILE, owner: "generated", render: () => validatorsModule(schemas) }];
+}
+
+/** src/generated/validators.js of `model`, compiled now. */
 export function emitValidators(model: Model): EmittedFile[] {
-  return [{ path: VALIDATORS_FILE, owner: "generated", contents: validatorsModule(model) }];
+  return [{ path: VALIDATORS_FILE, owner: "generated", contents: validatorsModule(validatorSchemasOf(model)) }];
 }
 
 /** The text of the module. */
-function validatorsModule(model: Model): string {
-  const schemas = validatorSchemas(specOf(model) as unknown as ValidatedSpec);
+export function validatorsModule(schemas: ValidatorSchemas): string {
   try {
     // Without ajv's optimisation of the code (a third of the compile time, for 9% more code, which V8 then
     // optimises alike) and without validating the schemas again (check did): ~2.8× faster.

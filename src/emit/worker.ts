@@ -5,16 +5,17 @@
  * definitions) has nothing left to load when its input arrives. It renders its files one at a time
  * and posts them in batches, encoded (their buffers moved, not copied), so that the main thread
  * writes them while the rest renders; a last message says it is done. The validators (ajv compiling
- * every schema) run in a worker of their own, started as soon as the model is built.
+ * every schema of a big service) run in a worker of their own, started as soon as the model is built.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { Model } from "../model/types.js";
+import type { ValidatorSchemas } from "../model/validator-schemas.js";
 import type { LazyFile } from "./emitted-file.js";
 
 /** The emitters a worker can run, by name, with the input each takes. */
 export interface WorkerJobs {
   docs: { model: Model };
-  validators: { model: Model };
+  validators: { schemas: ValidatorSchemas };
 }
 export type WorkerJob = keyof WorkerJobs;
 
@@ -38,7 +39,7 @@ const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
   },
   validators: async () => {
     const { validatorsFiles } = await import("./validators.js");
-    return ({ model }) => validatorsFiles(model);
+    return ({ schemas }) => validatorsFiles(schemas);
   },
 };
 

@@ -97,7 +97,7 @@ test("ctx.error in a hook or an action handler takes only a key of the error cat
     );
     assert.is.not(hooks, seededHooks);
     fs.writeFileSync(hooksFile, hooks);
-    const action = seededAction.replace(/throw apiError\([^\n]*\);/, `throw ctx.error(${JSON.stringify(actionKey)}, "isbn");`);
+    const action = seededAction.replace(/throw (?:apiError|ctx\.error)\([^\n]*\);/, `throw ctx.error(${JSON.stringify(actionKey)}, "isbn");`);
     assert.is.not(action, seededAction);
     fs.writeFileSync(actionFile, action);
   };

@@ -1653,7 +1653,7 @@ export function prepareService(repoRoot: string, dir: string, options: { definit
     if (!file.endsWith(".ts")) continue;
     const source = fs.readFileSync(path.join(actionsDir, file), "utf8");
     // The user's side of an action: answer something valid instead of the placeholder's 501.
-    const answered = source.replace(/^\s*throw apiError\("notImplemented"[^\n]*\n/m, "  return {} as never;\n");
+    const answered = source.replace(/^\s*throw (?:apiError|ctx\.error)\("notImplemented"[^\n]*\n/m, "  return {} as never;\n");
     fs.writeFileSync(path.join(actionsDir, file), answered.replace(/^import \{ apiError \}[^\n]*\n/m, ""));
   }
   run(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], dir);
