@@ -9,7 +9,7 @@ import { hasErrors } from "./diagnostics/diagnostic.js";
 import type { CheckOptions } from "./load/limits.js";
 import type { CheckResult } from "./pipeline.js";
 import type { Orphans } from "./emit/types.js";
-import { pascalCase, resourceTypeNames, singularize } from "./model/names.js";
+import { resourceTypeNames, singularize, typeIdentifier } from "./model/names.js";
 import type { Model } from "./model/types.js";
 import { mark } from "./timing.js";
 import { generatorId, inputsHash, relativeSources, upToDate } from "./write/inputs.js";
@@ -51,10 +51,10 @@ function orphanTypes(plan: Plan, out: string, model: Model): Orphans {
     const action = /^src\/actions\/([^/]+)\.ts$/.exec(step.path);
     if (hook) {
       // The resource's type was named by its title or its collection's singular: the file says which.
-      const type = hookType(path.join(out, step.path)) ?? pascalCase(singularize(hook[1]!));
+      const type = hookType(path.join(out, step.path)) ?? typeIdentifier(singularize(hook[1]!));
       types.push({ name: type, file: step.path }, { name: `${type}Input`, file: step.path });
     } else if (action) {
-      const type = pascalCase(action[1]!);
+      const type = typeIdentifier(action[1]!);
       types.push({ name: `${type}Params`, file: step.path }, { name: `${type}Result`, file: step.path });
     }
   }

@@ -15,7 +15,7 @@ import { SERVER_OWNED } from "./conventions.js";
 import { idFormOf } from "./id-forms.js";
 import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./build-schema.js";
 import { mediaSubject, vendorMediaType } from "./media-types.js";
-import { camelCase, clientTypeNames, serviceTypeNames, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, singularize, words } from "./names.js";
+import { camelCase, clientTypeNames, serviceTypeNames, typeIdentifier, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, singularize, words } from "./names.js";
 import type {
   Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, OnDelete, Param, Resource, SchemaRoot, Service,
 } from "./types.js";
@@ -231,7 +231,7 @@ function buildResource(doc: JsonDocument, name: string, reader: SchemaReader, ty
   return {
     name,
     collection,
-    typeName: pascalCase(name),
+    typeName: typeIdentifier(name),
     title: typeof raw.title === "string" ? raw.title : pascalCase(name),
     description: typeof raw.description === "string" ? raw.description : "",
     fields: declared.filter((f) => !owned(f)),
@@ -376,7 +376,7 @@ function buildActions(file: string, raw: unknown, reader: SchemaReader, typeOf: 
       .sort(byKey((p) => p.name));
     return {
       name,
-      typeName: pascalCase(name),
+      typeName: typeIdentifier(name),
       method: (typeof a.method === "string" ? a.method : "GET") as HttpMethod,
       params,
       query,

@@ -7,7 +7,7 @@ import { report } from "../diagnostics/report.js";
 import { DEFAULT_LIMITS, type Limits } from "../load/limits.js";
 import { readProblemDiagnostic } from "../load/read-file.js";
 import type { RefFailure, RefResolver } from "../load/resolve-refs.js";
-import { pascalCase } from "./names.js";
+import { pascalCase, safeTypeName } from "./names.js";
 import { isDataKeyword, SCHEMA_MAPS } from "./schema-walk.js";
 import type { FieldKind, JsonSchema, SharedSchema } from "./types.js";
 
@@ -492,11 +492,11 @@ function wantedName(file: string, pointer: string, collection: string | undefine
   return identifierOf(pascalCase(token ?? fromFile)) || "Schema";
 }
 
-/** A PascalCase name of ASCII letters and digits that starts with a letter (as json-schema-to-typescript keeps it). */
+/** A PascalCase name of ASCII letters and digits that starts with a letter, as json-schema-to-typescript keeps it (safeTypeName). */
 function identifierOf(name: string): string {
   const clean = name.replace(/[^A-Za-z0-9]/g, "");
   if (clean === "") return "";
-  return /^[A-Za-z]/.test(clean) ? clean.charAt(0).toUpperCase() + clean.slice(1) : `Schema${clean}`;
+  return safeTypeName(/^[A-Za-z]/.test(clean) ? clean.charAt(0).toUpperCase() + clean.slice(1) : `Schema${clean}`);
 }
 
 function compare(a: string, b: string): number {

@@ -145,9 +145,28 @@ function ownTypeNames<N extends string>(names: readonly N[], taken: ReadonlySet<
   return out;
 }
 
+/**
+ * The name of a resource's or action's type: PascalCase, written as json-schema-to-typescript writes every type
+ * name of client/types.ts (safeTypeName), so that the client, the wiring and the seeds refer to exactly the names
+ * it declares.
+ * @example typeIdentifier("ioK8sApiV1beta1Event") === "IoK8SApiV1Beta1Event"
+ */
+export function typeIdentifier(name: string): string {
+  return safeTypeName(pascalCase(name));
+}
+
+/**
+ * A name of ASCII letters and digits as json-schema-to-typescript declares it (its toSafeString): a letter that
+ * follows digits upper-cased (`V1beta` → `V1Beta`). Two names that differ only there are one type in its output.
+ * @example safeTypeName("IoK8sPod") === "IoK8SPod"
+ */
+export function safeTypeName(identifier: string): string {
+  return identifier.replace(/\d+[a-z]/g, (m) => m.toUpperCase());
+}
+
 /** The types a resource named `name` declares in the client. */
 export function resourceTypeNames(name: string): string[] {
-  const t = pascalCase(name);
+  const t = typeIdentifier(name);
   return [t, `${t}Input`, `${t}Fields`, `${t}Api`];
 }
 

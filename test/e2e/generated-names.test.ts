@@ -50,6 +50,8 @@ const RESOURCES: readonly (readonly [string, string | undefined, string])[] = [
   ["dates", undefined, "Date"],
   ["records", undefined, "Record"],
   ["promises", undefined, "Promise"],
+  // A letter after digits, which client/types.ts declares upper-cased (as json-schema-to-typescript does).
+  ["v1betaEvents", undefined, "V1BetaEvent"],
   ["maps", undefined, "Map"],
   ["arrays", undefined, "Array"],
   ["objects", undefined, "Object"],
@@ -84,6 +86,7 @@ const SHARED: readonly (readonly [string, string])[] = [
   ["Number", "Number2"],
   ["Partial", "Partial2"],
   ["Error", "Error2"],
+  ["K8sObject", "K8SObject"],
 ];
 
 /** Actions named like the generated modules' own functions and values (apiError would share a media type with apiErrors). */

@@ -12,7 +12,7 @@ import { emitHandlers } from "../../../src/emit/handlers.js";
 import { buildReference } from "../../../src/emit/docs/reference.js";
 import { emitReadme } from "../../../src/emit/readme.js";
 import { emitTypes } from "../../../src/emit/types.js";
-import { clientTypeNames, serviceTypeNames } from "../../../src/model/names.js";
+import { clientTypeNames, resourceTypeNames, safeTypeName, serviceTypeNames, typeIdentifier } from "../../../src/model/names.js";
 import type { Model } from "../../../src/model/types.js";
 import { checkProject } from "../../../src/pipeline.js";
 import { repoRoot } from "../../helpers/cli.js";
@@ -107,6 +107,13 @@ test("handlers.ts declares the wiring's types and imports hooks and handlers und
   const seed = emitHandlers(library).find((f) => f.path === "src/actions/lookup.ts")!.contents;
   assert.match(seed, 'import type { HandlerContext } from "../generated/errors.js";');
   assert.not.match(seed, /^import \{/m, "a handler file imports no value an action's name could clash with");
+});
+
+test("type names are written as client/types.ts declares them: a letter after digits upper-cased (json-schema-to-typescript's rule)", () => {
+  assert.is(typeIdentifier("ioK8sApiV1beta1Event"), "IoK8SApiV1Beta1Event");
+  assert.is(typeIdentifier("customer10"), "Customer10");
+  assert.equal(resourceTypeNames("v1betaEvent"), ["V1BetaEvent", "V1BetaEventInput", "V1BetaEventFields", "V1BetaEventApi"]);
+  assert.is(safeTypeName("Schema1abc2Def"), "Schema1Abc2Def");
 });
 
 test.run();
