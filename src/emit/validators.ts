@@ -1,19 +1,21 @@
 /**
  * Emits src/generated/validators.js: every request validator of the service, compiled at generate time
  * into ajv's standalone code, so that the service compiles no schema when it starts (at 850 resources
- * compiling them was most of a start). They are compiled as the runtime would compile them, by the
+ * compiling them was half of a start). They are compiled as the runtime would compile them, by the
  * runtime's own text (model/validator-schemas.ts, model/ajv-settings.ts), and the module carries the
  * fingerprint of the schemas they were compiled from, which the runtime compares before using them.
  *
  * The module is plain JavaScript that tsc never reads (the package's tsconfig takes no .js): 13 MB for
- * Stripe's schemas, and 8 MB of 850 distinct bodies took tsc ~30 s more as TypeScript under `@ts-nocheck`,
- * ~70 s more with `allowJs`. The generated server loads it from the package root (as it finds docs/).
+ * Stripe's schemas, and 8 MB of 850 distinct bodies cost tsc 31 s more as TypeScript under `@ts-nocheck`,
+ * 67 s more with `allowJs` (bench/README.md). The generated server loads it from the package root (as it
+ * finds docs/).
  *
  * Definitions are untrusted, and ajv writes their values into this code: ajv's code generator (the same
  * that builds validators through `new Function` at start-up otherwise) writes every value it takes from a
  * schema — patterns, enum and const values, defaults, property names, formats, the schema itself — as a
  * JSON literal, with U+2028 and U+2029 escaped, or as a property access by such a literal; names in the
- * code are ajv's own. The names this module adds (collections, actions) go through escape.ts.
+ * code are ajv's own. The names this module adds (collections, actions) go through escape.ts. Annotations
+ * (titles, descriptions, examples) are not compiled, so they are not in it at all.
  */
 import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
