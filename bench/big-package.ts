@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runProcess, type ProcessResult } from "./generation.js";
+import { commandLine } from "./args.js";
 import { median } from "./stats.js";
 import { writeResourcery } from "./synth.js";
 
@@ -24,20 +25,15 @@ const USAGE = `usage: npm run big-package [-- options]   (or: node --import tsx 
   --work DIR          where projects and packages go (default: a temporary folder, removed afterwards)
   --keep              keep the work folder`;
 
-const argv = process.argv.slice(2);
-if (argv.includes("--help") || argv.includes("-h")) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const valuesOf = (option: string) => argv.flatMap((a, i) => (argv[i - 1] === option ? [a] : []));
-const sizes = valuesOf("--n").map(Number);
+const args = commandLine(USAGE);
+const sizes = args.valuesOf("--n").map(Number);
 const options = {
   sizes: sizes.length > 0 ? sizes : [850],
-  real: valuesOf("--real").map((d) => path.resolve(d)),
-  runs: Number(valuesOf("--runs").at(-1) ?? 3),
-  resourcery: path.resolve(valuesOf("--resourcery").at(-1) ?? path.join(benchDir, "..")),
-  work: valuesOf("--work").at(-1),
-  keep: argv.includes("--keep"),
+  real: args.valuesOf("--real").map((d) => path.resolve(d)),
+  runs: Number(args.last("--runs") ?? 3),
+  resourcery: path.resolve(args.last("--resourcery") ?? path.join(benchDir, "..")),
+  work: args.last("--work"),
+  keep: args.has("--keep"),
 };
 if (options.sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(options.runs) || options.runs < 1) {
   console.error(USAGE);

@@ -6,11 +6,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { probeMemory, runProcess, type MemoryProbe } from "./generation.js";
+import { freePort } from "../test/helpers/package.js";
+import { commandLine } from "./args.js";
 import { median } from "./stats.js";
 import { writeResourcery } from "./synth.js";
 
@@ -25,22 +26,17 @@ const USAGE = `usage: npm run startup [-- options]   (or: node --import tsx star
   --work DIR          where projects and packages go (default: a temporary folder, removed afterwards)
   --keep              keep the work folder`;
 
-const argv = process.argv.slice(2);
-if (argv.includes("--help") || argv.includes("-h")) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const valuesOf = (option: string) => argv.flatMap((a, i) => (argv[i - 1] === option ? [a] : []));
-const sizes = valuesOf("--n").map(Number);
-const count = (option: string, fallback: number) => Number(valuesOf(option).at(-1) ?? fallback);
-const projects = valuesOf("--defs").map((d) => path.resolve(d));
+const args = commandLine(USAGE);
+const sizes = args.valuesOf("--n").map(Number);
+const count = (option: string, fallback: number) => Number(args.last(option) ?? fallback);
+const projects = args.valuesOf("--defs").map((d) => path.resolve(d));
 const options = {
   sizes: sizes.length > 0 || projects.length > 0 ? sizes : [100, 850],
   starts: count("--starts", 5),
   builds: count("--builds", 1),
-  resourcery: path.resolve(valuesOf("--resourcery").at(-1) ?? path.join(benchDir, "..")),
-  work: valuesOf("--work").at(-1),
-  keep: argv.includes("--keep"),
+  resourcery: path.resolve(args.last("--resourcery") ?? path.join(benchDir, "..")),
+  work: args.last("--work"),
+  keep: args.has("--keep"),
 };
 if (options.sizes.some((n) => !Number.isInteger(n) || n < 1) || !(options.starts >= 1) || !(options.builds >= 1)) {
   console.error(USAGE);
@@ -96,17 +92,6 @@ async function measure(n: number | string, dir: string, memory: MemoryProbe): Pr
   return { n: typeof n === "string" ? path.basename(n) : n, generateMs: generated.ms, tscMs, tscRssMb: tscRss, firstAnswerMs };
 }
 
-/** A free TCP port on the loopback interface. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 /** Starts the built package in `out` and resolves with the time from the spawn to its first HTTP answer. */
 async function firstAnswer(out: string, env: NodeJS.ProcessEnv): Promise<number> {

@@ -227,8 +227,18 @@ export function buildPlain(ctx: RepresentContext, resource: ResourceSpec, record
     }
   }
   if (resource.owner !== undefined && record.owner !== undefined) out[resource.owner] = record.owner;
-  if (resource.open === true) for (const key of extraKeys(resource, record.data)) setOwn(out, key, record.data[key]);
+  copyOtherProperties(resource, record.data, out);
   return out;
+}
+
+/**
+ * Copies into `to` the properties of `from` that an open resource (ResourceSpec.open) holds besides its
+ * declared ones (see extraKeys): into what is stored, its representation, the base of a merge patch.
+ * Nothing for a closed resource.
+ */
+export function copyOtherProperties(resource: ResourceSpec, from: Json, to: Json): void {
+  if (resource.open !== true) return;
+  for (const key of extraKeys(resource, from)) setOwn(to, key, from[key]);
 }
 
 /** The names a resource's representation holds of its own: its fields, the server's, its owner's. */

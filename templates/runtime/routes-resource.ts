@@ -11,7 +11,7 @@ import { ApiError, entry } from "./errors.js";
 import { makeId, mayName } from "./ids.js";
 import { hrefOf, hrefOfLink, matchLink, noInstance } from "./links.js";
 import {
-  buildPlain, canRead, extraKeys, instanceLink, listShown, representNow, representPage, representShown, subCollection, subCollectionHref,
+  buildPlain, canRead, copyOtherProperties, instanceLink, listShown, representNow, representPage, representShown, subCollection, subCollectionHref,
   type RepresentContext,
 } from "./represent.js";
 import { isJsonContentType } from "./negotiate.js";
@@ -497,9 +497,7 @@ async function toStored(
     }
   }
   // An open resource keeps what else the body held (its schema checked it: additionalProperties, patternProperties).
-  if (resource.open === true) {
-    for (const key of extraKeys(resource, input)) Object.defineProperty(data, key, { value: input[key], enumerable: true, writable: true, configurable: true });
-  }
+  copyOtherProperties(resource, input, data);
   return data;
 }
 
@@ -547,9 +545,7 @@ function toWire(svc: ServiceContext, resource: ResourceSpec, record: StoredRecor
     else if (field.kind === "links") out[field.name] = (v as string[]).map((id) => ({ meta: { href: hrefOf(svc.baseUrl, field.link!.target, id) } }));
     else out[field.name] = v;
   }
-  if (resource.open === true) {
-    for (const key of extraKeys(resource, record.data)) Object.defineProperty(out, key, { value: record.data[key], enumerable: true, writable: true, configurable: true });
-  }
+  copyOtherProperties(resource, record.data, out);
   return out;
 }
 

@@ -11,7 +11,7 @@ import { SERVER_OWNED as SERVER_OWNED_NAMES, SHARED_SCHEMAS_ID } from "./convent
 import { ApiError, entry, type Catalog } from "./errors.js";
 import { hrefOf } from "./links.js";
 import type { FieldSpec, JsonSchema, ServiceSpec } from "./spec.js";
-import { acceptedBodySchema, compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type ValidatorSchemas } from "./validator-schemas.js";
+import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type ValidatorSchemas } from "./validator-schemas.js";
 
 export { linearRegExp } from "./ajv-settings.js";
 export { acceptedBodySchema } from "./validator-schemas.js";
@@ -84,7 +84,7 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: 
   const schemas = validatorSchemas(spec);
   const usable = precompiled !== undefined && precompiled.fingerprint === validatorsFingerprint(schemas);
   const { bodyFns, queryFns } = usable ? fromPrecompiled(precompiled, spec) : compileNow(schemas);
-  const resourceOf = new Map(spec.resources.map((r) => [r.collection, r]));
+  const bodySchemaOf = new Map(schemas.bodies);
   // The branch of a union a failing body meant is validated alone, by an ajv made on the first such failure.
   let branchAjv: Ajv | undefined;
   const forBranches = (): Ajv => (branchAjv ??= validatorAjvs(schemas).bodies);
@@ -108,7 +108,7 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: 
         }
       }
       if (!fn(value)) {
-        const relevant = relevantError(fn.errors, taggedBranch(forBranches, spec, acceptedBodySchema(resourceOf.get(collection)!), value));
+        const relevant = relevantError(fn.errors, taggedBranch(forBranches, spec, bodySchemaOf.get(collection)!, value));
         if (relevant?.keyword === "additionalProperties") throw unknownProperties(fn, value, relevant, catalog);
         throw bodyError(relevant, catalog, links.get(collection)!, patch);
       }

@@ -3,6 +3,7 @@ import { childPointer, type Diagnostic, type Target } from "../../diagnostics/di
 import { report } from "../../diagnostics/report.js";
 import { defineRule } from "../rule.js";
 import { visitSchemas } from "../schema-sites.js";
+import { SaidOnce } from "../said-once.js";
 import { closest } from "../suggest.js";
 
 const require = createRequire(import.meta.url);
@@ -31,7 +32,7 @@ export const unknownFormat = defineRule({
     const reported = new Set<string>();
     // A format of the API's own ("unix-time" on 224 of Stripe's properties) is said once, where it is first
     // written, with the number of other places; a near miss of a known one is said wherever it is.
-    const own = new Map<string, { where: Target; fix: string; viaRef: boolean; more: number }>();
+    const own = new SaidOnce<{ where: Target; fix: string; viaRef: boolean }>();
     visitSchemas(model, (schema, at, viaRef) => {
       const format = schema.format;
       if (typeof format !== "string" || KNOWN_FORMATS.includes(format) || (viaRef && reported.has(format))) return;
@@ -44,11 +45,9 @@ export const unknownFormat = defineRule({
         out.push(report("unknown-format", where, { format, where: viaRef ? " (reached through a $ref)" : "", fix }));
         return;
       }
-      const seen = own.get(format);
-      if (seen) seen.more++;
-      else own.set(format, { where, fix, viaRef, more: 0 });
+      own.add(format, { where, fix, viaRef });
     });
-    for (const [format, { where, fix, viaRef, more }] of own) {
+    for (const [format, { where, fix, viaRef }, more] of own.entries()) {
       const also = more === 0 ? "" : ` (and in ${more} other place${more === 1 ? "" : "s"})`;
       out.push(report("unknown-format", where, { format, where: `${viaRef ? " (reached through a $ref)" : ""}${also}`, fix }));
     }

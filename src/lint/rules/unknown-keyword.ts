@@ -2,6 +2,7 @@ import { childPointer, type Diagnostic, type Target } from "../../diagnostics/di
 import { report } from "../../diagnostics/report.js";
 import { defineRule } from "../rule.js";
 import { visitSchemas } from "../schema-sites.js";
+import { SaidOnce } from "../said-once.js";
 import { closest } from "../suggest.js";
 
 /**
@@ -36,7 +37,7 @@ export const unknownKeyword = defineRule({
     // Another tool's annotation is said once, where it is first written, with the number of other places
     // (Stripe writes x-expansionResources and x-stripeBypassValidation on a thousand schemas): a near miss of
     // one of resourcery's keywords is said wherever it is.
-    const annotations = new Map<string, { where: Target; fix: string; viaRef: boolean; more: number }>();
+    const annotations = new SaidOnce<{ where: Target; fix: string; viaRef: boolean }>();
     visitSchemas(model, (schema, at, viaRef) => {
       const atRoot = !viaRef && roots.has(`${at.file}#${at.pointer}`);
       for (const keyword of Object.keys(schema)) {
@@ -47,14 +48,10 @@ export const unknownKeyword = defineRule({
         reported.add(keyword);
         if (atRoot && isNearMiss(keyword)) out.push(report("unknown-keyword", where, { keyword, fix }));
         else if (isNearMiss(keyword)) out.push(report("unknown-extension", where, { keyword, where: viaRef ? " (reached through a $ref)" : "", fix }));
-        else {
-          const seen = annotations.get(keyword);
-          if (seen) seen.more++;
-          else annotations.set(keyword, { where, fix, viaRef, more: 0 });
-        }
+        else annotations.add(keyword, { where, fix, viaRef });
       }
     });
-    for (const [keyword, { where, fix, viaRef, more }] of annotations) {
+    for (const [keyword, { where, fix, viaRef }, more] of annotations.entries()) {
       const also = more === 0 ? "" : ` (nor in the ${more} other place${more === 1 ? "" : "s"} it is written)`;
       out.push(report("unknown-extension", where, { keyword, where: `${viaRef ? " (reached through a $ref)" : ""}${also}`, fix }));
     }
