@@ -298,6 +298,12 @@ export const codes = {
     message: (a) => `${a.what} would stop the service at start-up: its validator (ajv) cannot compile it: ${a.problem}`,
     hint: (a) => a.fix,
   }),
+  "schema-loop": def<{ problem: string; fix: string }>({
+    severity: "error",
+    title: "A shared schema never refers back to itself on the same value",
+    message: (a) => a.problem,
+    hint: (a) => a.fix,
+  }),
   "required-link-cycle": def<{ problem: string; fix: string }>({
     severity: "error",
     title: "Required links leave room for a first instance",

@@ -282,6 +282,18 @@ function asSchema(written: JsonSchema | undefined): Schema {
 
 /** A short type: "string (email)", "array of string", "integer or null", "one of …". */
 export function typeText(schema: JsonSchema): string {
+  return typeTextWithin(schema, new Set());
+}
+
+/**
+ * typeText, with the shared schemas being spelt out around this one in `within`: a shared schema met again
+ * inside itself (a JSON value's "array of Json") is named, not spelt out again without end.
+ */
+function typeTextWithin(schema: JsonSchema, within: ReadonlySet<string>): string {
+  const name = SharedSchemas.nameOf(schema);
+  if (name !== undefined && within.has(name)) return name;
+  const inner = name === undefined ? within : new Set([...within, name]);
+  const typeText = (sub: JsonSchema) => typeTextWithin(sub, inner);
   const s = asSchema(schema);
   if (schema === true || Object.keys(s).length === 0) return "any";
   if (schema === false) return "nothing";

@@ -1,0 +1,183 @@
+import type { Diagnostic } from "../../diagnostics/diagnostic.js";
+import { childPointer } from "../../diagnostics/diagnostic.js";
+import { report } from "../../diagnostics/report.js";
+import { isObject } from "../../model/build-schema.js";
+import { SharedSchemas } from "../../model/shared.js";
+import type { Model, SharedSchema } from "../../model/types.js";
+import { defineRule } from "../rule.js";
+
+/** Keywords whose schemas apply to the value itself (not to a property, an item or a key of it). */
+const IN_PLACE_ARRAYS = new Set(["allOf", "anyOf", "oneOf"]);
+const IN_PLACE_VALUES = new Set(["not", "if", "then", "else"]);
+const IN_PLACE_MAPS = new Set(["dependentSchemas", "dependencies"]);
+
+/** A reference from one shared schema to another (or itself) that applies to the same value. */
+interface Step {
+  readonly from: SharedSchema;
+  readonly to: string;
+  /** The reference's pointer in `from`'s file. */
+  readonly pointer: string;
+  /** The keywords between `from`'s root and the reference, e.g. "anyOf/0". */
+  readonly via: string;
+}
+
+/**
+ * A shared schema that refers back to itself without going into a property, an item or a key of the
+ * value (`Expr = anyOf [Expr, string]`, or `A = allOf [B]`, `B = oneOf [A, integer]`) asks, to validate a
+ * value, to validate that same value against itself first: the validator recurses until the stack runs out,
+ * on the first request that carries such a value, and every tool that reads the schema loops the same way.
+ * A reference under `properties` or `items` (a tree's `children`) goes one level into the value each time,
+ * so it ends: that recursion is fine.
+ */
+export const schemaLoop = defineRule({
+  codes: ["schema-loop"],
+  description: "a shared schema never refers back to itself without going into a property or an item of the value",
+  check: (model) => {
+    const steps = new Map<string, Step[]>();
+    for (const shared of model.schemas) steps.set(shared.name, inPlaceSteps(shared));
+    const out: Diagnostic[] = [];
+    const deeper = `put it under "properties" or "items" (a tree's "children": { "type": "array", "items": { "$ref": … } }), so that each step goes one level into the value`;
+    for (const ring of loops(model.schemas, steps)) {
+      const first = ring[0]!;
+      const at = { file: first.from.origin.file, pointer: first.pointer, kind: "value" as const };
+      if (ring.length === 1) {
+        const branch = /^(anyOf|oneOf)\/\d+$/.test(first.via);
+        out.push(
+          report("schema-loop", at, {
+            problem: `${label(first.from)} refers to itself through ${first.via}, on the same value: validating any value against it would never end`,
+            fix: branch ? `take this branch out (a branch that is the schema itself admits nothing the others do not), or ${deeper}` : `take this reference out, or ${deeper}`,
+          }),
+        );
+        continue;
+      }
+      const chain = ring.map((s) => `${label(s.from)} → ${s.via} → ${label(named(model.schemas, s.to))}`).join(", ");
+      out.push(
+        report("schema-loop", at, {
+          problem: `shared schemas refer to one another on the same value, round in a ring (${chain}): validating any value against ${label(first.from)} would never end`,
+          fix: `take one reference of the ring out, or ${deeper}`,
+        }),
+      );
+    }
+    return out;
+  },
+});
+
+/** How a diagnostic names a shared schema: as it is written, its key under $defs (or its file). */
+function label(shared: SharedSchema | undefined): string {
+  if (shared === undefined) return "?";
+  const last = shared.origin.pointer.split("/").pop() ?? "";
+  const key = last.replace(/~1/g, "/").replace(/~0/g, "~");
+  return key === "" ? shared.origin.file.split(/[\\/]/).pop()! : `"${key}"`;
+}
+
+function named(schemas: readonly SharedSchema[], name: string): SharedSchema | undefined {
+  return schemas.find((s) => s.name === name);
+}
+
+/** The references of `shared` that apply to the value `shared` applies to, with where each is. */
+function inPlaceSteps(shared: SharedSchema): Step[] {
+  const out: Step[] = [];
+  const stack: [unknown, string, string][] = [[shared.schema, shared.origin.pointer, ""]];
+  while (stack.length > 0) {
+    const [schema, pointer, via] = stack.pop()!;
+    if (!isObject(schema)) continue;
+    const to = SharedSchemas.nameOf(schema);
+    if (to !== undefined) out.push({ from: shared, to, pointer: childPointer(pointer, "$ref"), via: via === "" ? "$ref" : via });
+    const push = (sub: unknown, key: string | number, path: string) => stack.push([sub, childPointer(pointer, key), path]);
+    for (const [k, v] of Object.entries(schema)) {
+      const here = via === "" ? k : `${via}/${k}`;
+      if (IN_PLACE_ARRAYS.has(k) && Array.isArray(v)) {
+        v.forEach((sub, i) => stack.push([sub, childPointer(childPointer(pointer, k), i), `${here}/${i}`]));
+      } else if (IN_PLACE_VALUES.has(k)) {
+        push(v, k, here);
+      } else if (IN_PLACE_MAPS.has(k) && isObject(v)) {
+        for (const [name, sub] of Object.entries(v)) stack.push([sub, childPointer(childPointer(pointer, k), name), `${here}/${name}`]);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Each loop of in-place references once: a reference of a schema to itself as a ring of one, and one ring
+ * per group of schemas that reach one another (a strongly connected component, Tarjan's algorithm,
+ * iterative), given as a path of references round it. In the order the schemas are declared.
+ */
+function loops(schemas: readonly SharedSchema[], steps: ReadonlyMap<string, readonly Step[]>): Step[][] {
+  const found: Step[][] = [];
+  for (const s of schemas) {
+    const self = steps.get(s.name)!.find((step) => step.to === s.name);
+    if (self) found.push([self]);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  let next = 0;
+  for (const root of schemas) {
+    if (index.has(root.name)) continue;
+    const work: { name: string; i: number }[] = [{ name: root.name, i: 0 }];
+    index.set(root.name, next);
+    low.set(root.name, next++);
+    stack.push(root.name);
+    onStack.add(root.name);
+    while (work.length > 0) {
+      const top = work[work.length - 1]!;
+      const out = steps.get(top.name) ?? [];
+      if (top.i < out.length) {
+        const to = out[top.i++]!.to;
+        if (!steps.has(to)) continue;
+        if (!index.has(to)) {
+          index.set(to, next);
+          low.set(to, next++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ name: to, i: 0 });
+        } else if (onStack.has(to)) {
+          low.set(top.name, Math.min(low.get(top.name)!, index.get(to)!));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1]!.name;
+        low.set(parent, Math.min(low.get(parent)!, low.get(top.name)!));
+      }
+      if (low.get(top.name) !== index.get(top.name)) continue;
+      const members: string[] = [];
+      for (;;) {
+        const m = stack.pop()!;
+        onStack.delete(m);
+        members.push(m);
+        if (m === top.name) break;
+      }
+      if (members.length > 1) found.push(ringThrough(new Set(members), schemas, steps));
+    }
+  }
+  return found;
+}
+
+/** A path of references from the first declared member of `members` back to it, staying inside `members`. */
+function ringThrough(members: ReadonlySet<string>, schemas: readonly SharedSchema[], steps: ReadonlyMap<string, readonly Step[]>): Step[] {
+  const start = schemas.find((s) => members.has(s.name))!.name;
+  // Breadth-first from start's references: the shortest way back.
+  const cameBy = new Map<string, Step>();
+  const queue = [start];
+  for (let q = 0; q < queue.length; q++) {
+    for (const step of steps.get(queue[q]!) ?? []) {
+      if (!members.has(step.to) || cameBy.has(step.to)) continue;
+      cameBy.set(step.to, step);
+      if (step.to === start) {
+        const ring: Step[] = [];
+        for (let at = start; ; ) {
+          const s = cameBy.get(at)!;
+          ring.unshift(s);
+          at = s.from.name;
+          if (at === start) return ring;
+        }
+      }
+      queue.push(step.to);
+    }
+  }
+  return [];
+}
