@@ -199,7 +199,7 @@ export interface RoundTrip {
   /** Examples whose body (server-owned names removed) the service's documented create body accepts: POSTed. */
   readonly fitBody: number;
   readonly created: number;
-  /** Created and read back with every sent property equal. */
+  /** Created and read back with every sent property equal (defaults filled in, writeOnly left out; see readsBack). */
   readonly readBack: number;
   /** The first few failures, for the README. */
   readonly failures: readonly string[];
@@ -225,10 +225,24 @@ function same(sent: Json | undefined, got: Json | undefined): boolean {
   return canonical(sent) === canonical(got);
 }
 
+/**
+ * Whether a sent value reads back: `same`, or, for a list of links the service represents as a link to a
+ * sub-collection (CONTRACT §6), that sub-collection's items are the links sent, in any order.
+ */
+async function readsBack(sent: Json | undefined, got: Json | undefined, headers: Record<string, string>): Promise<boolean> {
+  if (same(sent, got)) return true;
+  if (!Array.isArray(sent) || !isObject(got) || !isObject(got.meta) || typeof got.meta.href !== "string") return false;
+  const res = await fetch(`${got.meta.href}?limit=100`, { headers });
+  const page = res.status === 200 ? ((await res.json()) as JsonObject) : undefined;
+  if (!page || !Array.isArray(page.items)) return false;
+  const hrefs = (list: Json[]) => list.map((x) => (isObject(x) && isObject(x.meta) ? String(x.meta.href) : canonical(x))).sort().join("\n");
+  return hrefs(sent) === hrefs(page.items);
+}
+
 const SCHEMA_BASE = "https://real-apis.invalid/";
 
-function newAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: false, logger: false, unicodeRegExp: true });
+function newAjv(options: { useDefaults?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: false, logger: false, unicodeRegExp: true, ...options });
   addFormats(ajv);
   return ajv;
 }
@@ -248,7 +262,12 @@ function ownValidator(ajv: Ajv2020, file: string) {
  */
 export async function roundTrip(service: Service, out: string, conversion: Conversion, examples: ReadonlyMap<string, Json[]>, perResource: number): Promise<RoundTrip> {
   const own = newAjv();
-  for (const [file, json] of conversion.files) if (file.startsWith("schemas/")) own.addSchema(json as object, `${SCHEMA_BASE}${file}`);
+  const filler = newAjv({ useDefaults: true });
+  for (const [file, json] of conversion.files) {
+    if (!file.startsWith("schemas/")) continue;
+    own.addSchema(json as object, `${SCHEMA_BASE}${file}`);
+    filler.addSchema(json as object, `${SCHEMA_BASE}${file}`);
+  }
   const docAjv = newAjv();
   const doc = JSON.parse(fs.readFileSync(path.join(out, "docs", "openapi.json"), "utf8")) as JsonObject;
   docAjv.addSchema(doc as object, `${SCHEMA_BASE}openapi.json`);
@@ -267,6 +286,9 @@ export async function roundTrip(service: Service, out: string, conversion: Conve
     const written = conversion.files.get(r.file);
     const declared = isObject(written) && isObject(written.properties) ? written.properties : {};
     const readOnly = new Set(Object.entries(declared).filter(([, p]) => isObject(p) && p.readOnly === true).map(([k]) => k));
+    // And what it marks writeOnly is never represented: it is not read back.
+    const writeOnly = new Set(Object.entries(declared).filter(([, p]) => isObject(p) && p.writeOnly === true).map(([k]) => k));
+    const withDefaults = ownValidator(filler, r.file);
     const paths = isObject(doc.paths) ? doc.paths : {};
     const post = isObject(paths[`/${r.collection}`]) ? (paths[`/${r.collection}`] as JsonObject).post : undefined;
     const bodySchema = isObject(post) ? createBodySchema(doc, post) : undefined;
@@ -302,7 +324,16 @@ export async function roundTrip(service: Service, out: string, conversion: Conve
       const location = posted.headers.get("location");
       const got = location ? await fetch(location, { headers }) : undefined;
       const instance = got && got.status === 200 ? ((await got.json()) as JsonObject) : undefined;
-      const differing = instance ? Object.keys(body).find((k) => !same(body[k], instance[k])) : "(no instance)";
+      // What the service stores is the body with the schema's defaults filled in, as the API's own schema fills them.
+      const expected = structuredClone(body);
+      withDefaults?.(expected);
+      let differing: string | undefined = instance ? undefined : "(no instance)";
+      for (const k of instance ? Object.keys(expected).filter((k) => !writeOnly.has(k)) : []) {
+        if (!(await readsBack(expected[k], instance![k], headers))) {
+          differing = k;
+          break;
+        }
+      }
       if (differing === undefined) readBack++;
       else fail(`${r.collection}: read back differs at ${differing}${got ? ` (GET ${got.status})` : ""}`);
     }
