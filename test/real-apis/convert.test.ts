@@ -43,7 +43,7 @@ const description = {
       Owner: { type: "object", properties: { id: { type: "string" }, pets: { type: "array", items: { $ref: "#/components/schemas/Pet" } } } },
       Tag: { type: "string", enum: ["a", "b"] },
       "pet-owner": { type: "object", nullable: true, properties: { id: { type: "string" }, since: { $ref: "#/components/schemas/Owner/properties/id" } } },
-      PetOwner: { type: "object", properties: { id: { type: "string" } } },
+      PetOwner: { type: "object", properties: { id: { $ref: "#/components/schemas/tag" } } },
       NoType: { nullable: true },
       tag: { type: "integer" },
     },
@@ -69,12 +69,14 @@ test("one file per component schema, and a service.json listing the resources", 
   });
 });
 
-test("a resource is an object with an id: x-collection is its name's camelCase plural; an integer id is a sequence", () => {
+test("a resource is an object with an id: x-collection is its name's camelCase plural; an integer id (or a $ref to one) is a sequence", () => {
   assert.is(file("Pet")["x-collection"], "pets");
   assert.is(file("Pet")["x-id"], "sequence");
   assert.is(file("Owner")["x-collection"], "owners");
   assert.is(file("Owner")["x-id"], undefined);
   assert.is(file("Tag")["x-collection"], undefined);
+  assert.is(file("PetOwner")["x-id"], "sequence", "an integer id read through a $ref to another component");
+  assert.is(file("pet-owner")["x-id"], undefined);
   // PetOwner and pet-owner give the same collection: the later (in name order) gets a number.
   assert.equal([file("PetOwner")["x-collection"], file("pet-owner")["x-collection"]], ["petOwners", "petOwners2"]);
   assert.equal(conversion.summary.resources.map((r) => r.collection), ["owners", "pets", "petOwners", "petOwners2"]);

@@ -9,7 +9,7 @@
  *   become 2020-12's numeric ones; `example` becomes `examples: [...]`;
  * - a schema that looks like a resource (an object with an `id` property at its root) gets `x-collection`
  *   (the camelCase plural of its name, by the pluralize library) and is listed in service.json; an integer
- *   (or `number`) `id` gets `"x-id": "sequence"`, the id form CONTRACT.md §2 gives for it; every other schema is shared.
+ *   (or `number`; read through a `$ref` to another component) `id` gets `"x-id": "sequence"`, the id form CONTRACT.md §2 gives for it; every other schema is shared.
  *
  * `$ref`s inside `x-` extensions are rewritten too (Stripe's `x-expansionResources` holds schemas), so that
  * every ref of the project resolves. Nothing else changes: OpenAPI's own schema keywords (`discriminator`,
@@ -238,7 +238,9 @@ export function convertDescription(description: unknown, options: ConvertOptions
       collections.add(collection.toLowerCase());
       const id = (source as JsonObject).properties as JsonObject;
       // A numeric id (integer, or number as many descriptions write it) is what check's hint says to mark so.
-      const sequence = isObject(id.id) && (id.id.type === "integer" || id.id.type === "number");
+      // The id's type is read through a $ref to another component (Pandascore: "id": { "$ref": "…/LeagueID" }).
+      const idSchema = isObject(id.id) && typeof id.id.$ref === "string" && id.id.$ref.startsWith(SCHEMAS_PREFIX) ? schemas[id.id.$ref.slice(SCHEMAS_PREFIX.length)] : id.id;
+      const sequence = isObject(idSchema) && (idSchema.type === "integer" || idSchema.type === "number");
       converted = { "x-collection": collection, ...(sequence ? { "x-id": "sequence" } : {}), ...converted };
       resources.push({ schema: name, file: `schemas/${fileOf.get(name)!}`, collection });
     }
