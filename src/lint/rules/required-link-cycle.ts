@@ -1,9 +1,9 @@
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
-import { assertInternal } from "../../diagnostics/internal-error.js";
 import { report } from "../../diagnostics/report.js";
 import { withArticle } from "../../model/names.js";
 import { isNullable } from "../../model/nullable.js";
 import type { Field, Model, Resource } from "../../model/types.js";
+import { ringsOf } from "../rings.js";
 import { defineRule } from "../rule.js";
 
 /** A required, non-nullable link to one instance: the instance cannot be created before its target. */
@@ -25,7 +25,7 @@ export const requiredLinkCycle = defineRule({
   check: (model) => {
     const out: Diagnostic[] = [];
     const edges = requiredEdges(model);
-    for (const ring of rings(model, edges)) {
+    for (const ring of rings(edges)) {
       const first = ring[0]!;
       const at = { file: first.field.origin.file, pointer: first.field.origin.pointer, kind: "key" as const };
       if (ring.length === 1) {
@@ -64,85 +64,12 @@ function requiredEdges(model: Model): Map<string, Edge[]> {
 }
 
 /**
- * One ring per group of collections that require one another (a strongly connected component of the
- * required links, Tarjan's algorithm), as the links that go round it; and each link of a collection to
- * itself as a ring of one. Sorted by collection, so the findings come in a stable order.
+ * The rings of required links (see ringsOf), each collection's link to itself first; sorted by the
+ * collection each ring starts from, so the findings come in a stable order.
  */
-function rings(model: Model, edges: ReadonlyMap<string, readonly Edge[]>): Edge[][] {
-  const found: Edge[][] = [];
-  for (const list of edges.values()) for (const e of list) if (e.to === e.from.collection) found.push([e]);
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  let next = 0;
-  const components: string[][] = [];
-  // Iterative, so a long chain of collections cannot overflow the call stack.
-  for (const start of [...edges.keys()].sort()) {
-    if (index.has(start)) continue;
-    const work: { node: string; child: number }[] = [{ node: start, child: 0 }];
-    index.set(start, next);
-    low.set(start, next++);
-    stack.push(start);
-    onStack.add(start);
-    while (work.length > 0) {
-      const top = work[work.length - 1]!;
-      const out = edges.get(top.node) ?? [];
-      if (top.child < out.length) {
-        const to = out[top.child++]!.to;
-        if (!index.has(to)) {
-          index.set(to, next);
-          low.set(to, next++);
-          stack.push(to);
-          onStack.add(to);
-          work.push({ node: to, child: 0 });
-        } else if (onStack.has(to)) {
-          low.set(top.node, Math.min(low.get(top.node)!, index.get(to)!));
-        }
-        continue;
-      }
-      work.pop();
-      if (work.length > 0) {
-        const parent = work[work.length - 1]!.node;
-        low.set(parent, Math.min(low.get(parent)!, low.get(top.node)!));
-      }
-      if (low.get(top.node) === index.get(top.node)) {
-        const component: string[] = [];
-        let member: string;
-        do {
-          member = stack.pop()!;
-          onStack.delete(member);
-          component.push(member);
-        } while (member !== top.node);
-        if (component.length > 1) components.push(component.sort());
-      }
-    }
-  }
-  for (const component of components) found.push(ringThrough(component, edges));
+function rings(edges: ReadonlyMap<string, readonly Edge[]>): Edge[][] {
+  const found = ringsOf<Edge>({ nodes: [...edges.keys()].sort(), arrows: (c) => edges.get(c) ?? [], from: (e) => e.from.collection, to: (e) => e.to });
   return found.sort((a, b) => (a[0]!.from.collection < b[0]!.from.collection ? -1 : a[0]!.from.collection > b[0]!.from.collection ? 1 : 0));
-}
-
-/** The shortest ring of links from the component's first collection back to it, inside the component. */
-function ringThrough(component: readonly string[], edges: ReadonlyMap<string, readonly Edge[]>): Edge[] {
-  const members = new Set(component);
-  const start = component[0]!;
-  const via = new Map<string, Edge>();
-  const queue = [start];
-  for (let i = 0; i < queue.length; i++) {
-    for (const e of edges.get(queue[i]!) ?? []) {
-      if (!members.has(e.to) || e.to === e.from.collection) continue;
-      if (e.to === start) {
-        const ring = [e];
-        for (let at = e.from.collection; at !== start; at = via.get(at)!.from.collection) ring.unshift(via.get(at)!);
-        return ring;
-      }
-      if (via.has(e.to)) continue;
-      via.set(e.to, e);
-      queue.push(e.to);
-    }
-  }
-  // A strongly connected component of two or more collections always has such a ring.
-  assertInternal(false, `no ring of required links through ${component.join(", ")}`);
 }
 
 /** A nullable form of the link's schema as written: its $ref beside { "type": "null" } in an anyOf. */

@@ -4,6 +4,7 @@ import { report } from "../../diagnostics/report.js";
 import { isObject } from "../../model/build-schema.js";
 import { SharedSchemas } from "../../model/shared.js";
 import type { Model, SharedSchema } from "../../model/types.js";
+import { ringsOf } from "../rings.js";
 import { defineRule } from "../rule.js";
 
 /** Keywords whose schemas apply to the value itself (not to a property, an item or a key of it). */
@@ -37,7 +38,7 @@ export const schemaLoop = defineRule({
     for (const shared of model.schemas) steps.set(shared.name, inPlaceSteps(shared));
     const out: Diagnostic[] = [];
     const deeper = `put it under "properties" or "items" (a tree's "children": { "type": "array", "items": { "$ref": … } }), so that each step goes one level into the value`;
-    for (const ring of loops(model.schemas, steps)) {
+    for (const ring of ringsOf<Step>({ nodes: model.schemas.map((s) => s.name), arrows: (n) => steps.get(n) ?? [], from: (s) => s.from.name, to: (s) => s.to })) {
       const first = ring[0]!;
       const at = { file: first.from.origin.file, pointer: first.pointer, kind: "value" as const };
       if (ring.length === 1) {
@@ -96,88 +97,4 @@ function inPlaceSteps(shared: SharedSchema): Step[] {
     }
   }
   return out;
-}
-
-/**
- * Each loop of in-place references once: a reference of a schema to itself as a ring of one, and one ring
- * per group of schemas that reach one another (a strongly connected component, Tarjan's algorithm,
- * iterative), given as a path of references round it. In the order the schemas are declared.
- */
-function loops(schemas: readonly SharedSchema[], steps: ReadonlyMap<string, readonly Step[]>): Step[][] {
-  const found: Step[][] = [];
-  for (const s of schemas) {
-    const self = steps.get(s.name)!.find((step) => step.to === s.name);
-    if (self) found.push([self]);
-  }
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const onStack = new Set<string>();
-  const stack: string[] = [];
-  let next = 0;
-  for (const root of schemas) {
-    if (index.has(root.name)) continue;
-    const work: { name: string; i: number }[] = [{ name: root.name, i: 0 }];
-    index.set(root.name, next);
-    low.set(root.name, next++);
-    stack.push(root.name);
-    onStack.add(root.name);
-    while (work.length > 0) {
-      const top = work[work.length - 1]!;
-      const out = steps.get(top.name) ?? [];
-      if (top.i < out.length) {
-        const to = out[top.i++]!.to;
-        if (!steps.has(to)) continue;
-        if (!index.has(to)) {
-          index.set(to, next);
-          low.set(to, next++);
-          stack.push(to);
-          onStack.add(to);
-          work.push({ name: to, i: 0 });
-        } else if (onStack.has(to)) {
-          low.set(top.name, Math.min(low.get(top.name)!, index.get(to)!));
-        }
-        continue;
-      }
-      work.pop();
-      if (work.length > 0) {
-        const parent = work[work.length - 1]!.name;
-        low.set(parent, Math.min(low.get(parent)!, low.get(top.name)!));
-      }
-      if (low.get(top.name) !== index.get(top.name)) continue;
-      const members: string[] = [];
-      for (;;) {
-        const m = stack.pop()!;
-        onStack.delete(m);
-        members.push(m);
-        if (m === top.name) break;
-      }
-      if (members.length > 1) found.push(ringThrough(new Set(members), schemas, steps));
-    }
-  }
-  return found;
-}
-
-/** A path of references from the first declared member of `members` back to it, staying inside `members`. */
-function ringThrough(members: ReadonlySet<string>, schemas: readonly SharedSchema[], steps: ReadonlyMap<string, readonly Step[]>): Step[] {
-  const start = schemas.find((s) => members.has(s.name))!.name;
-  // Breadth-first from start's references: the shortest way back.
-  const cameBy = new Map<string, Step>();
-  const queue = [start];
-  for (let q = 0; q < queue.length; q++) {
-    for (const step of steps.get(queue[q]!) ?? []) {
-      if (!members.has(step.to) || cameBy.has(step.to)) continue;
-      cameBy.set(step.to, step);
-      if (step.to === start) {
-        const ring: Step[] = [];
-        for (let at = start; ; ) {
-          const s = cameBy.get(at)!;
-          ring.unshift(s);
-          at = s.from.name;
-          if (at === start) return ring;
-        }
-      }
-      queue.push(step.to);
-    }
-  }
-  return [];
 }
