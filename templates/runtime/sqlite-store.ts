@@ -153,42 +153,78 @@ function isSequence(resource: ResourceSpec): boolean {
   return resource.idForm?.kind === "sequence";
 }
 
-/** Creates the collection's table if missing and brings its indexes in line with the spec. */
-function migrateCollection(db: Db, resource: ResourceSpec): void {
+/**
+ * What the database holds of this module's schema, read once for all collections: every table's columns
+ * (keyed by the name folded as SQLite folds it: table names ignore ASCII case) and the indexes we own, by
+ * table. Asking sqlite_master per collection would scan it once each: quadratic in the collections.
+ */
+interface PresentSchema {
+  readonly tables: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  readonly indexes: ReadonlyMap<string, ReadonlyMap<string, string | null>>;
+}
+
+/** A table name as SQLite compares it (ASCII letters fold to lower case, other characters do not). */
+function tableKey(name: string): string {
+  return name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+}
+
+function presentSchema(db: Db): PresentSchema {
+  const tables = new Map<string, Map<string, string>>();
+  const columns = db
+    .prepare(`SELECT m.name AS tbl, p.name AS name, p.type AS type FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table'`)
+    .raw()
+    .all() as [string, string, string][];
+  for (const [tbl, name, type] of columns) {
+    const key = tableKey(tbl);
+    let table = tables.get(key);
+    if (table === undefined) tables.set(key, (table = new Map()));
+    table.set(name, type);
+  }
+  const indexes = new Map<string, Map<string, string | null>>();
+  const owned = db
+    .prepare(`SELECT tbl_name, name, sql FROM sqlite_master WHERE type = 'index' AND substr(name, 1, 4) = ?`)
+    .raw()
+    .all(OWNED_PREFIX) as [string, string, string | null][];
+  for (const [tbl, name, sql] of owned) {
+    let table = indexes.get(tbl);
+    if (table === undefined) indexes.set(tbl, (table = new Map()));
+    table.set(name, sql);
+  }
+  return { tables, indexes };
+}
+
+/** Creates the collection's table if missing and brings its indexes in line with the spec (`present`: see presentSchema). */
+function migrateCollection(db: Db, resource: ResourceSpec, present: PresentSchema): void {
   checkLabels(resource);
   const c = resource.collection;
   const table = ident(c);
   const idType = isSequence(resource) ? "INTEGER" : "TEXT";
-  db.exec(
-    `CREATE TABLE IF NOT EXISTS ${table} (id ${idType} PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, ` +
-      `modified_at TEXT NOT NULL, owner TEXT, data TEXT NOT NULL)`,
-  );
-  const info = db.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(c) as { name: string; type: string }[];
-  const columns = new Set(info.map((r) => r.name));
-  const missing = COLUMNS.filter((col) => !columns.has(col));
-  if (missing.length > 0) {
-    throw new Error(`sqlite store: table ${JSON.stringify(c)} exists but lacks column(s) ${missing.join(", ")}`);
-  }
-  const had = info.find((r) => r.name === "id")!.type.toUpperCase();
-  if ((had === "INTEGER") !== (idType === "INTEGER")) {
-    // Ids cannot change form in place: every stored link and every href clients keep names the old ids.
-    throw new Error(
-      `sqlite store: the instances of ${JSON.stringify(c)} in this database have ${had === "INTEGER" ? "integer" : "string"} ids, and the definitions now ask ` +
-        `for ${idType === "INTEGER" ? 'integer ids ("x-id": "sequence")' : "string ids"}; keep the x-id the collection was created with, or start on a new database`,
+  const info = present.tables.get(tableKey(c));
+  if (info === undefined) {
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS ${table} (id ${idType} PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, ` +
+        `modified_at TEXT NOT NULL, owner TEXT, data TEXT NOT NULL)`,
     );
-  }
-  if (isSequence(resource)) {
-    db.exec(`CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection TEXT PRIMARY KEY NOT NULL, last INTEGER NOT NULL)`);
+  } else {
+    const missing = COLUMNS.filter((col) => !info.has(col));
+    if (missing.length > 0) {
+      throw new Error(`sqlite store: table ${JSON.stringify(c)} exists but lacks column(s) ${missing.join(", ")}`);
+    }
+    const had = info.get("id")!.toUpperCase();
+    if ((had === "INTEGER") !== (idType === "INTEGER")) {
+      // Ids cannot change form in place: every stored link and every href clients keep names the old ids.
+      throw new Error(
+        `sqlite store: the instances of ${JSON.stringify(c)} in this database have ${had === "INTEGER" ? "integer" : "string"} ids, and the definitions now ask ` +
+          `for ${idType === "INTEGER" ? 'integer ids ("x-id": "sequence")' : "string ids"}; keep the x-id the collection was created with, or start on a new database`,
+      );
+    }
   }
 
   const wanted = wantedIndexes(resource);
-  const present = db
-    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, 4) = ?`)
-    .all(c, OWNED_PREFIX) as { name: string; sql: string | null }[];
   const keep = new Set<string>();
-  for (const index of present) {
-    if (wanted.get(index.name) === index.sql) keep.add(index.name);
-    else db.exec(`DROP INDEX ${ident(index.name)}`);
+  for (const [name, sql] of present.indexes.get(c) ?? []) {
+    if (wanted.get(name) === sql) keep.add(name);
+    else db.exec(`DROP INDEX ${ident(name)}`);
   }
   for (const [name, sql] of wanted) {
     if (keep.has(name)) continue;
@@ -211,6 +247,15 @@ function migrateCollection(db: Db, resource: ResourceSpec): void {
       }
       throw error;
     }
+  }
+}
+
+/** Creates and migrates every collection's table, reading sqlite_master once (see presentSchema), and the sequences' table when a collection needs it. */
+function migrate(db: Db, spec: ServiceSpec): void {
+  const present = presentSchema(db);
+  for (const resource of spec.resources) migrateCollection(db, resource, present);
+  if (spec.resources.some(isSequence) && !present.tables.has(SEQUENCES)) {
+    db.exec(`CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection TEXT PRIMARY KEY NOT NULL, last INTEGER NOT NULL)`);
   }
 }
 
@@ -302,7 +347,11 @@ class Collection {
   }
 }
 
-/** The statements of every collection on one connection, and those that begin and end its transactions. */
+/**
+ * The statements of the collections on one connection, and those that begin and end its transactions. A
+ * collection's statements are prepared on its first use, not at start-up: a service of 850 collections
+ * would otherwise prepare some 10 000 statements before its first answer.
+ */
 class Connection {
   private readonly collections = new Map<string, Collection>();
   /** Prepared once: a transaction costs no SQL compilation. */
@@ -312,17 +361,23 @@ class Connection {
 
   constructor(
     readonly db: Db,
-    spec: ServiceSpec,
+    private readonly resources: ReadonlyMap<string, ResourceSpec>,
   ) {
-    for (const resource of spec.resources) this.collections.set(resource.collection, new Collection(db, resource));
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
     this.rollback = db.prepare("ROLLBACK");
   }
 
   col(collection: string): Collection {
-    const c = this.collections.get(collection);
-    if (!c) throw new Error(`sqlite store: unknown collection ${JSON.stringify(collection)}`);
+    return this.collections.get(collection) ?? this.prepare(collection);
+  }
+
+  /** The first use of a collection on this connection: its statements. */
+  private prepare(collection: string): Collection {
+    const resource = this.resources.get(collection);
+    if (resource === undefined) throw new Error(`sqlite store: unknown collection ${JSON.stringify(collection)}`);
+    const c = new Collection(this.db, resource);
+    this.collections.set(collection, c);
     return c;
   }
 }
@@ -441,8 +496,9 @@ class SqliteStore implements Store {
     spec: ServiceSpec,
     private readonly busyTimeoutMs: number,
   ) {
-    this.reader = new Connection(db, spec);
-    this.writer = writeDb ? new Connection(writeDb, spec) : this.reader;
+    const resources = new Map(spec.resources.map((r) => [r.collection, r]));
+    this.reader = new Connection(db, resources);
+    this.writer = writeDb ? new Connection(writeDb, resources) : this.reader;
     this.dataVersion = db.prepare("PRAGMA data_version").pluck();
   }
 
@@ -755,9 +811,7 @@ export function openSqliteStore(spec: ServiceSpec, file: string, options: Sqlite
       seen.add(resource.collection);
     }
     // IMMEDIATE: two processes starting at once migrate one after the other, never interleaved.
-    db.transaction(() => {
-      for (const resource of spec.resources) migrateCollection(db, resource);
-    }).immediate();
+    db.transaction(() => migrate(db, spec)).immediate();
     db.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
     if (wal) {
       writeDb = new Database(file);

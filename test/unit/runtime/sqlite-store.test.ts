@@ -632,4 +632,118 @@ test("a table without the expected columns is a clear start-up error", () => {
   }
 });
 
+/** Runs `work` with every SQL text better-sqlite3 is given (prepare and exec, on any connection) recorded. */
+function recordingSql<T>(work: () => T): { result: T; sql: string[] } {
+  const sql: string[] = [];
+  const proto = Database.prototype as unknown as { prepare: (s: string) => unknown; exec: (s: string) => unknown };
+  const { prepare, exec } = proto;
+  proto.prepare = function (this: unknown, s: string) {
+    sql.push(s);
+    return prepare.call(this, s);
+  };
+  proto.exec = function (this: unknown, s: string) {
+    sql.push(s);
+    return exec.call(this, s);
+  };
+  try {
+    return { result: work(), sql };
+  } finally {
+    proto.prepare = prepare;
+    proto.exec = exec;
+  }
+}
+
+/** A spec of `n` more collections besides makeSpec's, each with an instance link to accounts. */
+function wideSpec(n: number, opts: Parameters<typeof makeSpec>[0] = {}): ServiceSpec {
+  const extra = Array.from({ length: n }, (_, i) => resource(`items${i}s`, [{ name: "account", kind: "link", link: { kind: "instance", target: "accounts" } }], ["code"]));
+  return makeSpec({ ...opts, extra: [...extra, ...(opts.extra ?? [])] });
+}
+
+test("start-up reads sqlite_master a fixed number of times and prepares no collection's statements, whatever the number of collections", async () => {
+  const dir = tempDir();
+  try {
+    const counts = (n: number) => {
+      const file = path.join(dir, `wide-${n}.sqlite`);
+      const created = recordingSql(() => openSqliteStore(wideSpec(n), file));
+      const reopened = recordingSql(() => {
+        void created.result.close();
+        return openSqliteStore(wideSpec(n), file);
+      });
+      void reopened.result.close();
+      const master = (sql: string[]) => sql.filter((s) => /sqlite_master/i.test(s)).length;
+      const perCollection = (sql: string[]) => sql.filter((s) => /^(SELECT|INSERT|UPDATE|DELETE)\b/.test(s) && /"items\d+s"/.test(s)).length;
+      return {
+        master: [master(created.sql), master(reopened.sql)],
+        prepared: [perCollection(created.sql), perCollection(reopened.sql)],
+        ddl: reopened.sql.filter((s) => /^(CREATE|DROP)\b/.test(s)),
+      };
+    };
+    const small = counts(3);
+    const big = counts(60);
+    assert.ok(small.master[0]! > 0, "the schema is read");
+    assert.equal(big.master, small.master, "sqlite_master is read as often at 60 collections as at 3");
+    assert.equal(big.prepared, [0, 0], "no statement of a collection is prepared before its first use");
+    assert.equal(big.ddl, [], "reopening an up-to-date database changes no schema");
+
+    // The first use prepares the collection's statements, on that connection only, once.
+    const file = path.join(dir, "wide-60.sqlite");
+    const store = openSqliteStore(wideSpec(60), file);
+    const first = recordingSql(() => store.immediate.get("items7s", "x"));
+    assert.is(first.result, undefined);
+    assert.ok(first.sql.some((s) => /FROM "items7s" WHERE id = \?/.test(s)), "prepared on first use");
+    assert.ok(first.sql.every((s) => !/"items8s"/.test(s)), "only the collection used");
+    assert.equal(recordingSql(() => store.immediate.get("items7s", "y")).sql, [], "once");
+    await store.insert("items7s", rec("i1", { account: "a1", code: "c1" }));
+    assert.equal(store.immediate.get("items7s", "i1")?.data, { account: "a1", code: "c1" });
+    await rejectsWith(store.insert("items7s", rec("i2", { code: "c1" })), (e) => assert.is((e as UniqueViolation).property, "code"));
+    await store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("migration of a database of many collections: a new collection is created, changed and dropped indexes are handled per table", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    let store = openSqliteStore(wideSpec(20), file);
+    await store.insert("items3s", rec("i1", { account: "a1", code: "c1" }));
+    await store.insert("items3s", rec("i2", { account: "a2", code: "c2" }));
+    await store.close();
+    const db = new Database(file);
+    db.exec(`DROP INDEX "rsc_order:items5s"; CREATE INDEX "rsc_order:items5s" ON items5s (created_at)`); // ours, outdated
+    db.exec(`DROP INDEX "rsc_link:items9s:account"`); // ours, missing
+    db.exec(`CREATE INDEX "rsc_link:items11s:gone" ON items11s (id)`); // ours, no longer wanted
+    db.exec(`CREATE INDEX "theirs" ON items12s (id)`); // not ours: left alone
+    db.close();
+
+    const added = resource("newcomers", [{ name: "account", kind: "link", link: { kind: "instance", target: "accounts" } }], ["code"], "owner");
+    store = openSqliteStore(wideSpec(20, { extra: [added] }), file);
+    assert.equal(indexNames(file, "items5s"), ["rsc_link:items5s:account", "rsc_order:items5s", "rsc_owner:items5s", "rsc_unique:items5s:code"]);
+    assert.equal(indexNames(file, "items9s"), ["rsc_link:items9s:account", "rsc_order:items9s", "rsc_owner:items9s", "rsc_unique:items9s:code"]);
+    assert.equal(indexNames(file, "items11s"), ["rsc_link:items11s:account", "rsc_order:items11s", "rsc_owner:items11s", "rsc_unique:items11s:code"]);
+    assert.equal(indexNames(file, "newcomers"), ["rsc_link:newcomers:account", "rsc_order:newcomers", "rsc_owner:newcomers", "rsc_unique:newcomers:code"]);
+    const check = new Database(file, { readonly: true });
+    const sql = (name: string) => (check.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).get(name) as { sql: string } | undefined)?.sql;
+    assert.match(sql("rsc_order:items5s") ?? "", /\(created_at, id\)/);
+    assert.ok(sql("theirs"));
+    check.close();
+    assert.is((await store.list("items3s", { offset: 0, limit: 10 })).size, 2, "the rows are kept");
+    await store.insert("newcomers", rec("n1", { account: "a1", code: "c1" }, { owner: "k" }));
+    assert.is((await store.list("newcomers", { offset: 0, limit: 10, owner: "k" })).size, 1);
+    await store.close();
+
+    // A duplicate in one of many tables still refuses the start, naming that collection, and changes nothing.
+    const dup = new Database(file);
+    dup.exec(`DROP INDEX "rsc_unique:items14s:code"`);
+    dup.prepare(`INSERT INTO items14s (id, created_at, modified_at, owner, data) VALUES (?, ?, ?, NULL, ?)`).run("d1", "t", "t", JSON.stringify({ code: "same" }));
+    dup.prepare(`INSERT INTO items14s (id, created_at, modified_at, owner, data) VALUES (?, ?, ?, NULL, ?)`).run("d2", "t", "t", JSON.stringify({ code: "same" }));
+    dup.close();
+    assert.throws(() => openSqliteStore(wideSpec(20, { extra: [added] }), file), /collection "items14s".*"same" appears 2 times/);
+    assert.not.ok(indexNames(file, "items14s").includes("rsc_unique:items14s:code"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();
