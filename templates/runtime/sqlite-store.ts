@@ -21,7 +21,9 @@
  * the transaction's writes before they are committed (or rolled back); use a file for real work.
  */
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { ResourceSpec, ServiceSpec } from "./spec.js";
 import { StoreBusy, UniqueViolation } from "./store.js";
@@ -193,18 +195,27 @@ function presentSchema(db: Db): PresentSchema {
   return { tables, indexes };
 }
 
-/** Creates the collection's table if missing and brings its indexes in line with the spec (`present`: see presentSchema). */
-function migrateCollection(db: Db, resource: ResourceSpec, present: PresentSchema): void {
+/**
+ * Creates the collection's table if missing and brings its indexes in line with the spec (`present`: see
+ * presentSchema). With `deferred`, a missing table is not created but its statements are added there
+ * (IF NOT EXISTS: another process may create it first), to be run later in one transaction (createInWorker).
+ */
+function migrateCollection(db: Db, resource: ResourceSpec, present: PresentSchema, deferred?: string[]): void {
   checkLabels(resource);
   const c = resource.collection;
   const table = ident(c);
   const idType = isSequence(resource) ? "INTEGER" : "TEXT";
   const info = present.tables.get(tableKey(c));
   if (info === undefined) {
-    db.exec(
-      `CREATE TABLE IF NOT EXISTS ${table} (id ${idType} PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, ` +
-        `modified_at TEXT NOT NULL, owner TEXT, data TEXT NOT NULL)`,
-    );
+    const create = `CREATE TABLE IF NOT EXISTS ${table} (id ${idType} PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, modified_at TEXT NOT NULL, owner TEXT, data TEXT NOT NULL)`;
+    if (deferred !== undefined) {
+      // An empty table: none of its indexes can fail. SQLite stores the statement without IF NOT EXISTS,
+      // so the next start finds exactly the wanted text.
+      deferred.push(create);
+      for (const sql of wantedIndexes(resource).values()) deferred.push(sql.replace(/^CREATE (UNIQUE )?INDEX /, "CREATE $1INDEX IF NOT EXISTS "));
+      return;
+    }
+    db.exec(create);
   } else {
     const missing = COLUMNS.filter((col) => !info.has(col));
     if (missing.length > 0) {
@@ -250,10 +261,13 @@ function migrateCollection(db: Db, resource: ResourceSpec, present: PresentSchem
   }
 }
 
-/** Creates and migrates every collection's table, reading sqlite_master once (see presentSchema), and the sequences' table when a collection needs it. */
-function migrate(db: Db, spec: ServiceSpec): void {
+/**
+ * Creates and migrates every collection's table, reading sqlite_master once (see presentSchema), and the
+ * sequences' table when a collection needs it; with `deferred`, the missing tables' statements go there.
+ */
+function migrate(db: Db, spec: ServiceSpec, deferred?: string[]): void {
   const present = presentSchema(db);
-  for (const resource of spec.resources) migrateCollection(db, resource, present);
+  for (const resource of spec.resources) migrateCollection(db, resource, present, deferred);
   if (spec.resources.some(isSequence) && !present.tables.has(SEQUENCES)) {
     db.exec(`CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection TEXT PRIMARY KEY NOT NULL, last INTEGER NOT NULL)`);
   }
@@ -794,6 +808,31 @@ class SqliteTransaction implements Store {
  * @example openSqliteStore(spec, "data/library.db", { busyTimeoutMs: 2000 })
  */
 export function openSqliteStore(spec: ServiceSpec, file: string, options: SqliteStoreOptions = {}): Store & { readonly immediate: ImmediateReads } {
+  return open(spec, file, options, false).store;
+}
+
+/** A store opened by openSqliteStoreInParallel, and when it may be used. */
+export interface ParallelStore {
+  readonly store: Store & { readonly immediate: ImmediateReads };
+  /** Resolves once the tables the database lacked are created (at once when it lacked none); rejects, saying why, when they could not be. */
+  readonly created: Promise<void>;
+}
+
+/**
+ * Opens the store as openSqliteStore does, but the tables the database lacks (every table of a new
+ * database) are created on a worker thread, while the caller goes on (buildService registers the routes
+ * meanwhile): SQLite reads its whole schema again after each CREATE, so a new database of 850 collections
+ * takes most of a second to create. Changes to existing tables (indexes to drop or add, which may fail
+ * on the data) are made before this returns, as openSqliteStore makes them. Use the store once `created`
+ * has resolved. A database in memory is created at once (no other thread can open it).
+ * @example const { store, created } = openSqliteStoreInParallel(spec, "data/library.db"); await created;
+ */
+export function openSqliteStoreInParallel(spec: ServiceSpec, file: string, options: SqliteStoreOptions = {}): ParallelStore {
+  return open(spec, file, options, true);
+}
+
+/** openSqliteStore, and with `parallel` openSqliteStoreInParallel. */
+function open(spec: ServiceSpec, file: string, options: SqliteStoreOptions, parallel: boolean): ParallelStore {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) throw new Error(`sqlite store: busyTimeoutMs must be a number of milliseconds >= 0, not ${busyTimeoutMs}`);
   if (file !== ":memory:" && !file.startsWith("file:")) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -810,18 +849,51 @@ export function openSqliteStore(spec: ServiceSpec, file: string, options: Sqlite
       if (seen.has(resource.collection)) throw new Error(`sqlite store: collection ${resource.collection} appears twice`);
       seen.add(resource.collection);
     }
+    const deferred = parallel && wal && !file.startsWith("file:") ? [] : undefined;
     // IMMEDIATE: two processes starting at once migrate one after the other, never interleaved.
-    db.transaction(() => migrate(db, spec)).immediate();
+    db.transaction(() => migrate(db, spec, deferred)).immediate();
     db.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
     if (wal) {
       writeDb = new Database(file);
       writeDb.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
       writeDb.pragma("synchronous = NORMAL");
     }
-    return new SqliteStore(db, writeDb, spec, busyTimeoutMs);
+    const store = new SqliteStore(db, writeDb, spec, busyTimeoutMs);
+    return { store, created: deferred === undefined || deferred.length === 0 ? Promise.resolve() : createInWorker(file, deferred, busyTimeoutMs) };
   } catch (error) {
     writeDb?.close();
     db.close();
     throw error;
   }
+}
+
+/**
+ * The code of the worker that runs createInWorker's statements: fixed text, given the statements (made
+ * by wantedIndexes and migrateCollection, names escaped there) and the driver's path as data.
+ */
+const CREATE_TABLES_WORKER = `
+const { workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+try {
+  db.pragma("busy_timeout = " + workerData.busyTimeoutMs);
+  db.transaction(() => { for (const sql of workerData.statements) db.exec(sql); }).immediate();
+} catch (error) {
+  // A SqliteError reaches the other thread without its message: a plain Error keeps it.
+  throw new Error(String(error && error.message || error));
+} finally {
+  db.close();
+}
+`;
+
+/** Runs `statements` (creating tables and their indexes) in one IMMEDIATE transaction on a connection of a worker thread. */
+function createInWorker(file: string, statements: readonly string[], busyTimeoutMs: number): Promise<void> {
+  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => reject(new Error(`sqlite store: cannot create the tables the database ${file} lacks: ${why}`));
+    // execArgv []: the worker needs none of the process's flags (a loader such as tsx would only slow it).
+    const worker = new Worker(CREATE_TABLES_WORKER, { eval: true, execArgv: [], workerData: { driver, file: path.resolve(file), statements, busyTimeoutMs: Math.max(SYNC_BUSY_MS, Math.round(busyTimeoutMs)) } });
+    worker.once("error", (error) => fail(error instanceof Error ? error.message : String(error)));
+    worker.once("exit", (code) => (code === 0 ? resolve() : fail(`the worker stopped with exit code ${code}`)));
+  });
 }

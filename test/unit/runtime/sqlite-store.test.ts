@@ -12,7 +12,7 @@ import Database from "better-sqlite3";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
-import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
+import { openSqliteStore, openSqliteStoreInParallel } from "../../../templates/runtime/sqlite-store.js";
 import { StoreBusy, UniqueViolation, type StoredRecord } from "../../../templates/runtime/store.js";
 
 const storeModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../templates/runtime/sqlite-store.ts");
@@ -741,6 +741,97 @@ test("migration of a database of many collections: a new collection is created, 
     dup.close();
     assert.throws(() => openSqliteStore(wideSpec(20, { extra: [added] }), file), /collection "items14s".*"same" appears 2 times/);
     assert.not.ok(indexNames(file, "items14s").includes("rsc_unique:items14s:code"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** The schema of a database file: every table and index with its SQL, by name. */
+function schemaOf(file: string): { type: string; name: string; tbl_name: string; sql: string | null }[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(`SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name`).all() as { type: string; name: string; tbl_name: string; sql: string | null }[];
+  } finally {
+    db.close();
+  }
+}
+
+test("openSqliteStoreInParallel: a new database gets on a worker thread exactly the schema openSqliteStore makes, and works once created", async () => {
+  const dir = tempDir();
+  try {
+    const spec = wideSpec(30, { extra: [{ ...resource("tickets", [{ name: "account", kind: "link", link: { kind: "instance", target: "accounts" } }]), idForm: { kind: "sequence" } }] });
+    openSqliteStore(spec, path.join(dir, "sync.sqlite")).close();
+    const file = path.join(dir, "parallel.sqlite");
+    const { store, created } = openSqliteStoreInParallel(spec, file);
+    const before = schemaOf(file);
+    assert.ok(before.length < 10, `the tables are not made on the calling thread (${before.length} schema entries before created)`);
+    await created;
+    assert.equal(schemaOf(file), schemaOf(path.join(dir, "sync.sqlite")));
+    await store.insert("items4s", rec("i1", { account: "a1", code: "c1" }));
+    assert.equal((await store.get("items4s", "i1"))?.data, { account: "a1", code: "c1" });
+    await rejectsWith(store.insert("items4s", rec("i2", { code: "c1" })), (e) => assert.is((e as UniqueViolation).property, "code"));
+    assert.is(await store.nextId!("tickets"), "1");
+    await store.close();
+    const reopened = recordingSql(() => openSqliteStore(spec, file));
+    assert.equal(reopened.sql.filter((s) => /^(CREATE|DROP)\b/.test(s)), [], "the next start finds every index as wanted");
+    await reopened.result.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("openSqliteStoreInParallel: changes to existing tables are made before it returns, only missing tables later; two at once on a new file both succeed", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    openSqliteStore(makeSpec(), file).close();
+    const db = new Database(file);
+    db.exec(`DROP INDEX "rsc_order:books"; CREATE INDEX "rsc_order:books" ON books (created_at)`); // ours, outdated
+    db.close();
+    const { store, created } = openSqliteStoreInParallel(wideSpec(10), file);
+    const fixed = schemaOf(file).find((e) => e.name === "rsc_order:books");
+    assert.match(fixed?.sql ?? "", /\(created_at, id\)/, "the existing table is migrated at once");
+    await created;
+    assert.equal(indexNames(file, "items9s"), ["rsc_link:items9s:account", "rsc_order:items9s", "rsc_owner:items9s", "rsc_unique:items9s:code"]);
+    await store.close();
+
+    // Two services starting at once on one new file: each creates what it finds missing; IF NOT EXISTS makes the second a no-op.
+    const shared = path.join(dir, "shared.sqlite");
+    const a = openSqliteStoreInParallel(wideSpec(40), shared);
+    const b = openSqliteStoreInParallel(wideSpec(40), shared);
+    await Promise.all([a.created, b.created]);
+    openSqliteStore(wideSpec(40), path.join(dir, "one.sqlite")).close();
+    assert.equal(schemaOf(shared), schemaOf(path.join(dir, "one.sqlite")));
+    await a.store.close();
+    await b.store.close();
+
+    // In memory, nothing is left for later.
+    const memory = openSqliteStoreInParallel(wideSpec(3), ":memory:");
+    await memory.created;
+    await memory.store.insert("items1s", rec("m1", { code: "x" }));
+    assert.is((await memory.store.list("items1s", { offset: 0, limit: 5 })).size, 1);
+    await memory.store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("openSqliteStoreInParallel: tables that cannot be created reject `created` with the reason (here another connection's lock past the busy timeout)", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    const { store, created } = openSqliteStoreInParallel(wideSpec(5), file, { busyTimeoutMs: 50 });
+    // Taken at once: the worker thread is still starting, so it finds the file locked.
+    const other = new Database(file);
+    other.exec("BEGIN IMMEDIATE");
+    await rejectsWith(created, (e) => {
+      assert.instance(e, Error);
+      assert.match((e as Error).message, /sqlite store: cannot create the tables the database .*db\.sqlite lacks: database is locked/);
+    });
+    other.exec("ROLLBACK");
+    other.close();
+    await store.close();
+    assert.equal(indexNames(file, "items1s"), [], "nothing half made");
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
