@@ -3,7 +3,8 @@
  * as JSON. The schema is created and migrated at start-up from the spec: a UNIQUE expression index per
  * x-unique property, an index per instance-link field (inverse-collection queries) and one on owner.
  * Every index this module manages is named `rsc_…`; indexes of ours that the spec no longer asks for are
- * dropped, so regenerating the service with a changed x-unique migrates the file on the next start. A
+ * dropped, so regenerating the service with a changed x-unique migrates the file on the next start (the
+ * tables a database lacks may be created on a worker thread meanwhile: openSqliteStoreInParallel). A
  * collection whose ids are a sequence (x-id "sequence") has an INTEGER key, so its lists order ids as
  * numbers, and its last number in the table rsc_sequences, written in the create's transaction.
  *
@@ -170,6 +171,7 @@ function tableKey(name: string): string {
   return name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 }
 
+/** Reads the PresentSchema: two queries, whatever the number of collections. */
 function presentSchema(db: Db): PresentSchema {
   const tables = new Map<string, Map<string, string>>();
   const columns = db
