@@ -161,14 +161,18 @@ export class ServiceContext {
     throw this.error(result.reason, "", result.reason === "unknownVersion" ? `This service serves version ${this.spec.version}.` : `Acceptable types here: ${offers.join(", ")}.`);
   }
 
-  private readonly offerLists = new Map<string, readonly string[]>();
+  private offerLists: Map<string, readonly string[]> | undefined;
 
   /** Offers for a vendor media type: plain JSON first, then both vendor shapes. */
   offers(mediaType: string): readonly string[] {
+    // Made for every media type at once: a search of spec.mediaTypes per route would be quadratic in the collections.
+    if (this.offerLists === undefined) {
+      this.offerLists = new Map();
+      for (const t of this.spec.mediaTypes) if (!this.offerLists.has(t.name)) this.offerLists.set(t.name, ["application/json", t.name, t.alias]);
+    }
     let list = this.offerLists.get(mediaType);
     if (!list) {
-      const t = this.spec.mediaTypes.find((m) => m.name === mediaType);
-      list = t ? ["application/json", t.name, t.alias] : ["application/json", mediaType];
+      list = ["application/json", mediaType];
       this.offerLists.set(mediaType, list);
     }
     return list;

@@ -12,7 +12,7 @@ import { KeyRing } from "./keys.js";
 import { httpLimitsFrom, type HttpLimits } from "./limits.js";
 import type { ServiceSpec } from "./spec.js";
 import { DEFAULT_EXPAND_LIMIT } from "./represent.js";
-import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteStore } from "./sqlite-store.js";
+import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteStoreInParallel } from "./sqlite-store.js";
 import type { Store } from "./store.js";
 
 /** Settings of a running service, as read from the environment. */
@@ -113,7 +113,13 @@ export type ServiceHandlers = Pick<AppOptions, "hooks" | "actions" | "docsDir" |
 export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers, options: ServiceOptions = {}): Promise<Service> {
   const settings = settingsFrom(options.env ?? process.env, spec);
   const log = options.logger ?? pino({ level: settings.logLevel });
-  const store = options.store ?? openSqliteStore(spec, settings.databaseFile, { busyTimeoutMs: settings.databaseBusyTimeoutMs });
+  // The tables a new database lacks are created on another thread while the routes are registered here.
+  const opened = options.store === undefined ? openSqliteStoreInParallel(spec, settings.databaseFile, { busyTimeoutMs: settings.databaseBusyTimeoutMs }) : undefined;
+  const store = options.store ?? opened!.store;
+  const created = opened?.created.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   let app: FastifyInstance;
   let keys: KeyRing;
   try {
@@ -129,8 +135,15 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
       expandLimit: settings.expandLimit,
       limits: settings.limits,
     });
+    const failed = await created;
+    if (failed !== undefined) throw failed;
   } catch (error) {
-    if (options.store === undefined) await store.close();
+    if (options.store === undefined) {
+      // A failure of the store's creation is the one to report: the keys or the app may have failed for want of it.
+      const failed = await created;
+      await store.close();
+      throw failed ?? error;
+    }
     throw error;
   }
   const signals = new Map<NodeJS.Signals, () => void>();

@@ -3,7 +3,8 @@
  * as JSON. The schema is created and migrated at start-up from the spec: a UNIQUE expression index per
  * x-unique property, an index per instance-link field (inverse-collection queries) and one on owner.
  * Every index this module manages is named `rsc_…`; indexes of ours that the spec no longer asks for are
- * dropped, so regenerating the service with a changed x-unique migrates the file on the next start. A
+ * dropped, so regenerating the service with a changed x-unique migrates the file on the next start (the
+ * tables a database lacks may be created on a worker thread meanwhile: openSqliteStoreInParallel). A
  * collection whose ids are a sequence (x-id "sequence") has an INTEGER key, so its lists order ids as
  * numbers, and its last number in the table rsc_sequences, written in the create's transaction.
  *
@@ -21,7 +22,9 @@
  * the transaction's writes before they are committed (or rolled back); use a file for real work.
  */
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { ResourceSpec, ServiceSpec } from "./spec.js";
 import { StoreBusy, UniqueViolation } from "./store.js";
@@ -153,42 +156,88 @@ function isSequence(resource: ResourceSpec): boolean {
   return resource.idForm?.kind === "sequence";
 }
 
-/** Creates the collection's table if missing and brings its indexes in line with the spec. */
-function migrateCollection(db: Db, resource: ResourceSpec): void {
+/**
+ * What the database holds of this module's schema, read once for all collections: every table's columns
+ * (keyed by the name folded as SQLite folds it: table names ignore ASCII case) and the indexes we own, by
+ * table. Asking sqlite_master per collection would scan it once each: quadratic in the collections.
+ */
+interface PresentSchema {
+  readonly tables: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  readonly indexes: ReadonlyMap<string, ReadonlyMap<string, string | null>>;
+}
+
+/** A table name as SQLite compares it (ASCII letters fold to lower case, other characters do not). */
+function tableKey(name: string): string {
+  return name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+}
+
+/** Reads the PresentSchema: two queries, whatever the number of collections. */
+function presentSchema(db: Db): PresentSchema {
+  const tables = new Map<string, Map<string, string>>();
+  const columns = db
+    .prepare(`SELECT m.name AS tbl, p.name AS name, p.type AS type FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table'`)
+    .raw()
+    .all() as [string, string, string][];
+  for (const [tbl, name, type] of columns) {
+    const key = tableKey(tbl);
+    let table = tables.get(key);
+    if (table === undefined) tables.set(key, (table = new Map()));
+    table.set(name, type);
+  }
+  const indexes = new Map<string, Map<string, string | null>>();
+  const owned = db
+    .prepare(`SELECT tbl_name, name, sql FROM sqlite_master WHERE type = 'index' AND substr(name, 1, 4) = ?`)
+    .raw()
+    .all(OWNED_PREFIX) as [string, string, string | null][];
+  for (const [tbl, name, sql] of owned) {
+    let table = indexes.get(tbl);
+    if (table === undefined) indexes.set(tbl, (table = new Map()));
+    table.set(name, sql);
+  }
+  return { tables, indexes };
+}
+
+/**
+ * Creates the collection's table if missing and brings its indexes in line with the spec (`present`: see
+ * presentSchema). With `deferred`, a missing table is not created but its statements are added there
+ * (IF NOT EXISTS: another process may create it first), to be run later in one transaction (createInWorker).
+ */
+function migrateCollection(db: Db, resource: ResourceSpec, present: PresentSchema, deferred?: string[]): void {
   checkLabels(resource);
   const c = resource.collection;
   const table = ident(c);
   const idType = isSequence(resource) ? "INTEGER" : "TEXT";
-  db.exec(
-    `CREATE TABLE IF NOT EXISTS ${table} (id ${idType} PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, ` +
-      `modified_at TEXT NOT NULL, owner TEXT, data TEXT NOT NULL)`,
-  );
-  const info = db.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(c) as { name: string; type: string }[];
-  const columns = new Set(info.map((r) => r.name));
-  const missing = COLUMNS.filter((col) => !columns.has(col));
-  if (missing.length > 0) {
-    throw new Error(`sqlite store: table ${JSON.stringify(c)} exists but lacks column(s) ${missing.join(", ")}`);
-  }
-  const had = info.find((r) => r.name === "id")!.type.toUpperCase();
-  if ((had === "INTEGER") !== (idType === "INTEGER")) {
-    // Ids cannot change form in place: every stored link and every href clients keep names the old ids.
-    throw new Error(
-      `sqlite store: the instances of ${JSON.stringify(c)} in this database have ${had === "INTEGER" ? "integer" : "string"} ids, and the definitions now ask ` +
-        `for ${idType === "INTEGER" ? 'integer ids ("x-id": "sequence")' : "string ids"}; keep the x-id the collection was created with, or start on a new database`,
-    );
-  }
-  if (isSequence(resource)) {
-    db.exec(`CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection TEXT PRIMARY KEY NOT NULL, last INTEGER NOT NULL)`);
+  const info = present.tables.get(tableKey(c));
+  if (info === undefined) {
+    const create = `CREATE TABLE IF NOT EXISTS ${table} (id ${idType} PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, modified_at TEXT NOT NULL, owner TEXT, data TEXT NOT NULL)`;
+    if (deferred !== undefined) {
+      // An empty table: none of its indexes can fail. SQLite stores the statement without IF NOT EXISTS,
+      // so the next start finds exactly the wanted text.
+      deferred.push(create);
+      for (const sql of wantedIndexes(resource).values()) deferred.push(sql.replace(/^CREATE (UNIQUE )?INDEX /, "CREATE $1INDEX IF NOT EXISTS "));
+      return;
+    }
+    db.exec(create);
+  } else {
+    const missing = COLUMNS.filter((col) => !info.has(col));
+    if (missing.length > 0) {
+      throw new Error(`sqlite store: table ${JSON.stringify(c)} exists but lacks column(s) ${missing.join(", ")}`);
+    }
+    const had = info.get("id")!.toUpperCase();
+    if ((had === "INTEGER") !== (idType === "INTEGER")) {
+      // Ids cannot change form in place: every stored link and every href clients keep names the old ids.
+      throw new Error(
+        `sqlite store: the instances of ${JSON.stringify(c)} in this database have ${had === "INTEGER" ? "integer" : "string"} ids, and the definitions now ask ` +
+          `for ${idType === "INTEGER" ? 'integer ids ("x-id": "sequence")' : "string ids"}; keep the x-id the collection was created with, or start on a new database`,
+      );
+    }
   }
 
   const wanted = wantedIndexes(resource);
-  const present = db
-    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, 4) = ?`)
-    .all(c, OWNED_PREFIX) as { name: string; sql: string | null }[];
   const keep = new Set<string>();
-  for (const index of present) {
-    if (wanted.get(index.name) === index.sql) keep.add(index.name);
-    else db.exec(`DROP INDEX ${ident(index.name)}`);
+  for (const [name, sql] of present.indexes.get(c) ?? []) {
+    if (wanted.get(name) === sql) keep.add(name);
+    else db.exec(`DROP INDEX ${ident(name)}`);
   }
   for (const [name, sql] of wanted) {
     if (keep.has(name)) continue;
@@ -211,6 +260,18 @@ function migrateCollection(db: Db, resource: ResourceSpec): void {
       }
       throw error;
     }
+  }
+}
+
+/**
+ * Creates and migrates every collection's table, reading sqlite_master once (see presentSchema), and the
+ * sequences' table when a collection needs it; with `deferred`, the missing tables' statements go there.
+ */
+function migrate(db: Db, spec: ServiceSpec, deferred?: string[]): void {
+  const present = presentSchema(db);
+  for (const resource of spec.resources) migrateCollection(db, resource, present, deferred);
+  if (spec.resources.some(isSequence) && !present.tables.has(SEQUENCES)) {
+    db.exec(`CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection TEXT PRIMARY KEY NOT NULL, last INTEGER NOT NULL)`);
   }
 }
 
@@ -302,7 +363,11 @@ class Collection {
   }
 }
 
-/** The statements of every collection on one connection, and those that begin and end its transactions. */
+/**
+ * The statements of the collections on one connection, and those that begin and end its transactions. A
+ * collection's statements are prepared on its first use, not at start-up: a service of 850 collections
+ * would otherwise prepare some 10 000 statements before its first answer.
+ */
 class Connection {
   private readonly collections = new Map<string, Collection>();
   /** Prepared once: a transaction costs no SQL compilation. */
@@ -312,17 +377,23 @@ class Connection {
 
   constructor(
     readonly db: Db,
-    spec: ServiceSpec,
+    private readonly resources: ReadonlyMap<string, ResourceSpec>,
   ) {
-    for (const resource of spec.resources) this.collections.set(resource.collection, new Collection(db, resource));
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
     this.rollback = db.prepare("ROLLBACK");
   }
 
   col(collection: string): Collection {
-    const c = this.collections.get(collection);
-    if (!c) throw new Error(`sqlite store: unknown collection ${JSON.stringify(collection)}`);
+    return this.collections.get(collection) ?? this.prepare(collection);
+  }
+
+  /** The first use of a collection on this connection: its statements. */
+  private prepare(collection: string): Collection {
+    const resource = this.resources.get(collection);
+    if (resource === undefined) throw new Error(`sqlite store: unknown collection ${JSON.stringify(collection)}`);
+    const c = new Collection(this.db, resource);
+    this.collections.set(collection, c);
     return c;
   }
 }
@@ -441,8 +512,9 @@ class SqliteStore implements Store {
     spec: ServiceSpec,
     private readonly busyTimeoutMs: number,
   ) {
-    this.reader = new Connection(db, spec);
-    this.writer = writeDb ? new Connection(writeDb, spec) : this.reader;
+    const resources = new Map(spec.resources.map((r) => [r.collection, r]));
+    this.reader = new Connection(db, resources);
+    this.writer = writeDb ? new Connection(writeDb, resources) : this.reader;
     this.dataVersion = db.prepare("PRAGMA data_version").pluck();
   }
 
@@ -738,6 +810,31 @@ class SqliteTransaction implements Store {
  * @example openSqliteStore(spec, "data/library.db", { busyTimeoutMs: 2000 })
  */
 export function openSqliteStore(spec: ServiceSpec, file: string, options: SqliteStoreOptions = {}): Store & { readonly immediate: ImmediateReads } {
+  return open(spec, file, options, false).store;
+}
+
+/** A store opened by openSqliteStoreInParallel, and when it may be used. */
+export interface ParallelStore {
+  readonly store: Store & { readonly immediate: ImmediateReads };
+  /** Resolves once the tables the database lacked are created (at once when it lacked none); rejects, saying why, when they could not be. */
+  readonly created: Promise<void>;
+}
+
+/**
+ * Opens the store as openSqliteStore does, but the tables the database lacks (every table of a new
+ * database) are created on a worker thread, while the caller goes on (buildService registers the routes
+ * meanwhile): SQLite reads its whole schema again after each CREATE, so a new database of 850 collections
+ * takes most of a second to create. Changes to existing tables (indexes to drop or add, which may fail
+ * on the data) are made before this returns, as openSqliteStore makes them. Use the store once `created`
+ * has resolved. A database in memory is created at once (no other thread can open it).
+ * @example const { store, created } = openSqliteStoreInParallel(spec, "data/library.db"); await created;
+ */
+export function openSqliteStoreInParallel(spec: ServiceSpec, file: string, options: SqliteStoreOptions = {}): ParallelStore {
+  return open(spec, file, options, true);
+}
+
+/** openSqliteStore, and with `parallel` openSqliteStoreInParallel. */
+function open(spec: ServiceSpec, file: string, options: SqliteStoreOptions, parallel: boolean): ParallelStore {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) throw new Error(`sqlite store: busyTimeoutMs must be a number of milliseconds >= 0, not ${busyTimeoutMs}`);
   if (file !== ":memory:" && !file.startsWith("file:")) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -754,20 +851,51 @@ export function openSqliteStore(spec: ServiceSpec, file: string, options: Sqlite
       if (seen.has(resource.collection)) throw new Error(`sqlite store: collection ${resource.collection} appears twice`);
       seen.add(resource.collection);
     }
+    const deferred = parallel && wal && !file.startsWith("file:") ? [] : undefined;
     // IMMEDIATE: two processes starting at once migrate one after the other, never interleaved.
-    db.transaction(() => {
-      for (const resource of spec.resources) migrateCollection(db, resource);
-    }).immediate();
+    db.transaction(() => migrate(db, spec, deferred)).immediate();
     db.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
     if (wal) {
       writeDb = new Database(file);
       writeDb.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
       writeDb.pragma("synchronous = NORMAL");
     }
-    return new SqliteStore(db, writeDb, spec, busyTimeoutMs);
+    const store = new SqliteStore(db, writeDb, spec, busyTimeoutMs);
+    return { store, created: deferred === undefined || deferred.length === 0 ? Promise.resolve() : createInWorker(file, deferred, busyTimeoutMs) };
   } catch (error) {
     writeDb?.close();
     db.close();
     throw error;
   }
+}
+
+/**
+ * The code of the worker that runs createInWorker's statements: fixed text, given the statements (made
+ * by wantedIndexes and migrateCollection, names escaped there) and the driver's path as data.
+ */
+const CREATE_TABLES_WORKER = `
+const { workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+try {
+  db.pragma("busy_timeout = " + workerData.busyTimeoutMs);
+  db.transaction(() => { for (const sql of workerData.statements) db.exec(sql); }).immediate();
+} catch (error) {
+  // A SqliteError reaches the other thread without its message: a plain Error keeps it.
+  throw new Error(String(error && error.message || error));
+} finally {
+  db.close();
+}
+`;
+
+/** Runs `statements` (creating tables and their indexes) in one IMMEDIATE transaction on a connection of a worker thread. */
+function createInWorker(file: string, statements: readonly string[], busyTimeoutMs: number): Promise<void> {
+  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => reject(new Error(`sqlite store: cannot create the tables the database ${file} lacks: ${why}`));
+    // execArgv []: the worker needs none of the process's flags (a loader such as tsx would only slow it).
+    const worker = new Worker(CREATE_TABLES_WORKER, { eval: true, execArgv: [], workerData: { driver, file: path.resolve(file), statements, busyTimeoutMs: Math.max(SYNC_BUSY_MS, Math.round(busyTimeoutMs)) } });
+    worker.once("error", (error) => fail(error instanceof Error ? error.message : String(error)));
+    worker.once("exit", (code) => (code === 0 ? resolve() : fail(`the worker stopped with exit code ${code}`)));
+  });
 }

@@ -213,6 +213,36 @@ test("Node's client errors answer with the error body: 431 for large headers, 40
     }
   }));
 
+test("HEAD over a real socket: GET's status, Content-Type and Content-Length, no body, for answers and errors alike", () =>
+  withServer(async ({ port, key }) => {
+    const auth = `Authorization: Bearer ${key.secret}`;
+    const body = JSON.stringify({ text: "hello" });
+    const created = await exchange(port, (s) => s.write(request(["POST /v1/notes HTTP/1.1", "Host: x", auth, "Content-Type: application/json", `Content-Length: ${body.length}`]) + body));
+    assert.is(created.status, 201, created.body);
+    const id = JSON.parse(created.body).id as string;
+    const cases: [string, string[]][] = [
+      ["/v1/notes", [auth]],
+      [`/v1/notes/${id}`, [auth]],
+      [`/v1/notes/${id}?fields=text`, [auth]],
+      ["/v1/notes/01890a5d-ac96-774b-bcce-b302099a8057", [auth]],
+      [`/v1/notes/${id}`, []],
+      [`/v1/notes/${id}`, [auth, "Accept: text/html"]],
+      [`/v1/notes?limit=nope`, [auth]],
+    ];
+    const statuses: number[] = [];
+    for (const [target, headers] of cases) {
+      const get = await exchange(port, (s) => s.write(request([`GET ${target} HTTP/1.1`, "Host: x", ...headers])));
+      const head = await exchange(port, (s) => s.write(request([`HEAD ${target} HTTP/1.1`, "Host: x", ...headers])));
+      statuses.push(head.status);
+      assert.is(head.status, get.status, target);
+      assert.is(head.headers["content-type"], get.headers["content-type"], target);
+      assert.is(head.headers["content-length"], String(Buffer.byteLength(get.body)), target);
+      assert.ok(get.body.length > 0, target);
+      assert.is(head.body, "", `no body after the head of ${target}`);
+    }
+    assert.equal(statuses, [200, 200, 200, 404, 401, 406, 400]);
+  }));
+
 test("an HTTP/1.1 request without Host is 400 malformedRequest with the error body; HTTP/1.0 needs none", () =>
   withServer(async ({ port, key }) => {
     const res = await exchange(port, (s) => s.write(request(["GET /v1/notes HTTP/1.1", `Authorization: Bearer ${key.secret}`])));

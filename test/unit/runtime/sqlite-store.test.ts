@@ -12,7 +12,7 @@ import Database from "better-sqlite3";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
-import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
+import { openSqliteStore, openSqliteStoreInParallel } from "../../../templates/runtime/sqlite-store.js";
 import { StoreBusy, UniqueViolation, type StoredRecord } from "../../../templates/runtime/store.js";
 
 const storeModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../templates/runtime/sqlite-store.ts");
@@ -627,6 +627,211 @@ test("a table without the expected columns is a clear start-up error", () => {
     db.exec(`CREATE TABLE books (id TEXT PRIMARY KEY, body TEXT)`);
     db.close();
     assert.throws(() => openSqliteStore(makeSpec(), file), /table "books" exists but lacks column\(s\) created_at, modified_at, owner, data/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Runs `work` with every SQL text better-sqlite3 is given (prepare and exec, on any connection) recorded. */
+function recordingSql<T>(work: () => T): { result: T; sql: string[] } {
+  const sql: string[] = [];
+  const proto = Database.prototype as unknown as { prepare: (s: string) => unknown; exec: (s: string) => unknown };
+  const { prepare, exec } = proto;
+  proto.prepare = function (this: unknown, s: string) {
+    sql.push(s);
+    return prepare.call(this, s);
+  };
+  proto.exec = function (this: unknown, s: string) {
+    sql.push(s);
+    return exec.call(this, s);
+  };
+  try {
+    return { result: work(), sql };
+  } finally {
+    proto.prepare = prepare;
+    proto.exec = exec;
+  }
+}
+
+/** A spec of `n` more collections besides makeSpec's, each with an instance link to accounts. */
+function wideSpec(n: number, opts: Parameters<typeof makeSpec>[0] = {}): ServiceSpec {
+  const extra = Array.from({ length: n }, (_, i) => resource(`items${i}s`, [{ name: "account", kind: "link", link: { kind: "instance", target: "accounts" } }], ["code"]));
+  return makeSpec({ ...opts, extra: [...extra, ...(opts.extra ?? [])] });
+}
+
+test("start-up reads sqlite_master a fixed number of times and prepares no collection's statements, whatever the number of collections", async () => {
+  const dir = tempDir();
+  try {
+    const counts = (n: number) => {
+      const file = path.join(dir, `wide-${n}.sqlite`);
+      const created = recordingSql(() => openSqliteStore(wideSpec(n), file));
+      const reopened = recordingSql(() => {
+        void created.result.close();
+        return openSqliteStore(wideSpec(n), file);
+      });
+      void reopened.result.close();
+      const master = (sql: string[]) => sql.filter((s) => /sqlite_master/i.test(s)).length;
+      const perCollection = (sql: string[]) => sql.filter((s) => /^(SELECT|INSERT|UPDATE|DELETE)\b/.test(s) && /"items\d+s"/.test(s)).length;
+      return {
+        master: [master(created.sql), master(reopened.sql)],
+        prepared: [perCollection(created.sql), perCollection(reopened.sql)],
+        ddl: reopened.sql.filter((s) => /^(CREATE|DROP)\b/.test(s)),
+      };
+    };
+    const small = counts(3);
+    const big = counts(60);
+    assert.ok(small.master[0]! > 0, "the schema is read");
+    assert.equal(big.master, small.master, "sqlite_master is read as often at 60 collections as at 3");
+    assert.equal(big.prepared, [0, 0], "no statement of a collection is prepared before its first use");
+    assert.equal(big.ddl, [], "reopening an up-to-date database changes no schema");
+
+    // The first use prepares the collection's statements, on that connection only, once.
+    const file = path.join(dir, "wide-60.sqlite");
+    const store = openSqliteStore(wideSpec(60), file);
+    const first = recordingSql(() => store.immediate.get("items7s", "x"));
+    assert.is(first.result, undefined);
+    assert.ok(first.sql.some((s) => /FROM "items7s" WHERE id = \?/.test(s)), "prepared on first use");
+    assert.ok(first.sql.every((s) => !/"items8s"/.test(s)), "only the collection used");
+    assert.equal(recordingSql(() => store.immediate.get("items7s", "y")).sql, [], "once");
+    await store.insert("items7s", rec("i1", { account: "a1", code: "c1" }));
+    assert.equal(store.immediate.get("items7s", "i1")?.data, { account: "a1", code: "c1" });
+    await rejectsWith(store.insert("items7s", rec("i2", { code: "c1" })), (e) => assert.is((e as UniqueViolation).property, "code"));
+    await store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("migration of a database of many collections: a new collection is created, changed and dropped indexes are handled per table", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    let store = openSqliteStore(wideSpec(20), file);
+    await store.insert("items3s", rec("i1", { account: "a1", code: "c1" }));
+    await store.insert("items3s", rec("i2", { account: "a2", code: "c2" }));
+    await store.close();
+    const db = new Database(file);
+    db.exec(`DROP INDEX "rsc_order:items5s"; CREATE INDEX "rsc_order:items5s" ON items5s (created_at)`); // ours, outdated
+    db.exec(`DROP INDEX "rsc_link:items9s:account"`); // ours, missing
+    db.exec(`CREATE INDEX "rsc_link:items11s:gone" ON items11s (id)`); // ours, no longer wanted
+    db.exec(`CREATE INDEX "theirs" ON items12s (id)`); // not ours: left alone
+    db.close();
+
+    const added = resource("newcomers", [{ name: "account", kind: "link", link: { kind: "instance", target: "accounts" } }], ["code"], "owner");
+    store = openSqliteStore(wideSpec(20, { extra: [added] }), file);
+    assert.equal(indexNames(file, "items5s"), ["rsc_link:items5s:account", "rsc_order:items5s", "rsc_owner:items5s", "rsc_unique:items5s:code"]);
+    assert.equal(indexNames(file, "items9s"), ["rsc_link:items9s:account", "rsc_order:items9s", "rsc_owner:items9s", "rsc_unique:items9s:code"]);
+    assert.equal(indexNames(file, "items11s"), ["rsc_link:items11s:account", "rsc_order:items11s", "rsc_owner:items11s", "rsc_unique:items11s:code"]);
+    assert.equal(indexNames(file, "newcomers"), ["rsc_link:newcomers:account", "rsc_order:newcomers", "rsc_owner:newcomers", "rsc_unique:newcomers:code"]);
+    const check = new Database(file, { readonly: true });
+    const sql = (name: string) => (check.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).get(name) as { sql: string } | undefined)?.sql;
+    assert.match(sql("rsc_order:items5s") ?? "", /\(created_at, id\)/);
+    assert.ok(sql("theirs"));
+    check.close();
+    assert.is((await store.list("items3s", { offset: 0, limit: 10 })).size, 2, "the rows are kept");
+    await store.insert("newcomers", rec("n1", { account: "a1", code: "c1" }, { owner: "k" }));
+    assert.is((await store.list("newcomers", { offset: 0, limit: 10, owner: "k" })).size, 1);
+    await store.close();
+
+    // A duplicate in one of many tables still refuses the start, naming that collection, and changes nothing.
+    const dup = new Database(file);
+    dup.exec(`DROP INDEX "rsc_unique:items14s:code"`);
+    dup.prepare(`INSERT INTO items14s (id, created_at, modified_at, owner, data) VALUES (?, ?, ?, NULL, ?)`).run("d1", "t", "t", JSON.stringify({ code: "same" }));
+    dup.prepare(`INSERT INTO items14s (id, created_at, modified_at, owner, data) VALUES (?, ?, ?, NULL, ?)`).run("d2", "t", "t", JSON.stringify({ code: "same" }));
+    dup.close();
+    assert.throws(() => openSqliteStore(wideSpec(20, { extra: [added] }), file), /collection "items14s".*"same" appears 2 times/);
+    assert.not.ok(indexNames(file, "items14s").includes("rsc_unique:items14s:code"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** The schema of a database file: every table and index with its SQL, by name. */
+function schemaOf(file: string): { type: string; name: string; tbl_name: string; sql: string | null }[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(`SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name`).all() as { type: string; name: string; tbl_name: string; sql: string | null }[];
+  } finally {
+    db.close();
+  }
+}
+
+test("openSqliteStoreInParallel: a new database gets on a worker thread exactly the schema openSqliteStore makes, and works once created", async () => {
+  const dir = tempDir();
+  try {
+    const spec = wideSpec(30, { extra: [{ ...resource("tickets", [{ name: "account", kind: "link", link: { kind: "instance", target: "accounts" } }]), idForm: { kind: "sequence" } }] });
+    openSqliteStore(spec, path.join(dir, "sync.sqlite")).close();
+    const file = path.join(dir, "parallel.sqlite");
+    const { store, created } = openSqliteStoreInParallel(spec, file);
+    const before = schemaOf(file);
+    assert.ok(before.length < 10, `the tables are not made on the calling thread (${before.length} schema entries before created)`);
+    await created;
+    assert.equal(schemaOf(file), schemaOf(path.join(dir, "sync.sqlite")));
+    await store.insert("items4s", rec("i1", { account: "a1", code: "c1" }));
+    assert.equal((await store.get("items4s", "i1"))?.data, { account: "a1", code: "c1" });
+    await rejectsWith(store.insert("items4s", rec("i2", { code: "c1" })), (e) => assert.is((e as UniqueViolation).property, "code"));
+    assert.is(await store.nextId!("tickets"), "1");
+    await store.close();
+    const reopened = recordingSql(() => openSqliteStore(spec, file));
+    assert.equal(reopened.sql.filter((s) => /^(CREATE|DROP)\b/.test(s)), [], "the next start finds every index as wanted");
+    await reopened.result.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("openSqliteStoreInParallel: changes to existing tables are made before it returns, only missing tables later; two at once on a new file both succeed", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    openSqliteStore(makeSpec(), file).close();
+    const db = new Database(file);
+    db.exec(`DROP INDEX "rsc_order:books"; CREATE INDEX "rsc_order:books" ON books (created_at)`); // ours, outdated
+    db.close();
+    const { store, created } = openSqliteStoreInParallel(wideSpec(10), file);
+    const fixed = schemaOf(file).find((e) => e.name === "rsc_order:books");
+    assert.match(fixed?.sql ?? "", /\(created_at, id\)/, "the existing table is migrated at once");
+    await created;
+    assert.equal(indexNames(file, "items9s"), ["rsc_link:items9s:account", "rsc_order:items9s", "rsc_owner:items9s", "rsc_unique:items9s:code"]);
+    await store.close();
+
+    // Two services starting at once on one new file: each creates what it finds missing; IF NOT EXISTS makes the second a no-op.
+    const shared = path.join(dir, "shared.sqlite");
+    const a = openSqliteStoreInParallel(wideSpec(40), shared);
+    const b = openSqliteStoreInParallel(wideSpec(40), shared);
+    await Promise.all([a.created, b.created]);
+    openSqliteStore(wideSpec(40), path.join(dir, "one.sqlite")).close();
+    assert.equal(schemaOf(shared), schemaOf(path.join(dir, "one.sqlite")));
+    await a.store.close();
+    await b.store.close();
+
+    // In memory, nothing is left for later.
+    const memory = openSqliteStoreInParallel(wideSpec(3), ":memory:");
+    await memory.created;
+    await memory.store.insert("items1s", rec("m1", { code: "x" }));
+    assert.is((await memory.store.list("items1s", { offset: 0, limit: 5 })).size, 1);
+    await memory.store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("openSqliteStoreInParallel: tables that cannot be created reject `created` with the reason (here another connection's lock past the busy timeout)", async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, "db.sqlite");
+    const { store, created } = openSqliteStoreInParallel(wideSpec(5), file, { busyTimeoutMs: 50 });
+    // Taken at once: the worker thread is still starting, so it finds the file locked.
+    const other = new Database(file);
+    other.exec("BEGIN IMMEDIATE");
+    await rejectsWith(created, (e) => {
+      assert.instance(e, Error);
+      assert.match((e as Error).message, /sqlite store: cannot create the tables the database .*db\.sqlite lacks: database is locked/);
+    });
+    other.exec("ROLLBACK");
+    other.close();
+    await store.close();
+    assert.equal(indexNames(file, "items1s"), [], "nothing half made");
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
