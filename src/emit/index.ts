@@ -47,8 +47,16 @@ const WORKER_FROM_BYTES = 64 * 1024;
 export function startValidators(model: Model): PendingValidators {
   const schemas = validatorSchemasOf(model);
   if (schemaBytes(schemas) < WORKER_FROM_BYTES) {
-    const files = validatorsFiles(schemas).map((f): WorkerFile => ({ path: f.path, owner: f.owner, data: Buffer.from(f.render()) }));
-    return { files: Promise.resolve(files), cancel: () => undefined };
+    // Compiled when first awaited (emitService, once the docs worker has its model), not now: the check
+    // this is started from holds up the docs, which take longest.
+    let files: Promise<readonly WorkerFile[]> | undefined;
+    const compile = () => validatorsFiles(schemas).map((f): WorkerFile => ({ path: f.path, owner: f.owner, data: Buffer.from(f.render()) }));
+    return {
+      get files() {
+        return (files ??= new Promise((resolve) => resolve(compile())));
+      },
+      cancel: () => undefined,
+    };
   }
   const stop = new AbortController();
   const files: WorkerFile[] = [];

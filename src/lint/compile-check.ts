@@ -89,7 +89,7 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
     return found;
   };
   const withShared = (coerce: boolean): Ajv => {
-    const ajv = newAjv(coerce, { optimize: false, quiet: true });
+    const ajv = lintAjv(coerce);
     for (const s of set.shared) {
       try {
         ajv.addSchema(s.schema as object, s.id);
@@ -157,6 +157,32 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
     reported.add(key);
     return true;
   });
+}
+
+/** The ajv instance that validates schemas against ajv's meta-schema for every lintAjv, made on first use. */
+let metaAjv: Ajv | undefined;
+
+/**
+ * An ajv instance with the service's settings, as `check` compiles with them, whose schemas are validated
+ * against the meta-schema by one instance for all: each instance compiles the meta-schema on first use
+ * otherwise (25–40 ms each, several per check, more while culprits are looked for). ajv validates with the
+ * same meta-schema validator whatever its options (it ignores coercion and defaults there), so the
+ * messages are the same. A schema naming a meta-schema of its own (`$schema`) is validated by its
+ * instance, which may know it.
+ */
+function lintAjv(coerce: boolean): Ajv {
+  const ajv = newAjv(coerce, { optimize: false, quiet: true });
+  const own = ajv.validateSchema.bind(ajv);
+  const meta = (metaAjv ??= newAjv(false, { optimize: false, quiet: true }));
+  ajv.validateSchema = (schema, throwOrLogError) => {
+    if (schema !== null && typeof schema === "object" && (schema as { $schema?: unknown }).$schema !== undefined) return own(schema, throwOrLogError);
+    try {
+      return meta.validateSchema(schema, throwOrLogError);
+    } finally {
+      ajv.errors = meta.errors;
+    }
+  };
+  return ajv;
 }
 
 /** The diagnostics of `culprits` found in the part of `unit` at `prefix`. */
