@@ -14,6 +14,7 @@ import { SERVER_OWNED, SHARED_SCHEMAS_ID } from "../model/conventions.js";
 import { patternProblem } from "../model/patterns.js";
 import { walkSchemas } from "../model/schema-walk.js";
 import { withSharedRefs } from "../model/shared.js";
+import { withoutAnnotations } from "../model/validator-schemas.js";
 import type { JsonSchema, Model } from "../model/types.js";
 import { defineRule, type Rule } from "./rule.js";
 import { nullableFix } from "./rules/unsupported-keyword.js";
@@ -422,7 +423,9 @@ function without(schema: JsonSchema, at: string, keyword: string): JsonSchema {
 /**
  * What the service compiles, from today's model: each resource's body (the writable properties' schemas
  * as the model gives them; links are the service's own link schema, which always compiles), each action's
- * query and response, with the shared schemas as the service adds them (SHARED_SCHEMAS_ID).
+ * query and response, with the shared schemas as the service adds them (SHARED_SCHEMAS_ID); all without
+ * their annotations, as the service compiles them (validatorSchemas), so that bodies that differ only in
+ * descriptions are compiled once.
  */
 export function compileSetOf(model: Model): CompileSet {
   const locate = sourceLocator(model);
@@ -454,10 +457,10 @@ export function compileSetOf(model: Model): CompileSet {
   const shared: SharedUnit[] = model.schemas.map((s) => ({
     id: idOf(s.name),
     what: `the shared schema ${s.name}`,
-    schema: withSharedRefs(s.schema, idOf) as JsonSchema,
+    schema: withoutAnnotations(withSharedRefs(s.schema, idOf)) as JsonSchema,
     locate: (pointer) => locate(s.origin, pointer),
   }));
-  const absolute = (unit: CompileUnit): CompileUnit => ({ ...unit, schema: withSharedRefs(unit.schema, idOf) as JsonSchema });
+  const absolute = (unit: CompileUnit): CompileUnit => ({ ...unit, schema: withoutAnnotations(withSharedRefs(unit.schema, idOf)) as JsonSchema });
   return {
     shared,
     bodies: bodies.map(absolute),
