@@ -19,7 +19,10 @@
  */
 import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
-import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type DistinctValidators, type ValidatedSpec, type ValidatorSchemas } from "../model/validator-schemas.js";
+import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type DistinctValidators, type Schema, type ValidatedSpec, type ValidatorSchemas } from "../model/validator-schemas.js";
+import { SHARED_REF_PREFIX } from "../model/build-schema.js";
+import { SHARED_SCHEMAS_ID } from "../model/conventions.js";
+import { isDataKeyword, SCHEMA_MAPS } from "../model/schema-walk.js";
 import type { Model } from "../model/types.js";
 import type { EmittedFile, LazyFile } from "./emitted-file.js";
 import { lineComment, str } from "./shared/escape.js";
@@ -57,9 +60,15 @@ export function validatorsModule(schemas: ValidatorSchemas): string {
   try {
     // Without ajv's optimisation of the code (a third of the compile time, for 9% more code, which V8 then
     // optimises alike) and without validating the schemas again (check did): ~2.8× faster.
-    const ajvs = validatorAjvs(schemas, { standalone: true, quiet: true, optimize: false, checked: true });
-    const bodies = { ajv: ajvs.bodies, validators: compileDistinct(ajvs.bodies, "body", schemas.bodies, (name) => `the body schema of ${name}`) };
-    const queries = { ajv: ajvs.queries, validators: compileDistinct(ajvs.queries, "query", schemas.queries, (name) => `the query schema of the action ${name}`) };
+    const split = sharedApart(schemas);
+    const compiled = split ?? schemas;
+    const ajvs = validatorAjvs(split ? { ...split, shared: undefined } : schemas, { standalone: true, quiet: true, optimize: false, checked: true });
+    for (const ajv of [ajvs.bodies, ajvs.queries]) {
+      sourceOnly(ajv);
+      for (const [key, schema] of split?.apart ?? []) ajv.addSchema(schema as object, key);
+    }
+    const bodies = { ajv: ajvs.bodies, validators: compileDistinct(ajvs.bodies, "body", compiled.bodies, (name) => `the body schema of ${name}`) };
+    const queries = { ajv: ajvs.queries, validators: compileDistinct(ajvs.queries, "query", compiled.queries, (name) => `the query schema of the action ${name}`) };
     return moduleOf(validatorsFingerprint(schemas), bodies, queries);
   } catch (error) {
     // `check` compiles every schema as the service does, so this is not expected; should it happen, the
@@ -68,6 +77,77 @@ export function validatorsModule(schemas: ValidatorSchemas): string {
     return uncompiledModule(error instanceof Error ? error.message : String(error));
   }
 }
+
+/** A shared schema's reference in a body or query (`resourcery:shared#/$defs/<name>`), and in another shared schema. */
+const SHARED_DOC_REF = `${SHARED_SCHEMAS_ID}${SHARED_REF_PREFIX}`;
+/** Shared schema names used as they are in a key (nothing a URI would encode or resolve). */
+const PLAIN_NAME = /^[A-Za-z0-9_.-]+$/;
+/** Keywords that file a schema under a name of its own, which a copy moved out of the shared document would file elsewhere. */
+const NAMING = /"\$(id|anchor|dynamicAnchor|recursiveAnchor|dynamicRef|recursiveRef)"/;
+
+/**
+ * The schemas with each shared schema on its own (`apart`, added under `resourcery:shared/<name>`) and every
+ * reference to one rewritten to that key; undefined when there are none, or when one cannot be moved as it
+ * is (a name that is not plain, a keyword that names schemas, a reference into the document elsewhere
+ * than a shared schema). Why: ajv files what a `$ref` into a document's `$defs` compiles to under the
+ * schema being compiled, so every body referring to a shared schema compiled it again (Stripe: the same
+ * 107 KB validator seven times); a `$ref` to a schema of its own is compiled once for all. The validators
+ * accept and refuse alike (only their errors' schemaPath, which the service never reads, is relative to
+ * the shared schema); the fingerprint stays that of `schemas`, which these stand for.
+ */
+export function sharedApart(schemas: ValidatorSchemas): (ValidatorSchemas & { readonly apart: readonly (readonly [key: string, schema: Schema])[] }) | undefined {
+  const doc = schemas.shared;
+  if (doc === undefined || typeof doc !== "object") return undefined;
+  const defs = doc.$defs as Record<string, Schema> | undefined;
+  if (defs === undefined || Object.keys(doc).some((k) => k !== "$id" && k !== "$defs") || !Object.keys(defs).every((n) => PLAIN_NAME.test(n))) return undefined;
+  if (NAMING.test(JSON.stringify(defs))) return undefined;
+  let movable = true;
+  const keyOf = (rest: string): string => {
+    const slash = rest.indexOf("/");
+    const name = slash < 0 ? rest : rest.slice(0, slash);
+    if (!Object.hasOwn(defs, name)) movable = false;
+    return slash < 0 ? `${SHARED_SCHEMAS_ID}/${name}` : `${SHARED_SCHEMAS_ID}/${name}#${rest.slice(slash)}`;
+  };
+  const inShared = (ref: string) => (ref.startsWith(SHARED_REF_PREFIX) ? keyOf(ref.slice(SHARED_REF_PREFIX.length)) : ref.startsWith("#") || ref.startsWith(SHARED_SCHEMAS_ID) ? ((movable = false), ref) : ref);
+  const outside = (ref: string) => (ref.startsWith(SHARED_DOC_REF) ? keyOf(ref.slice(SHARED_DOC_REF.length)) : ref.startsWith(SHARED_SCHEMAS_ID) ? ((movable = false), ref) : ref);
+  const apart = Object.entries(defs).map(([name, schema]) => [`${SHARED_SCHEMAS_ID}/${name}`, withRefs(schema, inShared) as Schema] as const);
+  const bodies = schemas.bodies.map(([name, schema]) => [name, withRefs(schema, outside) as Schema] as const);
+  const queries = schemas.queries.map(([name, schema]) => [name, withRefs(schema, outside) as Schema] as const);
+  return movable ? { shared: undefined, bodies, queries, apart } : undefined;
+}
+
+/** A copy of `schema` whose `$ref`s say `to(ref)`; data keywords are left as written. */
+function withRefs(schema: unknown, to: (ref: string) => string): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => withRefs(s, to));
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    let value: unknown;
+    if (k === "$ref" && typeof v === "string") value = to(v);
+    else if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
+      // Its keys are names: a property named "$ref" or "enum" is a schema like any other.
+      const map: Record<string, unknown> = {};
+      for (const [name, sub] of Object.entries(v)) Object.defineProperty(map, name, { value: withRefs(sub, to), enumerable: true, writable: true, configurable: true });
+      value = map;
+    } else value = isDataKeyword(k) ? v : withRefs(v, to);
+    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/**
+ * Makes `ajv` write each validator's code without turning it into a function: ajv evaluates the code of
+ * every validator it compiles (`new Function`, a third of the compile of Stripe's schemas), and standalone
+ * code is printed from the code it keeps (`validate.source`), so the function it makes here is an empty
+ * one that carries that code and is never called. Its `code.process` hook, which rewrites the code ajv is
+ * about to evaluate, gives the empty function's code.
+ */
+function sourceOnly(ajv: Ajv): void {
+  (ajv.opts.code as { process?: (code: string) => string }).process = () => NOT_RUN;
+}
+
+/** The code of each function sourceOnly's ajv makes: one that says it is not to be called. */
+const NOT_RUN = `return function notRun() { throw new Error("a validator compiled for its code only"); }`;
 
 /** ajv's standalone code of the validators in `compiled`, which assigns each to `exports.v<j>`. */
 function standaloneOf({ ajv, validators }: Compiled): string {
