@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { hasErrors } from "./diagnostics/diagnostic.js";
+import { hasErrors, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { CheckOptions } from "./load/limits.js";
 import type { CheckResult } from "./pipeline.js";
 import type { Orphans } from "./emit/types.js";
@@ -120,6 +120,18 @@ export async function generateDocs(dir: string, options: Pick<GenerateOptions, "
   });
 }
 
+/** The findings the validators worker sends; should it fail first, the rule is run here instead. */
+async function schemaCompileFindings(model: Model, compiled: Promise<Diagnostic[]>): Promise<Diagnostic[]> {
+  try {
+    const found = await compiled;
+    mark("schema-compile (worker)");
+    return found;
+  } catch {
+    const { schemaCompile } = await import("./lint/compile-check.js");
+    return schemaCompile.check(model);
+  }
+}
+
 /** Generates the service package of the definitions in `dir` into `options.out`. */
 export async function generate(dir: string, options: GenerateOptions): Promise<GenerateResult> {
   mark("command started");
@@ -145,13 +157,19 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   mark("modules loaded");
   // From the moment the model is built, the docs are rendered in their worker while this thread lints (the
   // lint does not change the model), and the validators of a big service are compiled in another.
+  // The validators worker of a big service also runs the schema-compile rule (ajv compiling every schema,
+  // seconds on Stripe's), which the check then leaves to it, and is finished with its findings.
   let started: { validators: ReturnType<typeof startValidators>; docs: ReturnType<typeof startDocs> } | undefined;
-  const check = checkProject(dir, options, options.clientOnly ? undefined : (built) => (started = { docs: startDocs(built), validators: startValidators(built) }));
-  mark("checked");
+  const unfinished = checkProject(dir, options, options.clientOnly ? undefined : (built) => {
+    started = { docs: startDocs(built), validators: startValidators(built, true) };
+    return started.validators.compiled !== undefined;
+  });
   const cancel = () => {
     started?.validators.cancel();
     started?.docs.cancel();
   };
+  const check = unfinished.finish ? unfinished.finish(await schemaCompileFindings(unfinished.model!, started!.validators.compiled!)) : unfinished;
+  mark("checked");
   if (hasErrors(check.diagnostics) || !check.model) {
     cancel();
     return { check, written: false };

@@ -19,7 +19,8 @@ import { emitRuntime } from "./runtime.js";
 import { emitSpec } from "./spec.js";
 import { emitTests } from "./tests.js";
 import { emitTypes, type Orphans } from "./types.js";
-import { validatorSchemasOf, validatorsFiles } from "./validators.js";
+import { SCHEMA_COMPILE_FINDINGS, validatorSchemasOf, validatorsFiles } from "./validators.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
 
 export type { EmittedFile, PackageFile, StagedFile } from "./emitted-file.js";
 export type { Orphans } from "./types.js";
@@ -30,6 +31,11 @@ export interface PendingValidators {
   readonly files: Promise<readonly WorkerFile[]>;
   /** Stops a worker compiling it (it is not needed: the definitions have errors, or nothing changed). */
   cancel(): void;
+  /**
+   * The findings of the schema-compile rule on the model, when the worker compiling the validators runs
+   * that rule too (startValidators with `lint`, for a big service): the check then leaves it out.
+   */
+  readonly compiled?: Promise<Diagnostic[]>;
 }
 
 /**
@@ -44,7 +50,7 @@ const WORKER_FROM_BYTES = 64 * 1024;
  * so `generate` starts it as soon as the model is built, in a worker thread when the schemas are many, so
  * that it runs on the other core while this one lints and emits the rest; few are compiled at once here.
  */
-export function startValidators(model: Model): PendingValidators {
+export function startValidators(model: Model, lint = false): PendingValidators {
   const schemas = validatorSchemasOf(model);
   if (schemaBytes(schemas) < WORKER_FROM_BYTES) {
     // Compiled when first awaited (emitService, once the docs worker has its model), not now: the check
@@ -60,9 +66,24 @@ export function startValidators(model: Model): PendingValidators {
   }
   const stop = new AbortController();
   const files: WorkerFile[] = [];
-  const done = inWorker("validators", { schemas }, (batch) => files.push(...batch), stop.signal).then(() => files);
+  let found: ((diagnostics: Diagnostic[]) => void) | undefined;
+  const compiled = lint ? new Promise<Diagnostic[]>((resolve) => (found = resolve)) : undefined;
+  const done = inWorker(
+    "validators",
+    { schemas, ...(lint ? { model } : {}) },
+    (batch) => {
+      for (const f of batch) {
+        if (f.path === SCHEMA_COMPILE_FINDINGS) found!(JSON.parse(Buffer.from(f.data).toString("utf8")) as Diagnostic[]);
+        else files.push(f);
+      }
+    },
+    stop.signal,
+  ).then(() => files);
   done.catch(() => undefined); // awaited by emitService; not an unhandled rejection when cancelled
-  return { files: done, cancel: () => stop.abort(new Error("the validators are not needed")) };
+  // A worker that fails before its findings fails them too (the caller then runs the rule itself).
+  const findings = compiled && Promise.race([compiled, done.then(() => Promise.reject(new Error("the validators worker sent no findings")))]);
+  findings?.catch(() => undefined);
+  return { files: done, cancel: () => stop.abort(new Error("the validators are not needed")), ...(findings ? { compiled: findings } : {}) };
 }
 
 /** The JSON size of the distinct schemas the validators are compiled from. */

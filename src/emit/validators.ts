@@ -24,6 +24,7 @@ import { SHARED_REF_PREFIX } from "../model/build-schema.js";
 import { SHARED_SCHEMAS_ID } from "../model/conventions.js";
 import { isDataKeyword, SCHEMA_MAPS } from "../model/schema-walk.js";
 import type { Model } from "../model/types.js";
+import { schemaCompile } from "../lint/compile-check.js";
 import type { EmittedFile, LazyFile } from "./emitted-file.js";
 import { lineComment, str } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
@@ -45,9 +46,18 @@ export function validatorSchemasOf(model: Model): ValidatorSchemas {
   return validatorSchemas(specOf(model) as unknown as ValidatedSpec);
 }
 
-/** src/generated/validators.js, compiled when rendered (in a worker thread when the schemas are many: see emit/index.ts). */
-export function validatorsFiles(schemas: ValidatorSchemas): LazyFile[] {
-  return [{ path: VALIDATORS_FILE, owner: "generated", render: () => validatorsModule(schemas) }];
+/** Not a file of the package: what the worker that compiles the validators sends the schema-compile rule's findings as (JSON). */
+export const SCHEMA_COMPILE_FINDINGS = "#schema-compile";
+
+/**
+ * src/generated/validators.js, compiled when rendered (in a worker thread when the schemas are many: see
+ * emit/index.ts); with `model`, first the findings of the schema-compile rule on it (SCHEMA_COMPILE_FINDINGS),
+ * so that `generate`'s check need not compile the schemas on its own thread.
+ */
+export function validatorsFiles(schemas: ValidatorSchemas, model?: Model): LazyFile[] {
+  const module: LazyFile = { path: VALIDATORS_FILE, owner: "generated", render: () => validatorsModule(schemas) };
+  if (model === undefined) return [module];
+  return [{ path: SCHEMA_COMPILE_FINDINGS, owner: "generated", render: () => JSON.stringify(schemaCompile.check(model)) }, module];
 }
 
 /** src/generated/validators.js of `model`, compiled now. */
