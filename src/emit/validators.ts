@@ -19,12 +19,12 @@
  */
 import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
-import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type DistinctValidators, type Schema, type ValidatedSpec, type ValidatorSchemas } from "../model/validator-schemas.js";
+import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type DistinctValidators, type Schema, type ValidatedSpec, type ValidatorAjvs, type ValidatorSchemas } from "../model/validator-schemas.js";
 import { SHARED_REF_PREFIX } from "../model/build-schema.js";
 import { SHARED_SCHEMAS_ID } from "../model/conventions.js";
 import { isDataKeyword, SCHEMA_MAPS } from "../model/schema-walk.js";
 import type { Model } from "../model/types.js";
-import { schemaCompile } from "../lint/compile-check.js";
+import { compileCheckKeeping, compileSetOf, type KeptAjvs } from "../lint/compile-check.js";
 import type { EmittedFile, LazyFile } from "./emitted-file.js";
 import { lineComment, str } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
@@ -55,9 +55,24 @@ export const SCHEMA_COMPILE_FINDINGS = "#schema-compile";
  * so that `generate`'s check need not compile the schemas on its own thread.
  */
 export function validatorsFiles(schemas: ValidatorSchemas, model?: Model): LazyFile[] {
-  const module: LazyFile = { path: VALIDATORS_FILE, owner: "generated", render: () => validatorsModule(schemas) };
-  if (model === undefined) return [module];
-  return [{ path: SCHEMA_COMPILE_FINDINGS, owner: "generated", render: () => JSON.stringify(schemaCompile.check(model)) }, module];
+  if (model === undefined) return [{ path: VALIDATORS_FILE, owner: "generated", render: () => validatorsModule(schemas) }];
+  // The rule's compile serves the module too: what it compiled (the shared schemas above all) is not compiled again.
+  const set = compileSetOf(model);
+  let reuse: Reusable | undefined;
+  const findings = (): string => {
+    const { diagnostics, kept } = compileCheckKeeping(set, true);
+    if (diagnostics.length === 0) reuse = { ...kept, shared: new Map(set.shared.map((s) => [s.id, JSON.stringify(s.schema)])) };
+    return JSON.stringify(diagnostics);
+  };
+  return [
+    { path: SCHEMA_COMPILE_FINDINGS, owner: "generated", render: findings },
+    { path: VALIDATORS_FILE, owner: "generated", render: () => validatorsModule(schemas, reuse) },
+  ];
+}
+
+/** The ajv instances the schema-compile rule compiled in (with each validator's code kept), and the shared schemas it added to them, by key. */
+interface Reusable extends KeptAjvs {
+  readonly shared: ReadonlyMap<string, string>;
 }
 
 /** src/generated/validators.js of `model`, compiled now. */
@@ -66,16 +81,19 @@ export function emitValidators(model: Model): EmittedFile[] {
 }
 
 /** The text of the module. */
-export function validatorsModule(schemas: ValidatorSchemas): string {
+export function validatorsModule(schemas: ValidatorSchemas, reuse?: Reusable): string {
   try {
     // Without ajv's optimisation of the code (a third of the compile time, for 9% more code, which V8 then
     // optimises alike) and without validating the schemas again (check did): ~2.8× faster.
     const split = sharedApart(schemas);
     const compiled = split ?? schemas;
-    const ajvs = validatorAjvs(split ? { ...split, shared: undefined } : schemas, { standalone: true, quiet: true, optimize: false, checked: true });
+    // The rule's instances hold the same shared schemas under the same keys, compiled (when they are the same text).
+    const same = split !== undefined && reuse !== undefined && reuse.shared.size === split.apart.length && split.apart.every(([key, schema]) => reuse.shared.get(key) === JSON.stringify(schema));
+    const ajvs = same && reuse.bodies && reuse.queries ? { bodies: reuse.bodies, queries: reuse.queries } : freshAjvs(schemas, split);
     for (const ajv of [ajvs.bodies, ajvs.queries]) {
       sourceOnly(ajv);
-      for (const [key, schema] of split?.apart ?? []) ajv.addSchema(schema as object, key);
+      // The rule validated every schema against the meta-schema already.
+      (ajv.opts as { validateSchema: unknown }).validateSchema = false;
     }
     const bodies = { ajv: ajvs.bodies, validators: compileDistinct(ajvs.bodies, "body", compiled.bodies, (name) => `the body schema of ${name}`) };
     const queries = { ajv: ajvs.queries, validators: compileDistinct(ajvs.queries, "query", compiled.queries, (name) => `the query schema of the action ${name}`) };
@@ -86,6 +104,13 @@ export function validatorsModule(schemas: ValidatorSchemas): string {
     // which schema fails and why, as it did before validators were precompiled.
     return uncompiledModule(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** New ajv instances for `schemas`, with the shared schemas apart when `split` says so. */
+function freshAjvs(schemas: ValidatorSchemas, split: ReturnType<typeof sharedApart>): ValidatorAjvs {
+  const ajvs = validatorAjvs(split ? { ...split, shared: undefined } : schemas, { standalone: true, quiet: true, optimize: false, checked: true });
+  for (const ajv of [ajvs.bodies, ajvs.queries]) for (const [key, schema] of split?.apart ?? []) ajv.addSchema(schema as object, key);
+  return ajvs;
 }
 
 /** A shared schema's reference in a body or query (`resourcery:shared#/$defs/<name>`), and in another shared schema. */

@@ -75,6 +75,22 @@ interface Culprit {
 
 /** Compiles everything in `set` as the service would, and reports each failure where it is written. */
 export function compileCheck(set: CompileSet): Diagnostic[] {
+  return compileCheckKeeping(set).diagnostics;
+}
+
+/** The ajv instances compileCheckKeeping compiled the bodies and the queries in, the shared schemas added to both. */
+export interface KeptAjvs {
+  readonly bodies?: Ajv;
+  readonly queries?: Ajv;
+}
+
+/**
+ * compileCheck, which also hands back the instances it compiled the bodies and the queries in: with
+ * `standalone`, they keep each validator's code, so that the validators module is printed from them
+ * (emit/validators.ts) rather than compiled again, the shared schemas above all.
+ */
+export function compileCheckKeeping(set: CompileSet, standalone = false): { diagnostics: Diagnostic[]; kept: KeptAjvs } {
+  const kept: { bodies?: Ajv; queries?: Ajv } = {};
   const out: Diagnostic[] = [];
   const failedShared = new Set<string>();
   const budget = { left: MAX_TRIALS_PER_CHECK };
@@ -90,7 +106,7 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
     return found;
   };
   const withShared = (coerce: boolean): Ajv => {
-    const ajv = lintAjv(coerce);
+    const ajv = lintAjv(coerce, standalone);
     for (const s of set.shared) {
       try {
         ajv.addSchema(s.schema as object, s.id);
@@ -120,6 +136,8 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
     if (units.length === 0) continue;
     // Bodies are compiled beside the shared schemas compiled above (an instance of the same settings).
     const ajv = units === set.bodies && strict ? strict : withShared(coerce);
+    if (units === set.bodies) kept.bodies = ajv;
+    if (units === set.queries) kept.queries = ajv;
     // One compile per distinct schema text (real APIs repeat the same property schemas across resources),
     // and the parts that compile alone as they do in place many at a time (one compile each costs ajv more
     // than the schema itself).
@@ -152,12 +170,13 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
   }
   // A schema written once and reached from several units (a $ref inlined in each) is reported once.
   const reported = new Set<string>();
-  return out.filter((d) => {
+  const diagnostics = out.filter((d) => {
     const key = `${d.file}#${d.pointer}#${d.hint}`;
     if (reported.has(key)) return false;
     reported.add(key);
     return true;
   });
+  return { diagnostics, kept };
 }
 
 /** The ajv instance that validates schemas against ajv's meta-schema for every lintAjv, made on first use. */
@@ -171,8 +190,8 @@ let metaAjv: Ajv | undefined;
  * messages are the same. A schema naming a meta-schema of its own (`$schema`) is validated by its
  * instance, which may know it.
  */
-function lintAjv(coerce: boolean): Ajv {
-  const ajv = newAjv(coerce, { optimize: false, quiet: true });
+function lintAjv(coerce: boolean, standalone = false): Ajv {
+  const ajv = newAjv(coerce, { optimize: false, quiet: true, standalone });
   const own = ajv.validateSchema.bind(ajv);
   const meta = (metaAjv ??= newAjv(false, { optimize: false, quiet: true }));
   ajv.validateSchema = (schema, throwOrLogError) => {
