@@ -168,6 +168,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     started?.validators.cancel();
     started?.docs.cancel();
   };
+  if (unfinished.finish) mark("checked but schema-compile");
   const check = unfinished.finish ? unfinished.finish(await schemaCompileFindings(unfinished.model!, started!.validators.compiled!)) : unfinished;
   mark("checked");
   if (hasErrors(check.diagnostics) || !check.model) {
