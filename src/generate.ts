@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { hasErrors } from "./diagnostics/diagnostic.js";
+import { hasErrors, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { CheckOptions } from "./load/limits.js";
 import type { CheckResult } from "./pipeline.js";
 import type { Orphans } from "./emit/types.js";
@@ -120,6 +120,18 @@ export async function generateDocs(dir: string, options: Pick<GenerateOptions, "
   });
 }
 
+/** The findings the validators worker sends; should it fail first, the rule is run here instead. */
+async function schemaCompileFindings(model: Model, compiled: Promise<Diagnostic[]>): Promise<Diagnostic[]> {
+  try {
+    const found = await compiled;
+    mark("schema-compile (worker)");
+    return found;
+  } catch {
+    const { schemaCompile } = await import("./lint/compile-check.js");
+    return schemaCompile.check(model);
+  }
+}
+
 /** Generates the service package of the definitions in `dir` into `options.out`. */
 export async function generate(dir: string, options: GenerateOptions): Promise<GenerateResult> {
   mark("command started");
@@ -134,7 +146,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // The docs worker loads its modules on the second core while this thread checks the definitions.
   if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");
   // Heavy modules load only when there is something to check and generate.
-  const [{ checkProject }, { emitService, emitClientOnly, startValidators }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }] = await Promise.all([
+  const [{ checkProject }, { emitService, emitClientOnly, startDocs, startValidators }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }] = await Promise.all([
     import("./pipeline.js"),
     import("./emit/index.js"),
     import("./write/plan.js"),
@@ -143,12 +155,24 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     import("./write/stage.js"),
   ]);
   mark("modules loaded");
-  // The validators of a big service are compiled in a worker from the moment the model is built, on the core the lint leaves idle.
-  let validators: ReturnType<typeof startValidators> | undefined;
-  const check = checkProject(dir, options, options.clientOnly ? undefined : (built) => (validators = startValidators(built)));
+  // From the moment the model is built, the docs are rendered in their worker while this thread lints (the
+  // lint does not change the model), and the validators of a big service are compiled in another.
+  // The validators worker of a big service also runs the schema-compile rule (ajv compiling every schema,
+  // seconds on Stripe's), which the check then leaves to it, and is finished with its findings.
+  let started: { validators: ReturnType<typeof startValidators>; docs: ReturnType<typeof startDocs> } | undefined;
+  const unfinished = checkProject(dir, options, options.clientOnly ? undefined : (built) => {
+    started = { docs: startDocs(built), validators: startValidators(built, true) };
+    return started.validators.compiled !== undefined;
+  });
+  const cancel = () => {
+    started?.validators.cancel();
+    started?.docs.cancel();
+  };
+  if (unfinished.finish) mark("checked but schema-compile");
+  const check = unfinished.finish ? unfinished.finish(await schemaCompileFindings(unfinished.model!, started!.validators.compiled!)) : unfinished;
   mark("checked");
   if (hasErrors(check.diagnostics) || !check.model) {
-    validators?.cancel();
+    cancel();
     return { check, written: false };
   }
   const model = check.model;
@@ -164,13 +188,13 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
       // A first generation writes each file into its staging folder as soon as it is emitted.
       const stage = !options.clientOnly && !options.dryRun && !fs.existsSync(out) ? new FreshStage(out) : undefined;
       try {
-        let files = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage, validators) : await emitService(model, undefined, undefined, validators);
+        let files = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage, started) : await emitService(model, undefined, undefined, started);
         mark("emitted");
         let plan = planWrite(out, files, previous, options.force ?? false);
         const orphans = orphanTypes(plan, out, model);
         if (orphans.types.length > 0 && !options.clientOnly) {
           // Hook and action files of removed resources and actions are kept: their type names stay defined.
-          files = await emitService(model, orphans, undefined, validators);
+          files = await emitService(model, orphans, undefined, started);
           plan = planWrite(out, files, previous, options.force ?? false);
         }
         mark("planned");
@@ -183,6 +207,6 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
       }
     });
   } finally {
-    validators?.cancel(); // done by now, unless something failed before the emitters took it
+    cancel(); // done by now, unless something failed before the emitters took them
   }
 }

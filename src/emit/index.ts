@@ -19,7 +19,8 @@ import { emitRuntime } from "./runtime.js";
 import { emitSpec } from "./spec.js";
 import { emitTests } from "./tests.js";
 import { emitTypes, type Orphans } from "./types.js";
-import { validatorSchemasOf, validatorsFiles } from "./validators.js";
+import { SCHEMA_COMPILE_FINDINGS, validatorSchemasOf, validatorsFiles } from "./validators.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
 
 export type { EmittedFile, PackageFile, StagedFile } from "./emitted-file.js";
 export type { Orphans } from "./types.js";
@@ -30,6 +31,11 @@ export interface PendingValidators {
   readonly files: Promise<readonly WorkerFile[]>;
   /** Stops a worker compiling it (it is not needed: the definitions have errors, or nothing changed). */
   cancel(): void;
+  /**
+   * The findings of the schema-compile rule on the model, when the worker compiling the validators runs
+   * that rule too (startValidators with `lint`, for a big service): the check then leaves it out.
+   */
+  readonly compiled?: Promise<Diagnostic[]>;
 }
 
 /**
@@ -44,17 +50,40 @@ const WORKER_FROM_BYTES = 64 * 1024;
  * so `generate` starts it as soon as the model is built, in a worker thread when the schemas are many, so
  * that it runs on the other core while this one lints and emits the rest; few are compiled at once here.
  */
-export function startValidators(model: Model): PendingValidators {
+export function startValidators(model: Model, lint = false): PendingValidators {
   const schemas = validatorSchemasOf(model);
   if (schemaBytes(schemas) < WORKER_FROM_BYTES) {
-    const files = validatorsFiles(schemas).map((f): WorkerFile => ({ path: f.path, owner: f.owner, data: Buffer.from(f.render()) }));
-    return { files: Promise.resolve(files), cancel: () => undefined };
+    // Compiled when first awaited (emitService, once the docs worker has its model), not now: the check
+    // this is started from holds up the docs, which take longest.
+    let files: Promise<readonly WorkerFile[]> | undefined;
+    const compile = () => validatorsFiles(schemas).map((f): WorkerFile => ({ path: f.path, owner: f.owner, data: Buffer.from(f.render()) }));
+    return {
+      get files() {
+        return (files ??= new Promise((resolve) => resolve(compile())));
+      },
+      cancel: () => undefined,
+    };
   }
   const stop = new AbortController();
   const files: WorkerFile[] = [];
-  const done = inWorker("validators", { schemas }, (batch) => files.push(...batch), stop.signal).then(() => files);
+  let found: ((diagnostics: Diagnostic[]) => void) | undefined;
+  const compiled = lint ? new Promise<Diagnostic[]>((resolve) => (found = resolve)) : undefined;
+  const done = inWorker(
+    "validators",
+    { schemas, ...(lint ? { model } : {}) },
+    (batch) => {
+      for (const f of batch) {
+        if (f.path === SCHEMA_COMPILE_FINDINGS) found!(JSON.parse(Buffer.from(f.data).toString("utf8")) as Diagnostic[]);
+        else files.push(f);
+      }
+    },
+    stop.signal,
+  ).then(() => files);
   done.catch(() => undefined); // awaited by emitService; not an unhandled rejection when cancelled
-  return { files: done, cancel: () => stop.abort(new Error("the validators are not needed")) };
+  // A worker that fails before its findings fails them too (the caller then runs the rule itself).
+  const findings = compiled && Promise.race([compiled, done.then(() => Promise.reject(new Error("the validators worker sent no findings")))]);
+  findings?.catch(() => undefined);
+  return { files: done, cancel: () => stop.abort(new Error("the validators are not needed")), ...(findings ? { compiled: findings } : {}) };
 }
 
 /** The JSON size of the distinct schemas the validators are compiled from. */
@@ -65,34 +94,76 @@ function schemaBytes(schemas: ValidatorSchemas): number {
   return bytes;
 }
 
+/** The docs (src/emit/docs), being rendered in a worker thread. */
+export interface PendingDocs {
+  /** Hands `onFile` every page rendered so far, then each as it arrives (replacing any earlier `onFile`). */
+  follow(onFile: (file: WorkerFile) => void): void;
+  /** Every page, once all are rendered; rejects with the worker's error or the first `onFile` throws. */
+  readonly done: Promise<readonly WorkerFile[]>;
+  /** Stops the worker (the docs are not needed: the definitions have errors, or nothing changed). */
+  cancel(): void;
+}
+
 /**
- * The whole generated package, sorted by path. The docs (most of the work) are emitted in a worker
- * thread meanwhile (started early by prestart() when the caller knows it will emit), and so are the
- * validators of a big service (`pending`, when the caller started them with startValidators, else started now). With `stage` (a first
- * generation) every file is written into the staging folder as soon as it is at hand — the worker's
- * pages as they arrive, this thread's files once emitted — and comes back as a StagedFile.
+ * Starts rendering the docs of `model` in a worker thread (the one prestart() started, if any). `generate`
+ * starts it as soon as the model is built, so that the docs, which take longest, do not wait for the lint;
+ * the pages are kept until the caller follows them.
  */
-export async function emitService(model: Model, orphans?: Orphans, stage?: undefined, pending?: PendingValidators): Promise<EmittedFile[]>;
-export async function emitService(model: Model, orphans: Orphans | undefined, stage: FreshStage, pending?: PendingValidators): Promise<StagedFile[]>;
-export async function emitService(model: Model, orphans?: Orphans, stage?: FreshStage, pending?: PendingValidators): Promise<PackageFile[]> {
-  useSharedSchemas(model.schemas);
-  const validators = pending ?? startValidators(model);
-  const docs: PackageFile[] = [];
+export function startDocs(model: Model): PendingDocs {
   const stop = new AbortController();
+  const pages: WorkerFile[] = [];
+  let onFile: ((file: WorkerFile) => void) | undefined;
   const done = inWorker(
     "docs",
     { model },
     (files) => {
       for (const f of files) {
-        const file = `docs/${f.path}`;
-        docs.push(stage ? stage.write(file, f.owner, f.data) : { path: file, owner: f.owner, contents: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength).toString("utf8") });
+        pages.push(f);
+        onFile?.(f);
       }
     },
     stop.signal,
-  ).then(() => mark("docs (worker)"));
-  done.catch(() => undefined); // awaited below; not an unhandled rejection while the rest is emitted
+  ).then(() => {
+    mark("docs (worker)");
+    return pages;
+  });
+  done.catch(() => undefined); // awaited by emitService; not an unhandled rejection when cancelled
+  return {
+    follow(next) {
+      onFile = next;
+      for (const f of pages) next(f);
+    },
+    done,
+    cancel: () => stop.abort(new Error("the docs are not needed")),
+  };
+}
+
+/** What the caller started before emitService (startValidators, startDocs): each is started there otherwise. */
+export interface Started {
+  readonly validators?: PendingValidators | undefined;
+  readonly docs?: PendingDocs | undefined;
+}
+
+/**
+ * The whole generated package, sorted by path. The docs (most of the work) are emitted in a worker
+ * thread meanwhile (`started.docs`, when the caller started them with startDocs, else started now), and
+ * so are the validators of a big service (`started.validators`, likewise). With `stage` (a first
+ * generation) every file is written into the staging folder as soon as it is at hand — the worker's
+ * pages as they arrive, this thread's files once emitted — and comes back as a StagedFile.
+ */
+export async function emitService(model: Model, orphans?: Orphans, stage?: undefined, started?: Started): Promise<EmittedFile[]>;
+export async function emitService(model: Model, orphans: Orphans | undefined, stage: FreshStage, started?: Started): Promise<StagedFile[]>;
+export async function emitService(model: Model, orphans?: Orphans, stage?: FreshStage, started: Started = {}): Promise<PackageFile[]> {
+  const pendingDocs = started.docs ?? startDocs(model);
+  useSharedSchemas(model.schemas);
+  const validators = started.validators ?? startValidators(model);
+  const docs: PackageFile[] = [];
   let files: PackageFile[];
   try {
+    pendingDocs.follow((f) => {
+      const file = `docs/${f.path}`;
+      docs.push(stage ? stage.write(file, f.owner, f.data) : { path: file, owner: f.owner, contents: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength).toString("utf8") });
+    });
     files = [
       ...emitPackage(model),
       ...emitReadme(model),
@@ -109,12 +180,12 @@ export async function emitService(model: Model, orphans?: Orphans, stage?: Fresh
     files.push(...(await validators.files).map((f) => (stage ? stage.write(f.path, f.owner, f.data) : { path: f.path, owner: f.owner, contents: Buffer.from(f.data).toString("utf8") })));
     mark("validators");
   } catch (error) {
-    stop.abort(error); // no page of the worker's is written after this fails
+    pendingDocs.cancel(); // no page of the worker's is written after this fails
     validators.cancel();
     throw error;
   }
   mark("emitted but docs");
-  await done;
+  await pendingDocs.done;
   return byPath([...files, ...docs]);
 }
 

@@ -15,7 +15,7 @@ import type { LazyFile } from "./emitted-file.js";
 /** The emitters a worker can run, by name, with the input each takes. */
 export interface WorkerJobs {
   docs: { model: Model };
-  validators: { schemas: ValidatorSchemas };
+  validators: { schemas: ValidatorSchemas; model?: Model };
 }
 export type WorkerJob = keyof WorkerJobs;
 
@@ -39,7 +39,7 @@ const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
   },
   validators: async () => {
     const { validatorsFiles } = await import("./validators.js");
-    return ({ schemas }) => validatorsFiles(schemas);
+    return ({ schemas, model }) => validatorsFiles(schemas, model);
   },
 };
 
@@ -59,7 +59,8 @@ parentPort!.once("message", async (input: WorkerJobs[WorkerJob]) => {
     // A buffer of its own is moved; a small one sharing Node's pool is copied.
     if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) transfer.push(data.buffer as ArrayBuffer);
     bytes += data.byteLength;
-    if (bytes >= BATCH_BYTES) {
+    // The validators worker's files are few, and the first (the schema-compile findings) is awaited on its own.
+    if (bytes >= BATCH_BYTES || job === "validators") {
       post({ files: batch }, transfer);
       batch = [];
       transfer = [];

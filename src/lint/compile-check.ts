@@ -14,6 +14,7 @@ import { SERVER_OWNED, SHARED_SCHEMAS_ID } from "../model/conventions.js";
 import { patternProblem } from "../model/patterns.js";
 import { walkSchemas } from "../model/schema-walk.js";
 import { withSharedRefs } from "../model/shared.js";
+import { withoutAnnotations } from "../model/validator-schemas.js";
 import type { JsonSchema, Model } from "../model/types.js";
 import { defineRule, type Rule } from "./rule.js";
 import { nullableFix } from "./rules/unsupported-keyword.js";
@@ -74,6 +75,22 @@ interface Culprit {
 
 /** Compiles everything in `set` as the service would, and reports each failure where it is written. */
 export function compileCheck(set: CompileSet): Diagnostic[] {
+  return compileCheckKeeping(set).diagnostics;
+}
+
+/** The ajv instances compileCheckKeeping compiled the bodies and the queries in, the shared schemas added to both. */
+export interface KeptAjvs {
+  readonly bodies?: Ajv;
+  readonly queries?: Ajv;
+}
+
+/**
+ * compileCheck, which also hands back the instances it compiled the bodies and the queries in: with
+ * `standalone`, they keep each validator's code, so that the validators module is printed from them
+ * (emit/validators.ts) rather than compiled again, the shared schemas above all.
+ */
+export function compileCheckKeeping(set: CompileSet, standalone = false): { diagnostics: Diagnostic[]; kept: KeptAjvs } {
+  const kept: { bodies?: Ajv; queries?: Ajv } = {};
   const out: Diagnostic[] = [];
   const failedShared = new Set<string>();
   const budget = { left: MAX_TRIALS_PER_CHECK };
@@ -89,7 +106,7 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
     return found;
   };
   const withShared = (coerce: boolean): Ajv => {
-    const ajv = newAjv(coerce, { optimize: false, quiet: true });
+    const ajv = lintAjv(coerce, standalone);
     for (const s of set.shared) {
       try {
         ajv.addSchema(s.schema as object, s.id);
@@ -119,6 +136,8 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
     if (units.length === 0) continue;
     // Bodies are compiled beside the shared schemas compiled above (an instance of the same settings).
     const ajv = units === set.bodies && strict ? strict : withShared(coerce);
+    if (units === set.bodies) kept.bodies = ajv;
+    if (units === set.queries) kept.queries = ajv;
     // One compile per distinct schema text (real APIs repeat the same property schemas across resources),
     // and the parts that compile alone as they do in place many at a time (one compile each costs ajv more
     // than the schema itself).
@@ -151,12 +170,39 @@ export function compileCheck(set: CompileSet): Diagnostic[] {
   }
   // A schema written once and reached from several units (a $ref inlined in each) is reported once.
   const reported = new Set<string>();
-  return out.filter((d) => {
+  const diagnostics = out.filter((d) => {
     const key = `${d.file}#${d.pointer}#${d.hint}`;
     if (reported.has(key)) return false;
     reported.add(key);
     return true;
   });
+  return { diagnostics, kept };
+}
+
+/** The ajv instance that validates schemas against ajv's meta-schema for every lintAjv, made on first use. */
+let metaAjv: Ajv | undefined;
+
+/**
+ * An ajv instance with the service's settings, as `check` compiles with them, whose schemas are validated
+ * against the meta-schema by one instance for all: each instance compiles the meta-schema on first use
+ * otherwise (25–40 ms each, several per check, more while culprits are looked for). ajv validates with the
+ * same meta-schema validator whatever its options (it ignores coercion and defaults there), so the
+ * messages are the same. A schema naming a meta-schema of its own (`$schema`) is validated by its
+ * instance, which may know it.
+ */
+function lintAjv(coerce: boolean, standalone = false): Ajv {
+  const ajv = newAjv(coerce, { optimize: false, quiet: true, standalone });
+  const own = ajv.validateSchema.bind(ajv);
+  const meta = (metaAjv ??= newAjv(false, { optimize: false, quiet: true }));
+  ajv.validateSchema = (schema, throwOrLogError) => {
+    if (schema !== null && typeof schema === "object" && (schema as { $schema?: unknown }).$schema !== undefined) return own(schema, throwOrLogError);
+    try {
+      return meta.validateSchema(schema, throwOrLogError);
+    } finally {
+      ajv.errors = meta.errors;
+    }
+  };
+  return ajv;
 }
 
 /** The diagnostics of `culprits` found in the part of `unit` at `prefix`. */
@@ -396,7 +442,9 @@ function without(schema: JsonSchema, at: string, keyword: string): JsonSchema {
 /**
  * What the service compiles, from today's model: each resource's body (the writable properties' schemas
  * as the model gives them; links are the service's own link schema, which always compiles), each action's
- * query and response, with the shared schemas as the service adds them (SHARED_SCHEMAS_ID).
+ * query and response, with the shared schemas as the service adds them (SHARED_SCHEMAS_ID); all without
+ * their annotations, as the service compiles them (validatorSchemas), so that bodies that differ only in
+ * descriptions are compiled once.
  */
 export function compileSetOf(model: Model): CompileSet {
   const locate = sourceLocator(model);
@@ -428,10 +476,10 @@ export function compileSetOf(model: Model): CompileSet {
   const shared: SharedUnit[] = model.schemas.map((s) => ({
     id: idOf(s.name),
     what: `the shared schema ${s.name}`,
-    schema: withSharedRefs(s.schema, idOf) as JsonSchema,
+    schema: withoutAnnotations(withSharedRefs(s.schema, idOf)) as JsonSchema,
     locate: (pointer) => locate(s.origin, pointer),
   }));
-  const absolute = (unit: CompileUnit): CompileUnit => ({ ...unit, schema: withSharedRefs(unit.schema, idOf) as JsonSchema });
+  const absolute = (unit: CompileUnit): CompileUnit => ({ ...unit, schema: withoutAnnotations(withSharedRefs(unit.schema, idOf)) as JsonSchema });
   return {
     shared,
     bodies: bodies.map(absolute),

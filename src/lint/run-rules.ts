@@ -44,7 +44,14 @@ export const rules: readonly Rule[] = [
  * $ref) is left out: that rule's code says what it is.
  */
 export function runRules(model: Model, only: readonly Rule[] = rules): Diagnostic[] {
-  const found = only.flatMap((rule) => rule.check(model));
+  return withoutRepeats(only.flatMap((rule) => rule.check(model)));
+}
+
+/** Every rule but schema-compile, whose findings `generate` has made in its validators worker, from the same model. */
+export const rulesButCompile: readonly Rule[] = rules.filter((rule) => rule !== schemaCompile);
+
+/** The findings of the rules, in their order, without the schema-compile findings another rule has made (see runRules). */
+export function withoutRepeats(found: readonly Diagnostic[]): Diagnostic[] {
   const others = found.filter((d) => d.code !== "schema-compile" && d.severity === "error");
   const places = new Set(others.map((d) => `${d.file}#${d.pointer}`));
   const fixes = new Set(others.map((d) => d.hint));
