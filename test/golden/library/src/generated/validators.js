@@ -13,28 +13,28 @@ export function createValidators(linearRegExp) {
   const bodies = (() => {
     const exports = {};
 exports.v0 = validate0;
-const schema0 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"born":{"$ref":"resourcery:shared#/$defs/Year"},"name":{"type":"string","minLength":1,"maxLength":200}}};
+const schema0 = {"type":"object","additionalProperties":false,"required":["name"],"properties":{"born":{"$ref":"resourcery:shared/Year"},"name":{"type":"string","minLength":1,"maxLength":200}}};
 const func0 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
-const schema2 = {"type":"integer","minimum":-3000,"maximum":2100};
+const schema1 = {"type":"integer","minimum":-3000,"maximum":2100};
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
-validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate1.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs0 = errors;
 if(errors === 0){
 if(typeof data == "number"){
 if(data > 2100 || isNaN(data)){
-validate2.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2100},message:"must be <= 2100"}];
+validate1.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2100},message:"must be <= 2100"}];
 return false;
 }
 else {
 if(data < -3000 || isNaN(data)){
-validate2.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: -3000},message:"must be >= -3000"}];
+validate1.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: -3000},message:"must be >= -3000"}];
 return false;
 }
 else {
@@ -44,7 +44,7 @@ else {
 if(errors === 0){
 }
 }
-validate2.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
 
@@ -73,8 +73,8 @@ if(_errs1 === errors){
 if(data.born !== undefined && func0.call(data, "born")){
 let data0 = data.born;
 const _errs2 = errors;
-if(!(validate2(data0, {instancePath:instancePath+"/born",parentData:data,parentDataProperty:"born",rootData}))){
-vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);
+if(!(validate1(data0, {instancePath:instancePath+"/born",parentData:data,parentDataProperty:"born",rootData}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
 errors = vErrors.length;
 }
 else {
@@ -133,69 +133,38 @@ validate0.errors = vErrors;
 return errors === 0;
 }
 
-exports.v1 = validate4;
-const schema3 = {"type":"object","additionalProperties":false,"required":["title","author"],"properties":{"author":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"genres":{"type":"array","items":{"type":"string","enum":["fiction","poetry","history","science","children"]},"uniqueItems":true},"isbn":{"$ref":"resourcery:shared#/$defs/Isbn"},"pages":{"type":"integer","minimum":1},"published":{"$ref":"resourcery:shared#/$defs/Year"},"title":{"type":"string","minLength":1,"maxLength":500}}};
-const schema4 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$"};
+exports.v1 = validate3;
+const schema2 = {"type":"object","additionalProperties":false,"required":["title","author"],"properties":{"author":{"type":"object","required":["meta"],"properties":{"meta":{"type":"object","required":["href"],"properties":{"href":{"type":"string","minLength":1},"mediaType":{"type":"string"}}}}},"genres":{"type":"array","items":{"type":"string","enum":["fiction","poetry","history","science","children"]},"uniqueItems":true},"isbn":{"$ref":"resourcery:shared/Isbn"},"pages":{"type":"integer","minimum":1},"published":{"$ref":"resourcery:shared/Year"},"title":{"type":"string","minLength":1,"maxLength":500}}};
+const schema3 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$"};
 const func16 = linearRegExp;
 const pattern0 = func16("^(97[89])?\\d{9}[\\dX]$", "u");
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if(!pattern0.test(data)){
-validate5.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(97[89])?\\d{9}[\\dX]$"},message:"must match pattern \""+"^(97[89])?\\d{9}[\\dX]$"+"\""}];
+validate4.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(97[89])?\\d{9}[\\dX]$"},message:"must match pattern \""+"^(97[89])?\\d{9}[\\dX]$"+"\""}];
 return false;
 }
 else {
 }
 }
 else {
-validate5.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate4.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate5.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
-validate7.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-const _errs0 = errors;
-if(errors === 0){
-if(typeof data == "number"){
-if(data > 2100 || isNaN(data)){
-validate7.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2100},message:"must be <= 2100"}];
-return false;
-}
-else {
-if(data < -3000 || isNaN(data)){
-validate7.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: -3000},message:"must be >= -3000"}];
-return false;
-}
-else {
-}
-}
-}
-if(errors === 0){
-}
-}
-validate7.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -203,14 +172,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.title === undefined) || (!(func0.call(data, "title")))) && (missing0 = "title")) || (((data.author === undefined) || (!(func0.call(data, "author")))) && (missing0 = "author"))){
-validate4.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate3.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 of Object.keys(data)){
 if(!((((((key0 === "author") || (key0 === "genres")) || (key0 === "isbn")) || (key0 === "pages")) || (key0 === "published")) || (key0 === "title"))){
-validate4.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate3.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -224,7 +193,7 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((data0.meta === undefined) || (!(func0.call(data0, "meta")))) && (missing1 = "meta")){
-validate4.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate3.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -236,7 +205,7 @@ if(errors === _errs4){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing2;
 if(((data1.href === undefined) || (!(func0.call(data1, "href")))) && (missing2 = "href")){
-validate4.errors = [{instancePath:instancePath+"/author/meta",schemaPath:"#/properties/author/properties/meta/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate3.errors = [{instancePath:instancePath+"/author/meta",schemaPath:"#/properties/author/properties/meta/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
@@ -247,14 +216,14 @@ const _errs7 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func3(data2) < 1){
-validate4.errors = [{instancePath:instancePath+"/author/meta/href",schemaPath:"#/properties/author/properties/meta/properties/href/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate3.errors = [{instancePath:instancePath+"/author/meta/href",schemaPath:"#/properties/author/properties/meta/properties/href/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
 }
 }
 else {
-validate4.errors = [{instancePath:instancePath+"/author/meta/href",schemaPath:"#/properties/author/properties/meta/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate3.errors = [{instancePath:instancePath+"/author/meta/href",schemaPath:"#/properties/author/properties/meta/properties/href/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs6){
@@ -270,7 +239,7 @@ if(data1.mediaType !== undefined && func0.call(data1, "mediaType")){
 let data3 = data1.mediaType;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate4.errors = [{instancePath:instancePath+"/author/meta/mediaType",schemaPath:"#/properties/author/properties/meta/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate3.errors = [{instancePath:instancePath+"/author/meta/mediaType",schemaPath:"#/properties/author/properties/meta/properties/mediaType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs9 = errors;
@@ -287,7 +256,7 @@ if(valid2){
 }
 }
 else {
-validate4.errors = [{instancePath:instancePath+"/author/meta",schemaPath:"#/properties/author/properties/meta/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate3.errors = [{instancePath:instancePath+"/author/meta",schemaPath:"#/properties/author/properties/meta/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs4){
@@ -303,7 +272,7 @@ if(valid1){
 }
 }
 else {
-validate4.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate3.errors = [{instancePath:instancePath+"/author",schemaPath:"#/properties/author/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === _errs2){
@@ -327,13 +296,13 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 const _errs12 = errors;
 if(typeof data5 !== "string"){
-validate4.errors = [{instancePath:instancePath+"/genres/" + i0,schemaPath:"#/properties/genres/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate3.errors = [{instancePath:instancePath+"/genres/" + i0,schemaPath:"#/properties/genres/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 const _errs13 = errors;
-const vSchema0 = schema3.properties.genres.items.enum;
+const vSchema0 = schema2.properties.genres.items.enum;
 if(!(((((data5 === "fiction") || (data5 === "poetry")) || (data5 === "history")) || (data5 === "science")) || (data5 === "children"))){
-validate4.errors = [{instancePath:instancePath+"/genres/" + i0,schemaPath:"#/properties/genres/items/enum",keyword:"enum",params:{allowedValues: schema3.properties.genres.items.enum},message:"must be equal to one of the allowed values"}];
+validate3.errors = [{instancePath:instancePath+"/genres/" + i0,schemaPath:"#/properties/genres/items/enum",keyword:"enum",params:{allowedValues: schema2.properties.genres.items.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 else {
@@ -359,7 +328,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate4.errors = [{instancePath:instancePath+"/genres",schemaPath:"#/properties/genres/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate3.errors = [{instancePath:instancePath+"/genres",schemaPath:"#/properties/genres/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 valid4 = false;
 break;
@@ -372,7 +341,7 @@ if(valid4){
 }
 }
 else {
-validate4.errors = [{instancePath:instancePath+"/genres",schemaPath:"#/properties/genres/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate3.errors = [{instancePath:instancePath+"/genres",schemaPath:"#/properties/genres/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 if(errors === _errs10){
@@ -387,8 +356,8 @@ if(valid0){
 if(data.isbn !== undefined && func0.call(data, "isbn")){
 let data6 = data.isbn;
 const _errs14 = errors;
-if(!(validate5(data6, {instancePath:instancePath+"/isbn",parentData:data,parentDataProperty:"isbn",rootData}))){
-vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+if(!(validate4(data6, {instancePath:instancePath+"/isbn",parentData:data,parentDataProperty:"isbn",rootData}))){
+vErrors = vErrors === null ? validate4.errors : vErrors.concat(validate4.errors);
 errors = vErrors.length;
 }
 else {
@@ -403,14 +372,14 @@ if(data.pages !== undefined && func0.call(data, "pages")){
 let data7 = data.pages;
 const _errs15 = errors;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-validate4.errors = [{instancePath:instancePath+"/pages",schemaPath:"#/properties/pages/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate3.errors = [{instancePath:instancePath+"/pages",schemaPath:"#/properties/pages/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 const _errs16 = errors;
 if(errors === _errs15){
 if(typeof data7 == "number"){
 if(data7 < 1 || isNaN(data7)){
-validate4.errors = [{instancePath:instancePath+"/pages",schemaPath:"#/properties/pages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate3.errors = [{instancePath:instancePath+"/pages",schemaPath:"#/properties/pages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
@@ -428,8 +397,8 @@ if(valid0){
 if(data.published !== undefined && func0.call(data, "published")){
 let data8 = data.published;
 const _errs17 = errors;
-if(!(validate7(data8, {instancePath:instancePath+"/published",parentData:data,parentDataProperty:"published",rootData}))){
-vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
+if(!(validate1(data8, {instancePath:instancePath+"/published",parentData:data,parentDataProperty:"published",rootData}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
 errors = vErrors.length;
 }
 else {
@@ -447,12 +416,12 @@ const _errs19 = errors;
 if(errors === _errs18){
 if(typeof data9 === "string"){
 if(func3(data9) > 500){
-validate4.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+validate3.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
 if(func3(data9) < 1){
-validate4.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate3.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 else {
@@ -460,7 +429,7 @@ else {
 }
 }
 else {
-validate4.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate3.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(errors === _errs18){
@@ -482,13 +451,13 @@ if(valid0){
 }
 }
 else {
-validate4.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate3.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 if(errors === 0){
 }
 }
-validate4.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
 
@@ -497,13 +466,13 @@ return errors === 0;
   const queries = (() => {
     const exports = {};
 exports.v0 = validate0;
-const schema0 = {"type":"object","required":["isbn"],"properties":{"isbn":{"$ref":"resourcery:shared#/$defs/Isbn"}}};
+const schema0 = {"type":"object","required":["isbn"],"properties":{"isbn":{"$ref":"resourcery:shared/Isbn"}}};
 const func0 = Object.prototype.hasOwnProperty;
-const schema2 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$"};
+const schema1 = {"type":"string","pattern":"^(97[89])?\\d{9}[\\dX]$"};
 const func2 = linearRegExp;
 const pattern0 = func2("^(97[89])?\\d{9}[\\dX]$", "u");
 
-function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
@@ -518,7 +487,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate2.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate1.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(coerced0 !== undefined){
@@ -532,7 +501,7 @@ const _errs0 = errors;
 if(errors === 0){
 if(typeof data === "string"){
 if(!pattern0.test(data)){
-validate2.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(97[89])?\\d{9}[\\dX]$"},message:"must match pattern \""+"^(97[89])?\\d{9}[\\dX]$"+"\""}];
+validate1.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(97[89])?\\d{9}[\\dX]$"},message:"must match pattern \""+"^(97[89])?\\d{9}[\\dX]$"+"\""}];
 return false;
 }
 else {
@@ -541,7 +510,7 @@ else {
 if(errors === 0){
 }
 }
-validate2.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
 
@@ -561,8 +530,8 @@ else {
 if(data.isbn !== undefined && func0.call(data, "isbn")){
 let data0 = data.isbn;
 const _errs1 = errors;
-if(!(validate2(data0, {instancePath:instancePath+"/isbn",parentData:data,parentDataProperty:"isbn",rootData}))){
-vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);
+if(!(validate1(data0, {instancePath:instancePath+"/isbn",parentData:data,parentDataProperty:"isbn",rootData}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
 errors = vErrors.length;
 }
 else {
