@@ -72,7 +72,7 @@ test("the types and the docs name the recursive schema where it recurs", () => {
   assert.match(page, /array of Json/);
 });
 
-test("a schema that refers to itself on the same value is refused by check, with the loop's place", () => {
+test("a schema that refers to itself on the same value is refused by check and generate, with the loop's place", () => {
   const { tmp, defs } = writeDefinitions("schema-loop", {
     "service.json": serviceJson("loops"),
     "resources/outline.json": { ...OUTLINE, properties: { ...OUTLINE.properties, formula: { $ref: "../shared/expression.json" } } },
@@ -85,6 +85,13 @@ test("a schema that refers to itself on the same value is refused by check, with
     assert.is(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout + r.stderr, /expression\.json:\d+:\d+ {2}error {2}schema-loop {2}.*refers to itself through anyOf\/0/);
     assert.not.match(r.stdout + r.stderr, /internal error|RangeError|at .*\.js:\d+/);
+    // generate renders the docs from the model while the lint runs: the loop must not crash it either.
+    const out = path.join(tmp, "service");
+    const g = runCli(["generate", defs, "--out", out]);
+    assert.is(g.code, 1, g.stdout + g.stderr);
+    assert.match(g.stdout + g.stderr, /schema-loop/);
+    assert.not.match(g.stdout + g.stderr, /internal error|RangeError|at .*\.js:\d+/);
+    assert.not.ok(fs.existsSync(out), "a refused generate writes nothing");
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
