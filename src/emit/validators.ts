@@ -22,7 +22,8 @@ import type { Ajv } from "ajv";
 import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type DistinctValidators, type Schema, type ValidatedSpec, type ValidatorAjvs, type ValidatorSchemas } from "../model/validator-schemas.js";
 import { SHARED_REF_PREFIX } from "../model/build-schema.js";
 import { SHARED_SCHEMAS_ID } from "../model/conventions.js";
-import { isDataKeyword, SCHEMA_MAPS } from "../model/schema-walk.js";
+import { SCHEMA_MAPS } from "../model/schema-walk.js";
+import { withRefs } from "../model/shared.js";
 import type { Model } from "../model/types.js";
 import { compileCheckKeeping, compileSetOf, type KeptAjvs } from "../lint/compile-check.js";
 import type { EmittedFile, LazyFile } from "./emitted-file.js";
@@ -224,24 +225,6 @@ export function sharedApart(schemas: ValidatorSchemas): (ValidatorSchemas & { re
   return movable ? { shared: undefined, bodies, queries, apart } : undefined;
 }
 
-/** A copy of `schema` whose `$ref`s say `to(ref)`; data keywords are left as written. */
-function withRefs(schema: unknown, to: (ref: string) => string): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => withRefs(s, to));
-  if (schema === null || typeof schema !== "object") return schema;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
-    let value: unknown;
-    if (k === "$ref" && typeof v === "string") value = to(v);
-    else if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
-      // Its keys are names: a property named "$ref" or "enum" is a schema like any other.
-      const map: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(v)) Object.defineProperty(map, name, { value: withRefs(sub, to), enumerable: true, writable: true, configurable: true });
-      value = map;
-    } else value = isDataKeyword(k) ? v : withRefs(v, to);
-    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
-}
 
 /**
  * Makes `ajv` write each validator's code without turning it into a function: ajv evaluates the code of

@@ -54,18 +54,23 @@ export function withSharedId(schema: unknown): unknown {
 
 /** A copy of `schema` whose shared references (`#/$defs/<name>`) say `to(name)` instead; data keywords are left as written. */
 export function withSharedRefs(schema: unknown, to: (name: string) => string): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => withSharedRefs(s, to));
+  return withRefs(schema, (ref) => (ref.startsWith(SHARED_REF_PREFIX) ? to(ref.slice(SHARED_REF_PREFIX.length)) : ref));
+}
+
+/** A copy of `schema` whose `$ref`s say `to(ref)` instead; data keywords are left as written. */
+export function withRefs(schema: unknown, to: (ref: string) => string): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => withRefs(s, to));
   if (!isObject(schema)) return schema;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     let value: unknown;
-    if (k === "$ref" && typeof v === "string" && v.startsWith(SHARED_REF_PREFIX)) value = to(v.slice(SHARED_REF_PREFIX.length));
+    if (k === "$ref" && typeof v === "string") value = to(v);
     else if (SCHEMA_MAPS.has(k) && isObject(v)) {
-      // Its keys are names: a property named "default", "enum" or "x-rate" is a schema like any other.
+      // Its keys are names: a property named "$ref", "default", "enum" or "x-rate" is a schema like any other.
       const map: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(v)) Object.defineProperty(map, name, { value: withSharedRefs(sub, to), enumerable: true, writable: true, configurable: true });
+      for (const [name, sub] of Object.entries(v)) Object.defineProperty(map, name, { value: withRefs(sub, to), enumerable: true, writable: true, configurable: true });
       value = map;
-    } else value = isDataKeyword(k) ? v : withSharedRefs(v, to);
+    } else value = isDataKeyword(k) ? v : withRefs(v, to);
     Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
