@@ -55,6 +55,8 @@ export async function startBaseline(o: BaselineOptions): Promise<() => Promise<v
 export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastify>; close: () => Promise<void> } {
   const db = new Database(o.db);
   db.pragma("journal_mode = WAL");
+  // The generated service's durability: in WAL mode, NORMAL syncs at checkpoints, not at every commit.
+  db.pragma("synchronous = NORMAL");
   const getBook = db.prepare<[string], Row>('SELECT id, created_at, modified_at, data FROM "books" WHERE id = ?');
   const getAuthor = db.prepare<[string], Row>('SELECT id, created_at, modified_at, data FROM "authors" WHERE id = ?');
   const page = db.prepare<[number, number], Row>('SELECT id, created_at, modified_at, data FROM "books" ORDER BY created_at, id LIMIT ? OFFSET ?');

@@ -17,7 +17,7 @@ import {
 import { isJsonContentType } from "./negotiate.js";
 import { checkSelection, EMPTY_SELECTION, expansionOf, parseSelection, SERVER_FIELDS, type Selection } from "./select.js";
 import type { FieldSpec, ResourceSpec } from "./spec.js";
-import { andThen, inTransaction, readRecord, UniqueViolation, type Store, type StoredRecord } from "./store.js";
+import { andThen, inTransaction, readRecord, UniqueViolation, type ImmediateTransaction, type Store, type StoredRecord } from "./store.js";
 
 type Json = Record<string, unknown>;
 type Query = Record<string, string | string[] | undefined>;
@@ -87,18 +87,42 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   });
 
   const instanceTypes = svc.offers(resource.mediaType);
-  app.post(base, { config: { access: rolesFor(resource, "create"), produces: instanceTypes } }, async (req, reply) => {
-    const caller = req.caller!;
-    const type = req.negotiated!;
-    requireBody(svc, req, instanceTypes);
-    svc.validators.body(resource.collection, req.body, svc.readOnly.get(resource.collection)!);
+  /** A new record of `data`, with the caller as its owner (x-owner). */
+  const newRecord = (caller: Caller, id: string, data: Json): StoredRecord => {
+    const now = new Date().toISOString();
+    return { id, createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data };
+  };
+  /**
+   * A create with no hook to wait for, on a store that writes at once (ImmediateWrites): checked and stored
+   * in one synchronous transaction, the answer sent without a promise. Undefined, with nothing done, when
+   * a hook or a link's read hook is to be awaited or the store cannot begin now: the async path then.
+   */
+  const createNow = (req: FastifyRequest, reply: FastifyReply, caller: Caller, type: string): FastifyReply | undefined => {
+    const now = svc.store.immediateWrites;
+    if (now === undefined || hooks.beforeCreate || hooks.afterCreate || svc.readHooks.has(resource.collection)) return undefined;
+    const plan = planStored(svc, resource, req.body as Json, CREATED);
+    if (!plan.checks.every((c) => checkableNow(svc, c))) return undefined;
+    const done = now.transactionNow((tx) => {
+      verifyLinksNow(svc, caller, tx, plan.checks);
+      const record = newRecord(caller, sequence ? tx.nextId(resource.collection) : makeId(resource.idForm), plan.data);
+      try {
+        tx.insert(resource.collection, record);
+      } catch (e) {
+        throw conflictOf(svc, resource, e);
+      }
+      return record;
+    });
+    if (done === undefined) return undefined;
+    reply.header("location", hrefOf(svc.baseUrl, resource.collection, done.value.id));
+    return sendJson(reply, 201, type, buildPlain(rep(req, caller), resource, done.value));
+  };
+  /** A create in the store's transaction (or statement by statement without one), its hooks awaited. */
+  const create = async (req: FastifyRequest, reply: FastifyReply, caller: Caller, type: string): Promise<FastifyReply> => {
     const { record, body } = await inTransaction(svc.store, async (tx) => {
       const ctx = svc.handlerContext(req, caller, tx);
-      const input = ((await hooks.beforeCreate?.(req.body as Json, ctx)) ?? req.body) as Json;
-      const now = new Date().toISOString();
-      const data = await toStored(svc, ctx, resource, input, { written: () => true });
-      const id = sequence ? await tx.nextId!(resource.collection) : makeId(resource.idForm);
-      const record: StoredRecord = { id, createdAt: now, modifiedAt: now, owner: resource.owner ? caller.id : undefined, data };
+      const input = (hooks.beforeCreate ? ((await hooks.beforeCreate(req.body as Json, ctx)) ?? req.body) : req.body) as Json;
+      const data = await toStored(svc, ctx, resource, input, CREATED);
+      const record = newRecord(caller, sequence ? await tx.nextId!(resource.collection) : makeId(resource.idForm), data);
       await unique(svc, resource, () => tx.insert(resource.collection, record));
       const rc = rep(req, caller, tx, ctx);
       const full = buildPlain(rc, resource, record);
@@ -107,6 +131,13 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     });
     reply.header("location", hrefOf(svc.baseUrl, resource.collection, record.id));
     return sendJson(reply, 201, type, body);
+  };
+  app.post(base, { config: { access: rolesFor(resource, "create"), produces: instanceTypes } }, (req, reply) => {
+    const caller = req.caller!;
+    const type = req.negotiated!;
+    requireBody(svc, req, instanceTypes);
+    svc.validators.body(resource.collection, req.body, svc.readOnly.get(resource.collection)!);
+    return createNow(req, reply, caller, type) ?? create(req, reply, caller, type);
   });
 
   app.route({
@@ -469,13 +500,18 @@ async function unique(svc: ServiceContext, resource: ResourceSpec, write: () => 
   try {
     await write();
   } catch (e) {
-    if (!(e instanceof UniqueViolation)) throw e;
-    const noun = spokenName(resource.name);
-    throw new ApiError(entry(svc.catalog, "conflict"), e.property, {
-      message: `Another ${noun} already has this ${e.property}.`,
-      dev: `Another ${noun} already has this ${e.property}: "${e.property}" is unique among ${resource.collection}. Choose another value, or update that ${noun} instead.`,
-    });
+    throw conflictOf(svc, resource, e);
   }
+}
+
+/** A store's UniqueViolation as the 409 the client reads; any other error as it is. */
+function conflictOf(svc: ServiceContext, resource: ResourceSpec, e: unknown): unknown {
+  if (!(e instanceof UniqueViolation)) return e;
+  const noun = spokenName(resource.name);
+  return new ApiError(entry(svc.catalog, "conflict"), e.property, {
+    message: `Another ${noun} already has this ${e.property}.`,
+    dev: `Another ${noun} already has this ${e.property}: "${e.property}" is unique among ${resource.collection}. Choose another value, or update that ${noun} instead.`,
+  });
 }
 
 /** A resource's camelCase singular as words: "libraryBook" → "library book". */
@@ -483,13 +519,7 @@ function spokenName(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
 }
 
-/**
- * Request body → stored data: links become ids and must name existing instances, of the right collection,
- * under the service's base URL, that the caller may see (x-owner, read hook). On an update, `written` says
- * which fields the request wrote: a link it did not write is kept as the instance holds it, unchecked (a
- * merge patch of other fields works whatever the link names); an id the instance already holds is checked
- * for existence but not for visibility (a link someone else set stays the caller's to keep).
- */
+/** planStored, then its links checked in the write's transaction (verifyLinks): the data to store. */
 async function toStored(
   svc: ServiceContext,
   ctx: HandlerContext,
@@ -497,7 +527,46 @@ async function toStored(
   input: Json,
   update: { readonly current?: StoredRecord; readonly written: (field: string) => boolean },
 ): Promise<Json> {
+  const plan = planStored(svc, resource, input, update);
+  await verifyLinks(svc, ctx, plan.checks);
+  return plan.data;
+}
+
+/** A link a write names that must be checked: it exists, and (unless `known`) the caller may see it. */
+interface LinkCheck {
+  readonly target: string;
+  readonly id: string;
+  /** An id the instance already holds: checked for existence only (a link someone else set stays the caller's to keep). */
+  readonly known: boolean;
+  readonly property: string;
+  readonly href: unknown;
+}
+
+/** The stored data of a write and the links it must check before it is stored. */
+interface StoredPlan {
+  readonly data: Json;
+  readonly checks: readonly LinkCheck[];
+}
+
+/** What a create writes: every field it sends. */
+const CREATED = { written: () => true } as const;
+
+/**
+ * Request body → stored data: links become ids, and those that must name existing instances, of the right
+ * collection, under the service's base URL, that the caller may see (x-owner, read hook) are listed to be
+ * checked (a link that is not an href of the target's collection is a 400 at once). On an update,
+ * `written` says which fields the request wrote: a link it did not write is kept as the instance holds it,
+ * unchecked (a merge patch of other fields works whatever the link names); an id the instance already
+ * holds is checked for existence but not for visibility.
+ */
+function planStored(
+  svc: ServiceContext,
+  resource: ResourceSpec,
+  input: Json,
+  update: { readonly current?: StoredRecord; readonly written: (field: string) => boolean },
+): StoredPlan {
   const data: Json = {};
+  const checks: LinkCheck[] = [];
   const current = update.current;
   for (const field of resource.fields) {
     if (!Object.prototype.hasOwnProperty.call(input, field.name) || field.link?.inverse || field.name === resource.owner) continue;
@@ -513,29 +582,70 @@ async function toStored(
     const held = current?.data[field.name];
     const kept = new Set(typeof held === "string" ? [held] : Array.isArray(held) ? (held as string[]) : []);
     const written = update.written(field.name);
-    const link = (item: unknown) => linkId(svc, ctx, field.link!.target, item, field.name, kept, written);
-    if (field.kind === "link") {
-      data[field.name] = await link(value);
-    } else {
-      const ids: string[] = [];
-      for (const item of value as unknown[]) ids.push(await link(item));
-      data[field.name] = [...new Set(ids)];
-    }
+    const target = field.link!.target;
+    const link = (item: unknown): string => {
+      const href = hrefOfLink(item);
+      const match = matchLink(href, svc.baseUrl, svc.resources.get(target)!);
+      if (match.id === undefined) throw invalidLink(svc, field.name, target, href, match.problem);
+      const id = match.id;
+      if (!kept.has(id) || written) checks.push({ target, id, known: kept.has(id), property: field.name, href });
+      return id;
+    };
+    data[field.name] = field.kind === "link" ? link(value) : [...new Set((value as unknown[]).map(link))];
   }
   // An open resource keeps what else the body held (its schema checked it: additionalProperties, patternProperties).
   copyOtherProperties(resource, input, data);
-  return data;
+  return { data, checks };
 }
 
-/** The id a written link names, checked (see toStored); 400 invalidLink with `property` = the link's field otherwise. */
-async function linkId(svc: ServiceContext, ctx: HandlerContext, target: string, link: unknown, property: string, kept: ReadonlySet<string>, written: boolean): Promise<string> {
-  const href = hrefOfLink(link);
-  const match = matchLink(href, svc.baseUrl, svc.resources.get(target)!);
-  if (match.id === undefined) throw invalidLink(svc, property, target, href, match.problem);
-  const id = match.id;
-  if (kept.has(id) && !written) return id;
-  if (!(await linkable(svc, ctx, target, id, kept.has(id)))) throw invalidLink(svc, property, target, href, noInstance(svc.resources.get(target)!, id));
-  return id;
+/**
+ * A check that is of existence alone: an id the instance holds, or a target without x-owner (or an admin
+ * caller) and without a read hook. The others read the instance to ask whether the caller may see it.
+ */
+function existenceOnly(svc: ServiceContext, caller: Caller, check: LinkCheck): boolean {
+  const target = svc.resources.get(check.target)!;
+  return check.known || ((target.owner === undefined || isAdmin(caller, target)) && !svc.readHooks.has(check.target));
+}
+
+/** The 400 of the first check (in the body's order) that failed. */
+function firstFailed(svc: ServiceContext, checks: readonly LinkCheck[], ok: readonly boolean[]): void {
+  const at = ok.indexOf(false);
+  if (at === -1) return;
+  const c = checks[at]!;
+  throw invalidLink(svc, c.property, c.target, c.href, noInstance(svc.resources.get(c.target)!, c.id));
+}
+
+/**
+ * Checks a write's links (see planStored) through the store of its transaction: existence by one query per
+ * target collection, visibility by reading the instance (and asking its read hook). 400 invalidLink for the
+ * first that fails: an x-owner instance of another key, or one a read hook hides, answers exactly as a
+ * missing one, so a link never tells that it exists.
+ */
+async function verifyLinks(svc: ServiceContext, ctx: HandlerContext, checks: readonly LinkCheck[]): Promise<void> {
+  if (checks.length === 0) return;
+  const { store, caller } = ctx;
+  const ok: boolean[] = [];
+  const byTarget = new Map<string, string[]>();
+  checks.forEach((c) => existenceOnly(svc, caller, c) && (byTarget.get(c.target) ?? byTarget.set(c.target, []).get(c.target)!).push(c.id));
+  const found = new Map<string, Set<string>>();
+  for (const [target, ids] of byTarget) found.set(target, await store.existing(target, ids));
+  for (const c of checks) ok.push(existenceOnly(svc, caller, c) ? found.get(c.target)!.has(c.id) : await visible(svc, ctx, c));
+  firstFailed(svc, checks, ok);
+}
+
+/** verifyLinks in a synchronous transaction (ImmediateWrites), for checks that ask no read hook (checkableNow). */
+function verifyLinksNow(svc: ServiceContext, caller: Caller, tx: ImmediateTransaction, checks: readonly LinkCheck[]): void {
+  const ok = checks.map((c) => {
+    if (existenceOnly(svc, caller, c)) return tx.existing(c.target, [c.id]).size > 0;
+    const record = tx.get(c.target, c.id);
+    return record !== undefined && canSee(caller, svc.resources.get(c.target)!, record);
+  });
+  firstFailed(svc, checks, ok);
+}
+
+/** True when a check can be made in a synchronous transaction: it asks no read hook. */
+function checkableNow(svc: ServiceContext, check: LinkCheck): boolean {
+  return check.known || !svc.readHooks.has(check.target);
 }
 
 /** The 400 of a link that names no instance of `target` it may: why, with the href as written and the link's form. */
@@ -544,19 +654,13 @@ function invalidLink(svc: ServiceContext, property: string, target: string, href
   return svc.error("invalidLink", property, `The link ${shown} ${problem}. A link to an existing instance is written ${linkForm(svc, target)}, with the href as this service gives it.`);
 }
 
-/**
- * True when a body may link to instance `id` of `collection`: it exists and (unless `known`, an id the
- * instance already holds) the caller may see it. An x-owner instance of another key, or one a read hook
- * hides, answers exactly as a missing one, so a link never tells that it exists.
- */
-async function linkable(svc: ServiceContext, ctx: HandlerContext, collection: string, id: string, known: boolean): Promise<boolean> {
+/** True when the caller may see instance `check.id` (x-owner, then the target's read hook). */
+async function visible(svc: ServiceContext, ctx: HandlerContext, check: LinkCheck): Promise<boolean> {
   const { store, caller } = ctx;
-  const target = svc.resources.get(collection)!;
-  const hook = svc.readHooks.get(collection);
-  if (known || ((target.owner === undefined || isAdmin(caller, target)) && hook === undefined)) return (await store.existing(collection, [id])).size > 0;
-  const record = await store.get(collection, id);
+  const target = svc.resources.get(check.target)!;
+  const record = await store.get(check.target, check.id);
   if (record === undefined || !canSee(caller, target, record)) return false;
-  if (hook === undefined) return true;
+  if (!svc.readHooks.has(check.target)) return true;
   const rc: RepresentContext = { spec: svc.spec, resources: svc.resources, store, baseUrl: svc.baseUrl, caller, read: { hooks: svc.readHooks, context: () => ctx } };
   return (await representShown(rc, target, record)) !== undefined;
 }

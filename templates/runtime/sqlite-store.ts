@@ -28,7 +28,7 @@ import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { ResourceSpec, ServiceSpec } from "./spec.js";
 import { StoreBusy, UniqueViolation } from "./store.js";
-import type { ImmediateReads, ListQuery, Page, Store, StoredRecord } from "./store.js";
+import type { ImmediateReads, ImmediateTransaction, ImmediateWrites, ListQuery, Page, Store, StoredRecord } from "./store.js";
 
 type Db = Database.Database;
 type Statement = Database.Statement;
@@ -484,6 +484,13 @@ class WriteLock {
     });
   }
 
+  /** Takes the lock when it is free (true); false, and nothing waits, when it is held. */
+  tryTake(): boolean {
+    if (this.held) return false;
+    this.held = true;
+    return true;
+  }
+
   /** Hands the lock to the next waiter, or frees it. */
   release(): void {
     const next = this.waiting.shift();
@@ -670,6 +677,40 @@ class SqliteStore implements Store {
     }
   }
 
+  /**
+   * A transaction run at once (ImmediateWrites): only when the process's write turn is free and BEGIN
+   * IMMEDIATE gets the file's lock within the connection's short synchronous wait; otherwise nothing is
+   * run and the caller takes `transaction`, which waits its turn and retries.
+   */
+  readonly immediateWrites: ImmediateWrites = {
+    transactionNow: <T>(work: (tx: ImmediateTransaction) => T): { readonly value: T } | undefined => {
+      if (this.closed) throw new Error("sqlite store: the store is closed");
+      if (!this.lock.tryTake()) return undefined;
+      const w = this.writer;
+      const tx = new SqliteTransaction(w, () => this.closed, () => this.writes++);
+      try {
+        try {
+          w.begin.run();
+        } catch (error) {
+          if (isBusyError(error)) return undefined;
+          throw error;
+        }
+        try {
+          const value = work(tx.now);
+          w.commit.run();
+          return { value };
+        } catch (error) {
+          if (w.db.open && w.db.inTransaction) w.rollback.run();
+          throw error;
+        }
+      } finally {
+        tx.end();
+        this.writes++;
+        this.lock.release();
+      }
+    },
+  };
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -731,19 +772,32 @@ class SqliteTransaction implements Store {
     }
   }
 
-  readonly immediate: ImmediateReads = { get: (collection, id) => this.run(collection, (c) => readOne(c, id)) };
+  /** The transaction's statements run at once: the store of a synchronous transaction (ImmediateWrites), and what the async methods call. */
+  readonly now: ImmediateTransaction = {
+    get: (collection, id) => this.run(collection, (c) => readOne(c, id)),
+    existing: (collection, ids) => this.run(collection, (c) => existingNow(c, ids)),
+    insert: (collection, record) => {
+      this.wrote();
+      this.run(collection, (c) => c.insert.run(record.id, record.createdAt, record.modifiedAt, record.owner ?? null, JSON.stringify(record.data)));
+    },
+    nextId: (collection) => {
+      this.wrote();
+      return this.run(collection, nextNow);
+    },
+  };
+
+  readonly immediate: ImmediateReads = this.now;
 
   async insert(collection: string, record: StoredRecord): Promise<void> {
-    this.wrote();
-    this.run(collection, (c) => c.insert.run(record.id, record.createdAt, record.modifiedAt, record.owner ?? null, JSON.stringify(record.data)));
+    this.now.insert(collection, record);
   }
 
   async get(collection: string, id: string): Promise<StoredRecord | undefined> {
-    return this.run(collection, (c) => readOne(c, id));
+    return this.now.get(collection, id);
   }
 
   async existing(collection: string, ids: readonly string[]): Promise<Set<string>> {
-    return this.run(collection, (c) => existingNow(c, ids));
+    return this.now.existing(collection, ids);
   }
 
   async list(collection: string, query: ListQuery): Promise<Page> {
@@ -764,8 +818,7 @@ class SqliteTransaction implements Store {
   }
 
   async nextId(collection: string): Promise<string> {
-    this.wrote();
-    return this.run(collection, nextNow);
+    return this.now.nextId(collection);
   }
 
   /** A nested transaction: a SAVEPOINT, released when `work` resolves and rolled back to when it throws. */
@@ -809,13 +862,13 @@ class SqliteTransaction implements Store {
  * connection: see the module's note on transactions in memory).
  * @example openSqliteStore(spec, "data/library.db", { busyTimeoutMs: 2000 })
  */
-export function openSqliteStore(spec: ServiceSpec, file: string, options: SqliteStoreOptions = {}): Store & { readonly immediate: ImmediateReads } {
+export function openSqliteStore(spec: ServiceSpec, file: string, options: SqliteStoreOptions = {}): Store & { readonly immediate: ImmediateReads; readonly immediateWrites: ImmediateWrites } {
   return open(spec, file, options, false).store;
 }
 
 /** A store opened by openSqliteStoreInParallel, and when it may be used. */
 export interface ParallelStore {
-  readonly store: Store & { readonly immediate: ImmediateReads };
+  readonly store: Store & { readonly immediate: ImmediateReads; readonly immediateWrites: ImmediateWrites };
   /** Resolves once the tables the database lacked are created (at once when it lacked none); rejects, saying why, when they could not be. */
   readonly created: Promise<void>;
 }

@@ -1,10 +1,11 @@
 /**
  * The store seam: everything the routes need from persistence, and nothing more. The embedded SQLite
  * store implements it (sqlite-store.ts); another database implements the same interface without
- * touching the routes. Every method is async so that a networked store fits the same shape. Two
+ * touching the routes. Every method is async so that a networked store fits the same shape. Three
  * capabilities are optional, and the routes detect them: reads answered at once (`immediate`, the fast
- * path of a GET) and transactions (`transaction`, which makes a write with its hooks, link checks and
- * cascades all-or-nothing; without it they run one statement after the other).
+ * path of a GET), transactions (`transaction`, which makes a write with its hooks, link checks and
+ * cascades all-or-nothing; without it they run one statement after the other) and transactions run at
+ * once (`immediateWrites`, the fast path of a create without hooks).
  */
 
 /** One stored instance. Links are stored by id: a string for an instance link, string[] for a stored list. */
@@ -50,6 +51,30 @@ export interface ImmediateReads {
 }
 
 /**
+ * Writes a store makes at once, with no I/O to wait for (the embedded SQLite store). A create whose
+ * resource has no hooks to wait for runs through them in one synchronous transaction, without a promise;
+ * a networked store leaves them out, and `transaction` serves every write.
+ */
+export interface ImmediateWrites {
+  /**
+   * Runs `work` at once in a transaction, committed when it returns and rolled back when it throws (the
+   * error passes through); undefined, with nothing run, when the store cannot begin one now (another
+   * write of the process holds its turn, another process its lock): take `transaction` then.
+   */
+  transactionNow<T>(work: (tx: ImmediateTransaction) => T): { readonly value: T } | undefined;
+}
+
+/** What a synchronous transaction (ImmediateWrites) may do: the reads a create checks its links with, and the create. */
+export interface ImmediateTransaction {
+  get(collection: string, id: string): StoredRecord | undefined;
+  existing(collection: string, ids: readonly string[]): Set<string>;
+  /** Throws UniqueViolation as Store.insert does. */
+  insert(collection: string, record: StoredRecord): void;
+  /** As Store.nextId; throws for a collection whose ids are not a sequence. */
+  nextId(collection: string): string;
+}
+
+/**
  * Persistence of a service's collections. Records are plain data (StoredRecord); each collection is a
  * name of the spec. Implement the required methods for another database; add `immediate` and
  * `transaction` when the database can provide them.
@@ -78,6 +103,8 @@ export interface Store {
   close(): Promise<void>;
   /** Present when the store reads without waiting (see ImmediateReads). */
   readonly immediate?: ImmediateReads | undefined;
+  /** Present when the store writes without waiting (see ImmediateWrites). */
+  readonly immediateWrites?: ImmediateWrites | undefined;
   /**
    * Present when the store has transactions: runs `work` with a store whose reads and writes belong to
    * one transaction, committed when `work` resolves and rolled back when it throws (the error passes

@@ -765,6 +765,68 @@ test("GET of an instance: a store that reads at once answers without its async r
     }
   }));
 
+test("POST: a store that writes at once creates without its async transaction; one with only transactions, or neither, answers the same", async () => {
+  const missing = "01890a5d-ac96-774b-bcce-b302099a8057";
+  /** The creates of one service, answered: status, Location and body, with ids and times made comparable. */
+  const answers = async (wrap: (store: ReturnType<typeof openSqliteStore>) => Store): Promise<{ out: string[]; transactions: number }> => {
+    const inner = openSqliteStore(spec, ":memory:");
+    let transactions = 0;
+    const store = wrap(inner);
+    const counted: Store = store.transaction ? { ...store, transaction: (work) => (transactions++, store.transaction!(work)) } : store;
+    const keys = KeyRing.memory();
+    const librarian = keys.create(["librarian"]);
+    const other = keys.create([]);
+    const app = await buildApp({ spec, store: counted, keys });
+    const post = async (path: string, body: unknown, key = librarian) => {
+      const res = await app.inject({ method: "POST", url: P + path, headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" }, payload: JSON.stringify(body) });
+      return { status: res.statusCode, location: res.headers.location, body: json(res) };
+    };
+    try {
+      const results = [];
+      const ann = await post("/authors", { name: "Ann" });
+      results.push(ann, await post("/authors", { name: "Ann" }));
+      const book = await post("/books", { title: "One", author: link("authors", ann.body.id) });
+      results.push(book);
+      results.push(await post("/books", { title: "Two", author: link("authors", missing) }));
+      results.push(await post("/books", { title: "Two", author: link("books", book.body.id) }));
+      results.push(await post("/shelves", { label: "s", books: [link("books", book.body.id), link("books", book.body.id)] }));
+      results.push(await post("/shelves", { label: "s", books: [link("books", book.body.id), link("books", missing)] }));
+      const mine = await post("/notes", { text: "mine" });
+      results.push(mine, await post("/notes", { text: "x", replyTo: link("notes", mine.body.id) }, other));
+      results.push(await post("/notes", { text: "y", replyTo: link("notes", mine.body.id) }));
+      const ids = new Map<string, string>();
+      const out = results.map((r) =>
+        JSON.stringify(r)
+          .replaceAll(librarian.id, "<librarian>")
+          .replaceAll(other.id, "<other>")
+          .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => (id === missing ? id : (ids.get(id) ?? (ids.set(id, `<id ${ids.size}>`), ids.get(id)!))))
+          .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, "<time>"),
+      );
+      return { out, transactions };
+    } finally {
+      await app.close();
+      await inner.close();
+    }
+  };
+  const now = await answers((s) => s);
+  assert.equal(now.out.map((o) => JSON.parse(o).status), [201, 409, 201, 400, 400, 201, 400, 201, 400, 201]);
+  assert.is(now.transactions, 0, "no create here has a hook: every one was made at once");
+  const methods = (s: Store): Store => ({
+    insert: (c, r) => s.insert(c, r),
+    get: (c, id) => s.get(c, id),
+    existing: (c, ids) => s.existing(c, ids),
+    list: (c, q) => s.list(c, q),
+    update: (c, r) => s.update(c, r),
+    delete: (c, id) => s.delete(c, id),
+    close: async () => undefined,
+    immediate: s.immediate,
+  });
+  const transactionsOnly = await answers((s) => ({ ...methods(s), transaction: (work) => s.transaction!(work) }));
+  assert.equal(transactionsOnly.out, now.out, "a store with transactions alone");
+  assert.is(transactionsOnly.transactions, 10, "every create ran in the async transaction");
+  assert.equal((await answers(methods)).out, now.out, "a store with neither");
+});
+
 // ---------------------------------------------------------------------------------------------------
 // Bodies
 // ---------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
 import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
-import { inTransaction, StoreBusy, UniqueViolation, type Store, type StoredRecord } from "../../../templates/runtime/store.js";
+import { inTransaction, StoreBusy, UniqueViolation, type ImmediateTransaction, type Store, type StoredRecord } from "../../../templates/runtime/store.js";
 
 function resource(collection: string, fields: ResourceSpec["fields"], unique: string[] = []): ResourceSpec {
   return {
@@ -58,7 +58,7 @@ function rec(id: string, data: Record<string, unknown>): StoredRecord {
 }
 
 /** A store over a fresh file (or in memory), closed and removed after `fn`. */
-async function withStore(fn: (store: Store & { immediate: NonNullable<Store["immediate"]> }, file: string) => Promise<void>, options: { memory?: boolean; busyTimeoutMs?: number } = {}): Promise<void> {
+async function withStore(fn: (store: ReturnType<typeof openSqliteStore>, file: string) => Promise<void>, options: { memory?: boolean; busyTimeoutMs?: number } = {}): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rsc-tx-"));
   const file = options.memory ? ":memory:" : path.join(dir, "db.sqlite");
   const store = openSqliteStore(spec, file, { busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
@@ -284,6 +284,75 @@ test("in memory there is one connection: a transaction commits and rolls back, a
     },
     { memory: true },
   ));
+
+test("transactionNow commits at once what its work wrote, answers the work's result, and sizes follow", () =>
+  withStore(async (store) => {
+    const now = store.immediateWrites!;
+    assert.is((await store.list("authors", { offset: 0, limit: 10 })).size, 0);
+    const done = now.transactionNow((tx) => {
+      tx.insert("authors", rec("a1", { name: "Ann" }));
+      assert.is(tx.get("authors", "a1")?.data.name, "Ann", "the transaction reads its own writes");
+      assert.equal([...tx.existing("authors", ["a1", "zz"])], ["a1"]);
+      return 7;
+    });
+    assert.equal(done, { value: 7 });
+    assert.is(store.immediate.get("authors", "a1")?.data.name, "Ann", "committed when the work returned");
+    assert.is((await store.list("authors", { offset: 0, limit: 10 })).size, 1);
+  }));
+
+test("transactionNow: a work that throws rolls back; a UniqueViolation passes through as it is", () =>
+  withStore(async (store) => {
+    await store.insert("authors", rec("a0", { name: "Taken" }));
+    const now = store.immediateWrites!;
+    let error: unknown;
+    try {
+      now.transactionNow((tx) => {
+        tx.insert("authors", rec("a1", { name: "Ann" }));
+        tx.insert("authors", rec("a2", { name: "Taken" }));
+      });
+    } catch (e) {
+      error = e;
+    }
+    assert.instance(error, UniqueViolation);
+    assert.equal(await ids(store), ["a0"], "a1 was rolled back with the failed insert");
+    assert.equal(now.transactionNow(() => "free again"), { value: "free again" }, "the turn was released");
+  }));
+
+test("transactionNow runs nothing while the process's write turn is taken or another process holds the lock; the turn is free afterwards", () =>
+  withStore(
+    async (store, file) => {
+      const now = store.immediateWrites!;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const running = store.transaction!(async (tx) => {
+        await tx.insert("authors", rec("t1", { name: "Async" }));
+        await gate;
+      });
+      await tick();
+      let ran = false;
+      assert.is(now.transactionNow(() => (ran = true)), undefined, "an async transaction holds the turn");
+      assert.not.ok(ran);
+      release();
+      await running;
+      const other = new Database(file);
+      other.exec("BEGIN IMMEDIATE");
+      assert.is(now.transactionNow(() => (ran = true)), undefined, "another process holds the file's write lock");
+      assert.not.ok(ran);
+      other.exec("COMMIT");
+      other.close();
+      assert.equal(now.transactionNow((tx) => (tx.insert("authors", rec("n1", { name: "Now" })), "ran")), { value: "ran" });
+      await store.insert("authors", rec("p1", { name: "Plain" }));
+      assert.equal((await ids(store)).sort(), ["n1", "p1", "t1"]);
+    },
+    { busyTimeoutMs: 300 },
+  ));
+
+test("a transaction's statements end with it: the store of a transactionNow refuses calls after it returned", () =>
+  withStore(async (store) => {
+    let kept: ImmediateTransaction | undefined;
+    store.immediateWrites!.transactionNow((tx) => void (kept = tx));
+    assert.throws(() => kept!.get("authors", "a1"), /this transaction has ended/);
+  }));
 
 test("inTransaction runs the work in a transaction when the store has them, else with the store itself", async () => {
   await withStore(async (store) => {
