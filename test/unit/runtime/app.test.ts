@@ -22,6 +22,7 @@ import { KeyRing, type NewKey } from "../../../templates/runtime/keys.js";
 import type { ErrorSpec, FieldSpec, JsonSchema, MediaTypeSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
 import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
 import type { Store } from "../../../templates/runtime/store.js";
+import { requiredOnly } from "../../helpers/stores.js";
 
 type Json = Record<string, any>;
 
@@ -688,13 +689,9 @@ test("fields and expand parsed once per value: the same text answers per resourc
 function counted(store: Store, immediate: boolean): { store: Store; asyncReads: () => number } {
   let reads = 0;
   const wrapped: Store = {
-    insert: (c, r) => store.insert(c, r),
+    ...requiredOnly(store, { keepOpen: true }),
     get: (c, id) => (reads++, store.get(c, id)),
-    existing: (c, ids) => store.existing(c, ids),
     list: (c, q) => (reads++, store.list(c, q)),
-    update: (c, r) => store.update(c, r),
-    delete: (c, id) => store.delete(c, id),
-    close: async () => undefined,
     ...(immediate ? { immediate: store.immediate } : {}),
   };
   return { store: wrapped, asyncReads: () => reads };
@@ -811,16 +808,7 @@ test("POST: a store that writes at once creates without its async transaction; o
   const now = await answers((s) => s);
   assert.equal(now.out.map((o) => JSON.parse(o).status), [201, 409, 201, 400, 400, 201, 400, 201, 400, 201]);
   assert.is(now.transactions, 0, "no create here has a hook: every one was made at once");
-  const methods = (s: Store): Store => ({
-    insert: (c, r) => s.insert(c, r),
-    get: (c, id) => s.get(c, id),
-    existing: (c, ids) => s.existing(c, ids),
-    list: (c, q) => s.list(c, q),
-    update: (c, r) => s.update(c, r),
-    delete: (c, id) => s.delete(c, id),
-    close: async () => undefined,
-    immediate: s.immediate,
-  });
+  const methods = (s: Store): Store => ({ ...requiredOnly(s, { keepOpen: true }), immediate: s.immediate });
   const transactionsOnly = await answers((s) => ({ ...methods(s), transaction: (work) => s.transaction!(work) }));
   assert.equal(transactionsOnly.out, now.out, "a store with transactions alone");
   assert.is(transactionsOnly.transactions, 10, "every create ran in the async transaction");

@@ -21,6 +21,7 @@ import { matchLink } from "../../../templates/runtime/links.js";
 import type { IdForm, JsonSchema, MediaTypeSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
 import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
 import type { Store, StoredRecord } from "../../../templates/runtime/store.js";
+import { requiredOnly } from "../../helpers/stores.js";
 
 type Json = Record<string, any>;
 
@@ -352,15 +353,7 @@ test("deletes across forms: a member by its number, an order, then its customer;
 
 test("a service whose ids include a sequence refuses to start on a store that cannot number them", async () => {
   const store = openSqliteStore(spec, ":memory:");
-  const bare: Store = {
-    insert: (c, r) => store.insert(c, r),
-    get: (c, id) => store.get(c, id),
-    existing: (c, ids) => store.existing(c, ids),
-    list: (c, q) => store.list(c, q),
-    update: (c, r) => store.update(c, r),
-    delete: (c, id) => store.delete(c, id),
-    close: () => store.close(),
-  };
+  const bare = requiredOnly(store);
   try {
     await rejects(buildApp({ spec, store: bare, keys: KeyRing.memory() }), /the store has no nextId\(\), which the ids of orders need/);
   } finally {

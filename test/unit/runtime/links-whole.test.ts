@@ -20,6 +20,7 @@ import { KeyRing, type NewKey } from "../../../templates/runtime/keys.js";
 import type { FieldSpec, JsonSchema, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
 import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
 import type { Store } from "../../../templates/runtime/store.js";
+import { requiredOnly } from "../../helpers/stores.js";
 
 type Json = Record<string, any>;
 
@@ -126,16 +127,7 @@ async function withApp(fn: (h: Harness) => Promise<void>, options: { hooks?: Hoo
   const sqlite = openSqliteStore(spec, path.join(dir, "db.sqlite"));
   const store: Store =
     options.transactions === false
-      ? {
-          insert: (c, r) => sqlite.insert(c, r),
-          get: (c, id) => sqlite.get(c, id),
-          existing: (c, ids) => sqlite.existing(c, ids),
-          list: (c, q) => sqlite.list(c, q),
-          update: (c, r) => sqlite.update(c, r),
-          delete: (c, id) => sqlite.delete(c, id),
-          close: () => sqlite.close(),
-          immediate: sqlite.immediate,
-        }
+      ? { ...requiredOnly(sqlite), immediate: sqlite.immediate }
       : sqlite;
   const keys = KeyRing.memory();
   const h: Harness = {

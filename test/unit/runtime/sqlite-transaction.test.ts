@@ -14,6 +14,7 @@ import * as assert from "uvu/assert";
 import type { ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
 import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
 import { inTransaction, StoreBusy, UniqueViolation, type ImmediateTransaction, type Store, type StoredRecord } from "../../../templates/runtime/store.js";
+import { requiredOnly } from "../../helpers/stores.js";
 
 function resource(collection: string, fields: ResourceSpec["fields"], unique: string[] = []): ResourceSpec {
   return {
@@ -362,15 +363,7 @@ test("inTransaction runs the work in a transaction when the store has them, else
       throw new Error("undo");
     }));
     assert.equal(await ids(store), []);
-    const bare: Store = {
-      insert: (c, r) => store.insert(c, r),
-      get: (c, id) => store.get(c, id),
-      existing: (c, list) => store.existing(c, list),
-      list: (c, q) => store.list(c, q),
-      update: (c, r) => store.update(c, r),
-      delete: (c, id) => store.delete(c, id),
-      close: async () => undefined,
-    };
+    const bare = requiredOnly(store, { keepOpen: true });
     assert.is(await inTransaction(bare, async (s) => (assert.is(s, bare), "ran")), "ran");
   });
 });
