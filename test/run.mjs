@@ -21,7 +21,17 @@ const child = spawn(
   { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } },
 );
 let out = "";
-child.stdout.on("data", (d) => { out += d; process.stdout.write(d); });
+// uvu prints each file's name as it starts the file: the time between two names is a file's time. The slowest
+// are listed at the end, to keep the suite within its time budget (20 minutes on a 2-core machine).
+const started = [];
+let partial = "";
+child.stdout.on("data", (d) => {
+  out += d;
+  process.stdout.write(d);
+  const lines = (partial + d).split("\n");
+  partial = lines.pop();
+  for (const line of lines) if (/^[\w./-]+\.test\.ts$/.test(line.trim())) started.push({ file: line.trim(), at: performance.now() });
+});
 child.stderr.on("data", (d) => process.stderr.write(d));
 child.on("close", (code, signal) => {
   const num = (label) => Number((new RegExp(`${label}:\\s+(\\d+)`).exec(out) ?? [])[1] ?? NaN);
@@ -31,6 +41,9 @@ child.on("close", (code, signal) => {
   if (code !== 0 && failed === 0) failed = 1; // crashed or a file failed to load
   const p = counted ? passed : 0;
   const s = Number.isFinite(skipped) ? skipped : 0;
+  const times = started.map((f, i) => ({ file: f.file, ms: (started[i + 1]?.at ?? performance.now()) - f.at }));
+  const slowest = times.sort((x, y) => y.ms - x.ms).slice(0, 12);
+  if (slowest.length > 0) console.log(`slowest test files: ${slowest.map((t) => `${t.file} ${(t.ms / 1000).toFixed(0)} s`).join(", ")}`);
   console.log(`uvu: ${p} passed, ${failed} failed, ${s} skipped`);
   process.exit(failed > 0 || code !== 0 || signal ? 1 : 0);
 });
