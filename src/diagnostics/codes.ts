@@ -292,6 +292,33 @@ export const codes = {
     hint: (a) =>
       `make "${a.name}" optional (remove it from "required") or nullable (anyOf [{"$ref": …}, {"type": "null"}]: cleared, it holds null), or write "cascade" to delete the ${a.collection} with the ${a.target} they link to`,
   }),
+  "older-version": def<{ version: number; current: number }>({
+    severity: "error",
+    title: "versions lists older versions only",
+    message: (a) => `"versions" lists ${a.version}, which is not older than the current version ${a.current}`,
+    hint: (a) =>
+      a.version === a.current
+        ? `remove "${a.version}" from "versions": the current version is "version" itself, and it is always served`
+        : `to make ${a.version} the current version, set "version": ${a.version} and list ${a.current} in "versions"; otherwise remove "${a.version}"`,
+  }),
+  "version-keyword": def<{ keyword: string; problem: string; fix: string }>({
+    severity: "error",
+    title: "A version keyword names a version it can mean something in",
+    message: (a) => `"${a.keyword}" ${a.problem}`,
+    hint: (a) => a.fix,
+  }),
+  "rename-taken": def<{ name: string; version: number; resource: string; renamed: string; other: string }>({
+    severity: "error",
+    title: "Two properties of a version do not share a name",
+    message: (a) => `in version ${a.version}, ${a.resource} would have two properties named "${a.name}": "${a.renamed}" (so called there by its "x-renamed") and "${a.other}"`,
+    hint: (a) => `give one of them another name in version ${a.version} ("x-renamed"), or serve them in different versions ("x-since", "x-until")`,
+  }),
+  "required-added": def<{ name: string; since: number; versions: string }>({
+    severity: "warning",
+    title: "A required property added in a later version has a value for older clients",
+    message: (a) => `"${a.name}" is required from version ${a.since} on, but the bodies of version ${a.versions} cannot send it: their creates would fail`,
+    hint: (a) => `give "${a.name}" a "default" (what an older client's create stores), or supply it where the older body is converted up (src/versions/v${a.since - 1}.ts)`,
+  }),
   "schema-compile": def<{ what: string; problem: string; fix: string }>({
     severity: "error",
     title: "Every schema compiles as the service compiles it",

@@ -17,7 +17,7 @@ import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./bui
 import { mediaSubject, vendorMediaType } from "./media-types.js";
 import { camelCase, clientTypeNames, serviceTypeNames, typeIdentifier, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, singularize, words } from "./names.js";
 import type {
-  Access, Action, AuthScheme, ErrorDef, Field, HttpMethod, Link, MediaType, Model, OnDelete, Param, Resource, SchemaRoot, Service,
+  Access, Action, AuthScheme, ErrorDef, Field, FieldHistory, HttpMethod, Link, MediaType, Model, OlderVersion, OnDelete, Param, Resource, SchemaRoot, Service,
 } from "./types.js";
 
 type Raw = Record<string, unknown>;
@@ -108,6 +108,7 @@ function buildService(doc: JsonDocument): Service {
     description: str("description"),
     vendor: str("vendor"),
     version: typeof raw.version === "number" ? raw.version : 1,
+    versions: olderVersions(raw.versions, file),
     baseUrl: baseUrl.replace(/\/+$/, ""),
     basePath,
     errorDocsUrl: str("errorDocsUrl").replace(/\/+$/, ""),
@@ -118,6 +119,33 @@ function buildService(doc: JsonDocument): Service {
     },
     origin: { file, pointer: "" },
   };
+}
+
+/** service.json's `versions` (the meta-schema checked their form; the lint checks them against `version`), ascending. */
+function olderVersions(value: unknown, file: string): OlderVersion[] {
+  if (!isObject(value)) return [];
+  return Object.entries(value)
+    .filter(([key]) => /^[1-9][0-9]*$/.test(key))
+    .map(([key, settings]) => ({
+      number: Number(key),
+      sunset: isObject(settings) && typeof settings.sunset === "string" ? settings.sunset : undefined,
+      origin: { file, pointer: childPointer("/versions", key) },
+    }))
+    .sort((x, y) => x.number - y.number);
+}
+
+/** The version keywords written on a property (x-since, x-until, x-renamed), as the meta-schema allows them; undefined when there are none. */
+function historyOf(schema: unknown): FieldHistory | undefined {
+  if (!isObject(schema)) return undefined;
+  const version = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : undefined);
+  const since = version(schema["x-since"]);
+  const until = version(schema["x-until"]);
+  const renamed = isObject(schema["x-renamed"]) ? schema["x-renamed"] : {};
+  const renames = Object.entries(renamed)
+    .filter(([key, name]) => /^[1-9][0-9]*$/.test(key) && typeof name === "string" && name !== "")
+    .map(([key, name]) => ({ upTo: Number(key), name: name as string }))
+    .sort((x, y) => x.upTo - y.upTo);
+  return since === undefined && until === undefined && renames.length === 0 ? undefined : { since, until, renames };
 }
 
 /** A resource with its links' inverses not yet known. */
@@ -237,6 +265,7 @@ function buildResource(doc: JsonDocument, name: string, reader: SchemaReader, ty
     fields: declared.filter((f) => !owned(f)),
     serverOwned: declared.filter(owned),
     idForm: idFormOf(raw["x-id"]),
+    since: typeof raw["x-since"] === "number" && Number.isInteger(raw["x-since"]) ? raw["x-since"] : undefined,
     required,
     bodyKeywords,
     open: (bodyKeywords.additionalProperties !== undefined && bodyKeywords.additionalProperties !== false) || bodyKeywords.patternProperties !== undefined,
@@ -270,7 +299,8 @@ function buildField(name: string, written: WrittenProperty, required: boolean, r
       ? reader.share(schema, file, origin.pointer, budget)
       : { allOf: written.parts.map((p) => reader.share(p.schema, p.file, p.pointer, budget)) };
   const kind = link ? (link.kind === "instance" ? "link" : "links") : kindOf(shared, (s) => reader.deref(s));
-  return { name, propertyKey: propertyKey(name), kind, scalar: isScalarKind(kind), required, description, schema: shared, link, origin };
+  const history = historyOf(schema);
+  return { name, propertyKey: propertyKey(name), kind, scalar: isScalarKind(kind), required, description, schema: shared, link, ...(history ? { history } : {}), origin };
 }
 
 /**

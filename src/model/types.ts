@@ -73,11 +73,21 @@ export interface Service {
   readonly description: string;
   readonly vendor: string;
   readonly version: number;
+  /** The older versions still served (service.json `versions`), ascending; the current one is `version`. */
+  readonly versions: readonly OlderVersion[];
   readonly baseUrl: string;
   /** Path of baseUrl without a trailing slash ("" for the root): every route sits under it. */
   readonly basePath: string;
   readonly errorDocsUrl: string;
   readonly auth: Auth;
+  readonly origin: Origin;
+}
+
+/** An older version a service still serves (CONTRACT §7). */
+export interface OlderVersion {
+  readonly number: number;
+  /** The day after which it may stop being served (YYYY-MM-DD): its answers carry Deprecation and Sunset. */
+  readonly sunset: string | undefined;
   readonly origin: Origin;
 }
 
@@ -105,6 +115,8 @@ export interface Resource {
   readonly serverOwned: readonly Field[];
   /** How the server makes the ids of new instances (x-id). */
   readonly idForm: IdForm;
+  /** `x-since` at the root: the first version that serves the collection (undefined: every version). */
+  readonly since?: number | undefined;
   /** Names of required fields, as declared. */
   readonly required: readonly string[];
   /**
@@ -152,7 +164,19 @@ export interface Field {
   /** The property's schema, its $refs in the shared form (see Model.schemas); links are described by `link`. */
   readonly schema: JsonSchema;
   readonly link: Link | undefined;
+  /** What the version keywords say of the property (x-since, x-until, x-renamed); absent when it has none. */
+  readonly history?: FieldHistory | undefined;
   readonly origin: Origin;
+}
+
+/** The versions a property appears in, and its older names (CONTRACT §7). */
+export interface FieldHistory {
+  /** `x-since`: absent from the versions before this one. */
+  readonly since: number | undefined;
+  /** `x-until`: absent from the versions after this one. */
+  readonly until: number | undefined;
+  /** `x-renamed`, ascending by version: in version `upTo` and before (down to the previous entry) it was `name`. */
+  readonly renames: readonly { readonly upTo: number; readonly name: string }[];
 }
 
 export interface Link {
