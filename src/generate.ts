@@ -8,6 +8,7 @@ import path from "node:path";
 import { hasErrors, type Diagnostic } from "./diagnostics/diagnostic.js";
 import type { CheckOptions } from "./load/limits.js";
 import type { CheckResult } from "./pipeline.js";
+import type { EmittedFile, StagedFile } from "./emit/emitted-file.js";
 import type { Orphans } from "./emit/types.js";
 import { resourceTypeNames, singularize, typeIdentifier } from "./model/names.js";
 import type { Model } from "./model/types.js";
@@ -28,6 +29,8 @@ export interface GenerateOptions extends CheckOptions {
   readonly clientOnly?: boolean;
   /** How long to wait for another run's lock on OUT before giving up (ms; write/lock.ts has the default). */
   readonly lockWaitMs?: number;
+  /** Write even when the new definitions break a version OUT already served (the breaking-change gate). */
+  readonly allowBreaking?: boolean;
 }
 
 export interface GenerateResult {
@@ -146,13 +149,14 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // The docs worker loads its modules on the second core while this thread checks the definitions.
   if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");
   // Heavy modules load only when there is something to check and generate.
-  const [{ checkProject }, { emitService, emitClientOnly, startDocs, startValidators }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }] = await Promise.all([
+  const [{ checkProject }, { emitService, emitClientOnly, startDocs, startValidators }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }, { gate }] = await Promise.all([
     import("./pipeline.js"),
     import("./emit/index.js"),
     import("./write/plan.js"),
     import("./write/commit.js"),
     import("./write/manifest.js"),
     import("./write/stage.js"),
+    import("./versions/gate.js"),
   ]);
   mark("modules loaded");
   // From the moment the model is built, the docs are rendered in their worker while this thread lints (the
@@ -185,16 +189,25 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
       const inputs = inputsHash(dir, sources, target);
       const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
       if (unchanged) return { check, plan: unchanged, written: false };
+      // The breaking-change gate: the versions OUT served stay as their clients know them.
+      const gated = options.clientOnly ? undefined : gate(model, dir, out, options.allowBreaking ?? false);
+      if (gated && gated.breaks.length > 0) {
+        cancel();
+        return { check: { ...check, diagnostics: [...check.diagnostics, ...gated.breaks] }, written: false };
+      }
+      const contractFile = gated?.file;
       // A first generation writes each file into its staging folder as soon as it is emitted.
       const stage = !options.clientOnly && !options.dryRun && !fs.existsSync(out) ? new FreshStage(out) : undefined;
       try {
-        let files = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage, started) : await emitService(model, undefined, undefined, started);
+        const emitted = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage, started) : await emitService(model, undefined, undefined, started);
+        let files: typeof emitted = !contractFile ? emitted : stage ? [...(emitted as StagedFile[]), stage.write(contractFile.path, contractFile.owner, contractFile.contents)] : [...(emitted as EmittedFile[]), contractFile];
         mark("emitted");
         let plan = planWrite(out, files, previous, options.force ?? false);
         const orphans = orphanTypes(plan, out, model);
         if (orphans.types.length > 0 && !options.clientOnly) {
           // Hook and action files of removed resources and actions are kept: their type names stay defined.
           files = await emitService(model, orphans, undefined, started);
+          if (contractFile) files = [...files, contractFile];
           plan = planWrite(out, files, previous, options.force ?? false);
         }
         mark("planned");

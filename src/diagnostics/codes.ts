@@ -319,6 +319,15 @@ export const codes = {
     message: (a) => `"${a.name}" is required from version ${a.since} on, but the bodies of version ${a.versions} cannot send it: their creates would fail`,
     hint: (a) => `give "${a.name}" a "default" (what an older client's create stores), or supply it where the older body is converted up (src/versions/v${a.since - 1}.ts)`,
   }),
+  "breaking-change": def<{ what: string; clients: string; version: number; next: number; current: number }>({
+    severity: "error",
+    title: "A regeneration does not break a published version",
+    message: (a) => `version ${a.version}: ${a.what}, which breaks ${a.clients}`,
+    hint: (a) =>
+      a.version < a.current
+        ? `version ${a.version} is served from the current model by the version keywords: describe how it was with "x-since", "x-until" or "x-renamed" (or convert it in src/versions/v${a.version}.ts), or pass --allow-breaking to publish the break`
+        : `ship it as version ${a.next}: set "version": ${a.next}, list ${a.current} in "versions", and describe version ${a.current} with "x-since", "x-until" or "x-renamed"; or pass --allow-breaking to publish the break`,
+  }),
   "schema-compile": def<{ what: string; problem: string; fix: string }>({
     severity: "error",
     title: "Every schema compiles as the service compiles it",

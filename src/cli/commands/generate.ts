@@ -12,7 +12,8 @@ export default class Generate extends BaseCommand {
     "when OUT holds an earlier generation. Files you own (hooks, action handlers, src/main.ts, package.json) are created " +
     "once and never overwritten; one you delete is not created again, unless the package needs it (a hook or action " +
     "handler the generated code imports, package.json, tsconfig.json). Nothing is written when the definitions have " +
-    "errors or a generated file was edited by hand (unless --force).";
+    "errors or a generated file was edited by hand (unless --force), nor when the definitions would break a version OUT " +
+    "already served (recorded in OUT/.resourcery/contract.json; unless --allow-breaking).";
   static override examples = [
     "<%= config.bin %> generate examples/directory --out ../directory-service",
     "<%= config.bin %> generate --out ../directory-service --dry-run",
@@ -25,13 +26,17 @@ export default class Generate extends BaseCommand {
     force: Flags.boolean({ description: "overwrite generated files even when they were edited by hand, and write into an OUT that holds files resourcery did not write", default: false }),
     "client-only": Flags.boolean({ description: "generate only the typed client, as a standalone package for the API's consumers", default: false }),
     "dry-run": Flags.boolean({ description: "print what would be created, updated, deleted and kept; write nothing", default: false }),
+    "allow-breaking": Flags.boolean({
+      description: "write even when the definitions break a version OUT already served (a property removed or renamed, a new required one, a narrower type …); without it such a generation writes nothing and exits 1",
+      default: false,
+    }),
   };
 
   async run(): Promise<void> {
     mark("oclif command");
     const { args, flags } = await this.parse(Generate);
     const allowPaths = (flags["allow-path"] ?? []).map((d) => this.existingDir(d));
-    const options = { out: flags.out, force: flags.force, dryRun: flags["dry-run"], clientOnly: flags["client-only"], allowPaths };
+    const options = { out: flags.out, force: flags.force, dryRun: flags["dry-run"], clientOnly: flags["client-only"], allowBreaking: flags["allow-breaking"], allowPaths };
     const result = await generate(this.existingDir(args.dir), options);
     if (!flags.json) return this.exitWith(reportGenerate(result, flags["dry-run"], (line) => this.log(line)));
     const steps = result.plan?.steps ?? [];
