@@ -79,6 +79,46 @@ export function negotiate(accept: string | undefined, offers: readonly string[],
   return { ok: false, reason: ranges.some((r) => asksForOtherVersion(r, offered, ctx)) ? "unknownVersion" : "notAcceptable" };
 }
 
+/** The versions a service serves (CONTRACT §7): its vendor token, the current version, and every version served. */
+export interface VersionContext {
+  readonly vendor: string;
+  readonly current: number;
+  /** Every version served, the current one included. */
+  readonly served: readonly number[];
+}
+
+export type VersionResult =
+  | { readonly ok: true; readonly version: number }
+  | { readonly ok: false; readonly reason: "unknownVersion"; readonly named: number; readonly path: number | undefined };
+
+/**
+ * The API version a request asks for (CONTRACT §7). Accept names one by a vendor type of the service's vendor
+ * (either shape) or by a `version` parameter (`application/json; version=2`); of several, the served one the
+ * header weighs highest (ties: the first). A path that names a version (a `/v<N>` prefix: `pathVersion`) decides
+ * when Accept names none, and must agree with Accept when it does. Nothing named: the current version. A
+ * version that is not served, or an Accept that names only versions other than the path's, is unknownVersion.
+ * @example requestVersion("application/vnd.acme.v1.book+json", undefined, { vendor: "acme", current: 2, served: [1, 2] }) → { ok: true, version: 1 }
+ */
+export function requestVersion(accept: string | undefined, pathVersion: number | undefined, ctx: VersionContext): VersionResult {
+  const vendor = ctx.vendor.toLowerCase();
+  const named: { version: number; q: number }[] = [];
+  for (const range of parseAccept(accept)) {
+    if (range.q <= 0) continue;
+    const param = range.params["version"];
+    const ofVendor = vendorOf(range.type, range.subtype);
+    const version = param !== undefined ? versionParam(param) : ofVendor !== undefined && ofVendor.vendor === vendor ? ofVendor.version : undefined;
+    if (version !== undefined && Number.isFinite(version)) named.push({ version, q: range.q });
+  }
+  const fallback = pathVersion ?? ctx.current;
+  if (named.length === 0) {
+    return ctx.served.includes(fallback) ? { ok: true, version: fallback } : { ok: false, reason: "unknownVersion", named: fallback, path: pathVersion };
+  }
+  const usable = named.filter((n) => ctx.served.includes(n.version) && (pathVersion === undefined || n.version === pathVersion));
+  if (usable.length === 0) return { ok: false, reason: "unknownVersion", named: named[0]!.version, path: pathVersion };
+  const best = usable.reduce((a, b) => (b.q > a.q ? b : a));
+  return { ok: true, version: best.version };
+}
+
 /**
  * Tells whether a request's Content-Type (parameters ignored, any case) is JSON, JSON merge patch or one of `allowed`.
  * @example isJsonContentType("Application/JSON; charset=utf-8", []) === true

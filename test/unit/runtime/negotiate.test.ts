@@ -4,7 +4,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { type AcceptRange, isJsonContentType, negotiate, parseAccept } from "../../../templates/runtime/negotiate.js";
+import { type AcceptRange, isJsonContentType, negotiate, parseAccept, requestVersion } from "../../../templates/runtime/negotiate.js";
 
 const ctx = { vendor: "acme", version: 1 };
 const JSON_TYPE = "application/json";
@@ -304,6 +304,35 @@ test("isJsonContentType: anything else, and a missing header, is not JSON", () =
   ]) {
     assert.is(isJsonContentType(header, [VND]), false, String(header));
   }
+});
+
+test("requestVersion: the version Accept names (vendor type in either shape, or a version parameter), the path's, else the current one", () => {
+  const ctx = { vendor: "Acme", current: 3, served: [1, 2, 3] };
+  const v = (accept: string | undefined, path?: number) => requestVersion(accept, path, ctx);
+  assert.equal(v(undefined), { ok: true, version: 3 });
+  assert.equal(v("application/json"), { ok: true, version: 3 });
+  assert.equal(v("*/*"), { ok: true, version: 3 });
+  assert.equal(v("application/vnd.acme.v1.book+json"), { ok: true, version: 1 });
+  assert.equal(v("application/acme.v2.book.json"), { ok: true, version: 2 });
+  assert.equal(v("application/json; version=1"), { ok: true, version: 1 });
+  assert.equal(v("application/json; version=v2"), { ok: true, version: 2 });
+  assert.equal(v("application/vnd.other.v1.book+json, application/json"), { ok: true, version: 3 }, "another vendor's type names no version of ours");
+  assert.equal(v(undefined, 2), { ok: true, version: 2 }, "nothing named: the path's version");
+  assert.equal(v("application/json", 1), { ok: true, version: 1 });
+});
+
+test("requestVersion: of several named, the served one weighed highest (ties: the first); unknown and disagreeing versions are unknownVersion", () => {
+  const ctx = { vendor: "acme", current: 3, served: [1, 2, 3] };
+  const v = (accept: string | undefined, path?: number) => requestVersion(accept, path, ctx);
+  assert.equal(v("application/vnd.acme.v1.book+json;q=0.5, application/vnd.acme.v2.book+json"), { ok: true, version: 2 });
+  assert.equal(v("application/vnd.acme.v1.book+json, application/vnd.acme.v2.book+json"), { ok: true, version: 1 });
+  assert.equal(v("application/vnd.acme.v9.book+json, application/vnd.acme.v2.book+json;q=0.1"), { ok: true, version: 2 }, "an unserved version beside a served one");
+  assert.equal(v("application/vnd.acme.v1.book+json;q=0"), { ok: true, version: 3 }, "q=0 names nothing");
+  assert.equal(v("application/vnd.acme.v9.book+json"), { ok: false, reason: "unknownVersion", named: 9, path: undefined });
+  assert.equal(v("application/json; version=4"), { ok: false, reason: "unknownVersion", named: 4, path: undefined });
+  assert.equal(v("application/vnd.acme.v1.book+json", 2), { ok: false, reason: "unknownVersion", named: 1, path: 2 }, "Accept disagrees with the path");
+  assert.equal(v("application/vnd.acme.v1.book+json, application/vnd.acme.v2.book+json;q=0.2", 2), { ok: true, version: 2 }, "the named version that agrees with the path");
+  assert.equal(requestVersion(undefined, undefined, { vendor: "acme", current: 2, served: [2] }), { ok: true, version: 2 });
 });
 
 test.run();
