@@ -9,6 +9,7 @@ import type { Field, FieldKind, JsonSchema, Model, Resource } from "../model/typ
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, parsedJson } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
+import { servedVersions, versionView } from "../model/versions.js";
 
 export { BODY_LIMIT, PAGING } from "../model/conventions.js";
 
@@ -109,7 +110,22 @@ function buildSpec(model: Model): Record<string, unknown> {
     })),
     actions: model.actions.map((a) => ({ name: a.name, method: a.method, query: withSharedId(a.query), roles: a.roles, mediaType: a.mediaType })),
     ...(model.schemas.length > 0 ? { schemas } : {}),
+    ...(service.versions.length > 0 ? { versions: olderVersionSpecs(model) } : {}),
   };
+}
+
+/** The older versions the service serves (runtime VersionSpec): per collection, its properties by current and wire name, and its media types. */
+function olderVersionSpecs(model: Model): Record<string, unknown>[] {
+  return servedVersions(model.service)
+    .slice(0, -1)
+    .map((version) => {
+      const view = versionView(model, version);
+      const resources: Record<string, unknown> = {};
+      for (const r of view.resources) {
+        resources[r.resource.collection] = { mediaType: r.mediaType, collectionMediaType: r.collectionMediaType, fields: r.fields.map((f) => [f.field.name, f.wire]) };
+      }
+      return { version, ...(view.sunset ? { sunset: view.sunset } : {}), resources };
+    });
 }
 
 /**

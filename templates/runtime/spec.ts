@@ -2,6 +2,7 @@
  * The service description a generated package hands to the runtime: plain data emitted by resourcery
  * from its model (src/generated/spec.ts). The runtime reads nothing else about the service.
  */
+import type { VersionSpec } from "./versions.js";
 
 export type JsonSchema = { readonly [key: string]: unknown } | boolean;
 export type AccessAction = "read" | "create" | "update" | "delete" | "admin";
@@ -29,6 +30,8 @@ export interface ServiceSpec {
    * `resourcery:shared#/$defs/<name>` (compiled once, whoever uses it).
    */
   readonly schemas?: { readonly [name: string]: unknown };
+  /** The older versions the service still serves (CONTRACT §7), ascending; absent when it serves the current one only. */
+  readonly versions?: readonly VersionSpec[];
 }
 
 export interface ResourceSpec {
