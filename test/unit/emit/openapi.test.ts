@@ -17,7 +17,7 @@ import type { LightMyRequestResponse } from "fastify";
 import { emitOpenApi, openApiOf } from "../../../src/emit/docs/openapi.js";
 import { operationsOf } from "../../../src/emit/docs/operations.js";
 import { catalogOf } from "../../../src/emit/errors.js";
-import { specOf } from "../../../src/emit/spec.js";
+import { BODY_LIMIT, specOf } from "../../../src/emit/spec.js";
 import type { Model, Resource } from "../../../src/model/types.js";
 import { checkProject } from "../../../src/pipeline.js";
 import { buildApp } from "../../../templates/runtime/app.js";
@@ -392,7 +392,12 @@ for (const { name, model, doc, file } of projects) {
           assert.is(response.content["application/json"].schema.$ref, "#/components/schemas/Error");
           assertAliasOf(doc, response.content, errorType.name, errorType.alias);
         }
-        if (status === "401") assert.ok(response.headers["WWW-Authenticate"]);
+        if (status === "401") {
+          // One header component, referred to by every 401 (HEAD's too).
+          assert.equal(response.headers["WWW-Authenticate"], { $ref: "#/components/headers/WWW-Authenticate" });
+          const challenge = deref(doc, response.headers["WWW-Authenticate"]);
+          assert.ok(challenge.required && challenge.schema.type === "string" && challenge.description.includes(model.service.auth.realm));
+        }
       }
       // Every error key operations.ts names for the operation is there (but the two that cannot happen).
       const source = sourceOf(model, p, method);
@@ -440,7 +445,7 @@ for (const { name, model, doc, file } of projects) {
       assertAliasOf(doc, success.content, vendor, alias);
       if (source.kind === "add-member") {
         // 201 when added (Location: the member's href), 200 when it already was a member.
-        assert.ok(success.headers.Location, `${method} ${p} Location`);
+        assertLocation(doc, success.headers, `${method} ${p}`);
         assert.equal(Object.keys(deref(doc, op.responses["200"]).content), ["application/json", vendor, alias]);
       }
       if (op.requestBody) {
@@ -450,9 +455,16 @@ for (const { name, model, doc, file } of projects) {
         const rmt = model.mediaTypes.find((m) => m.name === r.mediaType)!;
         assert.equal(Object.keys(content), (merge ? ["application/merge-patch+json"] : []).concat(["application/json", rmt.name, rmt.alias]));
         assertAliasOf(doc, content, rmt.name, rmt.alias);
+        // How big a body may be, and for a merge patch how it applies, the request body says (not each operation).
+        const body = deref(doc, op.requestBody);
+        assert.ok(body.description.includes(`The body is at most ${BODY_LIMIT} bytes (413 beyond).`), `${method} ${p} request body limit`);
+        if (merge) {
+          assert.match(body.description, /merge patch \(RFC 7396\).*`null` sets a nullable field to null \(it stays, with the value null\).*`null` for a required field that is not nullable is a 400 naming it/);
+          assert.match(op.description, /JSON merge patch \(RFC 7396\): the request body says how it applies/);
+        }
       }
       if (source.kind === "create") {
-        assert.ok(success.headers.Location);
+        assertLocation(doc, success.headers, `${method} ${p}`);
         const get = doc.paths[`${p}/{id}`].get.operationId;
         assert.equal(success.links[get], { operationId: get, parameters: { id: "$response.body#/id" }, description: success.links[get].description });
       }
@@ -606,6 +618,14 @@ for (const { name, file } of projects) {
  * `content[alias]` is a string holding the JSON of `content[vendor]` (what JSON tools can read of it), and
  * the document's `x-media-type-aliases` says it is `vendor`'s alias.
  */
+/** A Location header: the one header component, an absolute URI that is always there. */
+function assertLocation(doc: Json, headers: Json | undefined, where: string): void {
+  assert.equal(headers?.Location, { $ref: "#/components/headers/Location" }, `${where} Location`);
+  const location = deref(doc, headers!.Location);
+  assert.ok(location.required, `${where} Location is required`);
+  assert.equal(location.schema, { type: "string", format: "uri" });
+}
+
 function assertAliasOf(doc: Json, content: Json, vendor: string, alias: string): void {
   const schema = content[alias].schema;
   assert.equal(Object.keys(content[alias]), ["schema"]);
