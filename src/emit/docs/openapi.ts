@@ -935,7 +935,7 @@ const PLAIN_TOKEN = /^[A-Za-z0-9._$-]+$/;
 
 /**
  * Writes each schema once: a later schema equal to one written before (the same JSON text) becomes a
- * `$ref` to it, when the reference is less than half its size. A resource's field schema is written in its
+ * `$ref` to it, when the reference is shorter. A resource's field schema is written in its
  * full representation, and its partial representation, its create body, its merge patch and a shared
  * schema that embeds the resource refer to it there (`#/components/schemas/Book/properties/title`); so do
  * schemas that repeat a nested object. The full representations (`full`) are visited first and never
@@ -948,9 +948,9 @@ function referToFirstCopies(schemas: Json, full: readonly string[]): void {
     if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
     const text = JSON.stringify(node);
     const earlier = first.get(text);
-    if (rewrite && !root && earlier !== undefined && text.length >= 2 * (earlier.length + REF_OVERHEAD)) return { $ref: earlier };
-    // (A schema too small for any reference to pay is not kept.)
-    if (earlier === undefined && pointer !== "" && text.length >= 2 * (pointer.length + REF_OVERHEAD)) first.set(text, pointer);
+    if (rewrite && !root && earlier !== undefined && text.length > earlier.length + REF_OVERHEAD) return { $ref: earlier };
+    // (A schema no longer than a reference to it is not kept: a copy costs no more.)
+    if (earlier === undefined && pointer !== "" && text.length > pointer.length + REF_OVERHEAD) first.set(text, pointer);
     const o = node as Json;
     const at = (...tokens: (string | number)[]) => (pointer !== "" && tokens.every((t) => PLAIN_TOKEN.test(String(t))) ? `${pointer}/${tokens.join("/")}` : "");
     for (const [k, v] of Object.entries(o)) {

@@ -823,10 +823,12 @@ test("each schema is written once: a later copy is a $ref to the first (the full
   fs.mkdirSync(path.join(dir, "resources"), { recursive: true });
   fs.writeFileSync(path.join(dir, "service.json"), JSON.stringify({ name: "once", vendor: "once", version: 1, baseUrl: "http://localhost:1/v1", errorDocsUrl: "http://localhost:1/errors", resources: ["resources/*.json"], auth: { schemes: ["apiKey"] } }));
   const address = { type: "object", description: "A postal address, as the post office writes it on an envelope.", required: ["city"], properties: { city: { type: "string", maxLength: 80 }, street: { type: "string", maxLength: 120 } } };
+  // Longer than a reference to it, though not twice as long.
+  const code = { type: "string", pattern: "^[A-Z]{2}-[0-9]{4}$", maxLength: 7 };
   const tags = { type: "array", description: "Words that describe it, in the order they were given.", items: { type: "string", enum: ["first-example-word", "second-example-word", "third-example-word"] }, examples: [["first-example-word", "second-example-word", "third-example-word"]] };
   fs.writeFileSync(
     path.join(dir, "resources/shop.json"),
-    JSON.stringify({ title: "Shop", type: "object", "x-collection": "shops", additionalProperties: false, required: ["name"], properties: { name: { type: "string" }, address, billing: address, tags } }),
+    JSON.stringify({ title: "Shop", type: "object", "x-collection": "shops", additionalProperties: false, required: ["name"], properties: { name: { type: "string" }, code, address, billing: address, tags } }),
   );
   const { model } = checkProject(dir);
   assert.ok(model);
@@ -841,7 +843,11 @@ test("each schema is written once: a later copy is a $ref to the first (the full
   }
   // A merge patch's optional field is that schema or null; the schema is the reference.
   assert.equal(schemas.ShopPatch.properties.tags, { anyOf: [{ $ref: "#/components/schemas/Shop/properties/tags" }, { type: "null" }] });
-  // Small schemas stay where they are; every reference leads to what it replaced.
+  // A copy longer than the reference is the reference; small schemas stay where they are; every reference leads to what it replaced.
+  const codeRef = { $ref: "#/components/schemas/Shop/properties/code" };
+  assert.ok(JSON.stringify(code).length > JSON.stringify(codeRef).length && JSON.stringify(code).length < 2 * JSON.stringify(codeRef).length);
+  assert.equal(schemas.ShopPartial.properties.code, codeRef);
+  assert.equal(schemas.ShopInput.properties.code, codeRef);
   assert.equal(schemas.ShopInput.properties.name, { type: "string" });
   const text = JSON.stringify(doc);
   for (const [, pointer] of text.matchAll(/"\$ref":"(#\/components\/schemas\/[^"]+\/properties\/[^"]+)"/g)) assert.ok(at(doc, pointer!) !== undefined, pointer);
