@@ -150,7 +150,7 @@ class OpenApiBuilder {
     for (const shared of ["Link", "CollectionLink", "LinkInput"]) {
       if (!this.linkSchemasUsed.has(shared)) delete this.schemas[shared];
     }
-    referToFirstCopies(this.schemas, [...this.names.values()].map((n) => n.full));
+    referToFirstCopies(this.schemas, new Map([...this.names.values()].map((n) => [n.full, [n.partial, n.input, n.patch, n.page]])));
 
     const securitySchemes = securitySchemesOf(this.model);
     return {
@@ -938,36 +938,50 @@ const PLAIN_TOKEN = /^[A-Za-z0-9._$-]+$/;
  * `$ref` to it, when the reference is shorter. A resource's field schema is written in its
  * full representation, and its partial representation, its create body, its merge patch and a shared
  * schema that embeds the resource refer to it there (`#/components/schemas/Book/properties/title`); so do
- * schemas that repeat a nested object. The full representations (`full`) are visited first and never
- * rewritten: they keep every field as written. Only schemas are replaced, never data (examples, enums).
+ * schemas that repeat a nested object. The full representations (the keys of `variants`) are visited first
+ * and never rewritten: they keep every field as written. A resource's own variants (`variants`' values)
+ * refer to its full representation when it has the schema, another resource's only when it has not
+ * (BookPartial's `id` is Book's, not the first resource's). Only schemas are replaced, never data
+ * (examples, enums).
  */
-function referToFirstCopies(schemas: Json, full: readonly string[]): void {
+function referToFirstCopies(schemas: Json, variants: ReadonlyMap<string, readonly string[]>): void {
   const first = new Map<string, string>();
-  /** `node`, or the $ref that replaces it (never a component itself: others name it); `pointer` "" when it has none to refer to. */
-  const visit = (node: unknown, pointer: string, rewrite: boolean, root: boolean): unknown => {
+  /** The first copies in each full representation, by the name of each of its variants. */
+  const own = new Map<string, Map<string, string>>();
+  /**
+   * `node`, or the $ref that replaces it (never a component itself: others name it); `pointer` "" when it
+   * has none to refer to; `local` the first copies of the resource whose schema this is, if any.
+   */
+  const visit = (node: unknown, pointer: string, rewrite: boolean, root: boolean, local: Map<string, string> | undefined): unknown => {
     if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
     const text = JSON.stringify(node);
-    const earlier = first.get(text);
+    const earlier = (rewrite ? local?.get(text) : undefined) ?? first.get(text);
     if (rewrite && !root && earlier !== undefined && text.length > earlier.length + REF_OVERHEAD) return { $ref: earlier };
     // (A schema no longer than a reference to it is not kept: a copy costs no more.)
-    if (earlier === undefined && pointer !== "" && text.length > pointer.length + REF_OVERHEAD) first.set(text, pointer);
+    if (pointer !== "" && text.length > pointer.length + REF_OVERHEAD) {
+      if (earlier === undefined) first.set(text, pointer);
+      if (!rewrite && local && !local.has(text)) local.set(text, pointer);
+    }
     const o = node as Json;
     const at = (...tokens: (string | number)[]) => (pointer !== "" && tokens.every((t) => PLAIN_TOKEN.test(String(t))) ? `${pointer}/${tokens.join("/")}` : "");
     for (const [k, v] of Object.entries(o)) {
       if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
-        for (const [name, sub] of Object.entries(v as Json)) setOwn(v as Json, name, visit(sub, at(k, name), rewrite, false));
+        for (const [name, sub] of Object.entries(v as Json)) setOwn(v as Json, name, visit(sub, at(k, name), rewrite, false, local));
       } else if (SCHEMA_VALUES.has(k) && Array.isArray(v)) {
-        v.forEach((sub, i) => (v[i] = visit(sub, at(k, i), rewrite, false)));
+        v.forEach((sub, i) => (v[i] = visit(sub, at(k, i), rewrite, false, local)));
       } else if (SCHEMA_VALUES.has(k)) {
-        setOwn(o, k, visit(v, at(k), rewrite, false));
+        setOwn(o, k, visit(v, at(k), rewrite, false, local));
       }
     }
     return node;
   };
   const pointerOf = (name: string) => (PLAIN_TOKEN.test(name) ? `#/components/schemas/${name}` : "");
-  const frozen = new Set(full);
-  for (const name of full) if (Object.hasOwn(schemas, name)) visit(schemas[name], pointerOf(name), false, true);
-  for (const name of Object.keys(schemas)) if (!frozen.has(name)) visit(schemas[name], pointerOf(name), true, true);
+  for (const [full, names] of variants) {
+    const local = new Map<string, string>();
+    for (const name of names) own.set(name, local);
+    if (Object.hasOwn(schemas, full)) visit(schemas[full], pointerOf(full), false, true, local);
+  }
+  for (const name of Object.keys(schemas)) if (!variants.has(name)) visit(schemas[name], pointerOf(name), true, true, own.get(name));
 }
 
 // -----------------------------------------------------------------------------------------------

@@ -830,6 +830,8 @@ test("each schema is written once: a later copy is a $ref to the first (the full
     path.join(dir, "resources/shop.json"),
     JSON.stringify({ title: "Shop", type: "object", "x-collection": "shops", additionalProperties: false, required: ["name"], properties: { name: { type: "string" }, code, address, billing: address, tags } }),
   );
+  // A second resource with a field equal to one of the first's.
+  fs.writeFileSync(path.join(dir, "resources/stall.json"), JSON.stringify({ title: "Stall", type: "object", "x-collection": "stalls", additionalProperties: false, properties: { code } }));
   const { model } = checkProject(dir);
   assert.ok(model);
   const doc = openApiOf(model) as Json;
@@ -848,6 +850,10 @@ test("each schema is written once: a later copy is a $ref to the first (the full
   assert.ok(JSON.stringify(code).length > JSON.stringify(codeRef).length && JSON.stringify(code).length < 2 * JSON.stringify(codeRef).length);
   assert.equal(schemas.ShopPartial.properties.code, codeRef);
   assert.equal(schemas.ShopInput.properties.code, codeRef);
+  // A resource's variants refer to its own full representation, not to the first resource's equal schema.
+  assert.equal(schemas.Stall.properties.code, code);
+  for (const name of ["StallPartial", "StallInput"]) assert.equal(schemas[name].properties.code, { $ref: "#/components/schemas/Stall/properties/code" }, name);
+  assert.equal(schemas.StallPartial.properties.id, { $ref: "#/components/schemas/Stall/properties/id" });
   assert.equal(schemas.ShopInput.properties.name, { type: "string" });
   const text = JSON.stringify(doc);
   for (const [, pointer] of text.matchAll(/"\$ref":"(#\/components\/schemas\/[^"]+\/properties\/[^"]+)"/g)) assert.ok(at(doc, pointer!) !== undefined, pointer);
