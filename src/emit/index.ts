@@ -43,18 +43,25 @@ export async function emitService(model: Model, orphans?: Orphans, stage?: Fresh
       const file = `docs/${f.path}`;
       docs.push(stage ? stage.write(file, f.owner, f.data) : { path: file, owner: f.owner, contents: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength).toString("utf8") });
     });
-    files = [
-      ...emitPackage(model),
-      ...emitReadme(model),
-      ...emitSpec(model),
-      ...emitErrors(model),
-      ...emitMediaTypes(model),
-      ...(await emitTypes(model, orphans)),
-      ...emitHandlers(model),
-      ...emitRuntime(),
-      ...emitTests(model),
-      ...emitClient(model),
-    ].map((f) => (stage ? stage.write(f.path, f.owner, f.contents) : f));
+    const emitters: (() => EmittedFile[] | Promise<EmittedFile[]>)[] = [
+      () => emitPackage(model),
+      () => emitReadme(model),
+      () => emitSpec(model),
+      () => emitErrors(model),
+      () => emitMediaTypes(model),
+      () => emitTypes(model, orphans),
+      () => emitHandlers(model),
+      () => emitRuntime(),
+      () => emitTests(model),
+      () => emitClient(model),
+    ];
+    files = [];
+    for (const emit of emitters) {
+      for (const f of await emit()) files.push(stage ? stage.write(f.path, f.owner, f.contents) : f);
+      // The docs pages that arrived meanwhile are written now, not all after this thread's last file: the
+      // docs finish last, and what is left to write when they do is then their last batch only.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     mark("emitted but validators and docs");
     files.push(...(await validators.files).map((f) => (stage ? stage.write(f.path, f.owner, f.data) : { path: f.path, owner: f.owner, contents: Buffer.from(f.data).toString("utf8") })));
     mark("validators");
