@@ -148,17 +148,12 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
 
   // The docs worker loads its modules on the second core while this thread checks the definitions.
   if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");
-  // Heavy modules load only when there is something to check and generate.
-  const [{ checkProject }, { emitService, emitClientOnly, startDocs, startValidators }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }, { gate }] = await Promise.all([
-    import("./pipeline.js"),
-    import("./emit/index.js"),
-    import("./write/plan.js"),
-    import("./write/commit.js"),
-    import("./write/manifest.js"),
-    import("./write/stage.js"),
-    import("./versions/gate.js"),
-  ]);
+  // Heavy modules load only when there is something to check and generate: first what builds the model and
+  // starts the docs worker on it (the docs take longest), then the rest, after the check.
+  const [{ checkProject }, { startDocs, startValidators }] = await Promise.all([import("./pipeline.js"), import("./emit/started.js")]);
   mark("modules loaded");
+  const rest = Promise.all([import("./emit/index.js"), import("./write/plan.js"), import("./write/commit.js"), import("./write/manifest.js"), import("./write/stage.js"), import("./versions/gate.js")]);
+  rest.catch(() => undefined); // awaited after the check; not an unhandled rejection when the definitions have errors
   // From the moment the model is built, the docs are rendered in their worker while this thread lints (the
   // lint does not change the model), and the validators of a big service are compiled in another.
   // The validators worker of a big service also runs the schema-compile rule (ajv compiling every schema,
@@ -180,6 +175,11 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     return { check, written: false };
   }
   const model = check.model;
+  const [{ emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }, { gate }] = await rest.catch((error: unknown) => {
+    cancel();
+    throw error;
+  });
+  mark("emit modules loaded");
   try {
     return await writing(out, options, async () => {
       mark("locked");

@@ -34,7 +34,9 @@ const BATCH_BYTES = 256 * 1024;
 type Emitter<J extends WorkerJob> = (input: WorkerJobs[J]) => LazyFile[];
 const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
   docs: async () => {
-    const { docsFiles } = await import("./docs/index.js");
+    const { docsFiles, prepareDocs } = await import("./docs/index.js");
+    // While the model is being built on the main thread: the first page rendered would do it otherwise.
+    prepareDocs();
     return ({ model }) => docsFiles(model);
   },
   validators: async () => {

@@ -17,10 +17,29 @@ const BACKREFERENCE_FIX = `${RE2_SYNTAX}; rewrite the pattern without it: repeat
 const LOOKAROUND_FIX =
   `${RE2_SYNTAX}; rewrite the pattern without it: the condition of a lookaround becomes a pattern of its own, e.g. "^(?=.*[0-9]).{8,}$" becomes "allOf": [{ "pattern": "[0-9]" }, { "minLength": 8 }]`;
 
-/** A pattern as the service tests it: RE2 with no flags, matching anywhere in the string (as RegExp#test). */
+/** What compileLinear made of each pattern (or the error RE2 threw): every resource repeats the same few patterns. */
+const linear = new Map<string, { test(s: string): boolean } | { error: unknown }>();
+/** Past this many distinct patterns the cache starts afresh (a long-lived process checks many projects). */
+const MAX_LINEAR = 10_000;
+
+/**
+ * A pattern as the service tests it: RE2 with no flags, matching anywhere in the string (as RegExp#test).
+ * Compiled once per pattern (RE2 takes ~1 ms, the samples and the lint ask for each pattern per schema).
+ */
 export function compileLinear(pattern: string): { test(s: string): boolean } {
-  const re = RE2JS.compile(pattern, 0);
-  return { test: (s: string) => re.test(s) };
+  let found = linear.get(pattern);
+  if (found === undefined) {
+    if (linear.size >= MAX_LINEAR) linear.clear();
+    try {
+      const re = RE2JS.compile(pattern, 0);
+      found = { test: (s: string) => re.test(s) };
+    } catch (error) {
+      found = { error };
+    }
+    linear.set(pattern, found);
+  }
+  if ("error" in found) throw found.error;
+  return found;
 }
 
 /**

@@ -5,6 +5,7 @@ import { htmlReferenceFiles } from "./html.js";
 import { markdownReferenceFiles } from "./markdown.js";
 import { openApiFiles } from "./openapi.js";
 import { useSharedSchemas } from "../samples.js";
+import { prepareTemplates } from "../shared/templates.js";
 
 /** Every docs file, with paths relative to the docs root (the folder hosted at errorDocsUrl). */
 export function emitDocs(model: Model): EmittedFile[] {
@@ -15,4 +16,9 @@ export function emitDocs(model: Model): EmittedFile[] {
 export function docsFiles(model: Model): LazyFile[] {
   useSharedSchemas(model.schemas);
   return [...openApiFiles(model), ...htmlReferenceFiles(model), ...markdownReferenceFiles(model)];
+}
+
+/** Readies what rendering the docs needs before any model is at hand (their templates): see worker.ts. */
+export function prepareDocs(): void {
+  prepareTemplates("docs");
 }

@@ -19,6 +19,8 @@ const MAX_OFFSET = 1_000_000_000;
 /** Characters of a name `fields` and `expand` can select (runtime select.ts). */
 const SELECTABLE = /^[A-Za-z0-9_$-]+$/;
 const MERGE_PATCH = "application/merge-patch+json";
+/** What every request body's description says of its size. */
+const BODY_LIMIT_TEXT = `The body is at most ${BODY_LIMIT} bytes (413 beyond).`;
 
 const REASONS: Readonly<Record<number, string>> = {
   400: "Bad Request",
@@ -79,6 +81,8 @@ class OpenApiBuilder {
   private readonly taken = new Set(["Meta", "Link", "LinkInput", "CollectionLink", "Error"]);
   private readonly schemas: Json = {};
   private readonly parameters: Json = {};
+  /** Response headers, each written once and referred to (Location, WWW-Authenticate). */
+  private readonly headers: Json = {};
   /** Components shared by operations, named once per distinct object (see `shared`). */
   private readonly components: Record<SharedKind, Json> = { responses: {}, requestBodies: {}, examples: {} };
   /** Error responses by name: the name (status and codes) decides the object, built once. */
@@ -146,7 +150,7 @@ class OpenApiBuilder {
     for (const shared of ["Link", "CollectionLink", "LinkInput"]) {
       if (!this.linkSchemasUsed.has(shared)) delete this.schemas[shared];
     }
-    referToFirstCopies(this.schemas, [...this.names.values()].map((n) => n.full));
+    referToFirstCopies(this.schemas, new Map([...this.names.values()].map((n) => [n.full, [n.partial, n.input, n.patch, n.page]])));
 
     const securitySchemes = securitySchemesOf(this.model);
     return {
@@ -170,6 +174,7 @@ class OpenApiBuilder {
       components: {
         schemas: this.schemas,
         parameters: this.parameters,
+        headers: sortedKeys(this.headers),
         responses: sortedKeys(this.components.responses),
         requestBodies: sortedKeys(this.components.requestBodies),
         examples: sortedKeys(this.components.examples),
@@ -275,7 +280,9 @@ class OpenApiBuilder {
   }
 
   private operationDescription(op: Operation, byPost: boolean): string {
-    const parts = [byPost ? `${op.description.replace(/ `POST` to the same path does the same\.$/, "")} The same as \`PATCH\` on this path, for clients that cannot send \`PATCH\`.` : op.description];
+    // How a merge patch applies, and the body's limit, the request body says once for every operation that takes it.
+    const update = "A partial update with a JSON merge patch (RFC 7396): the request body says how it applies.";
+    const parts = [op.kind !== "update" ? op.description : byPost ? `${update} The same as \`PATCH\` on this path, for clients that cannot send \`PATCH\`.` : `${update} \`POST\` to the same path does the same.`];
     const r = op.resource;
     if (r && op.kind !== "action") {
       const guard = GUARD[op.kind as keyof typeof GUARD];
@@ -292,7 +299,6 @@ class OpenApiBuilder {
       if (op.action.params.length > 0) parts.push(`Its parameters are read from the query string; a missing or invalid one${closed ? " (or one it does not declare)" : ""} is a 400 with \`property\` naming it.`);
       else parts.push(closed ? "It takes no parameters; any query parameter is a 400." : "It takes no parameters.");
     }
-    if (op.kind === "create" || op.kind === "update" || op.kind === "replace" || op.kind === "add-member") parts.push(`The body is at most ${BODY_LIMIT} bytes (413 beyond).`);
     return parts.join(" ");
   }
 
@@ -337,8 +343,8 @@ class OpenApiBuilder {
     return this.shared("requestBodies", name, {
       required: true,
       description: merge
-        ? `A JSON merge patch (RFC 7396) of the ${r.name}: the fields it names are set, nested objects are merged; \`null\` sets a nullable field to null and removes any other optional field (a required field that is not nullable cannot be null). Links are written as \`{ "meta": { "href": "<href>" } }\`.`
-        : `The whole ${r.name}, without the fields the server sets (id, meta, createdAt, modifiedAt${r.owner ? `, ${r.owner}` : ""}). Links are written as \`{ "meta": { "href": "<href>" } }\` and must name existing instances.`,
+        ? `A JSON merge patch (RFC 7396) of the ${r.name}: the fields it names are set and nested objects merged; \`null\` sets a nullable field to null (it stays, with the value null) and removes any other optional field; \`null\` for a required field that is not nullable is a 400 naming it. Links are written as \`{ "meta": { "href": "<href>" } }\`. ${BODY_LIMIT_TEXT}`
+        : `The whole ${r.name}, without the fields the server sets (id, meta, createdAt, modifiedAt${r.owner ? `, ${r.owner}` : ""}). Links are written as \`{ "meta": { "href": "<href>" } }\` and must name existing instances. ${BODY_LIMIT_TEXT}`,
       content: this.content(types, r.mediaType, media),
     });
   }
@@ -349,7 +355,7 @@ class OpenApiBuilder {
     const media = { schema: { $ref: this.linkSchema("LinkInput") }, examples: this.example("MemberLink", "A link to the member to add", op.exampleBody) };
     return this.shared("requestBodies", "MemberLink", {
       required: true,
-      description: 'A link to the instance to add: `{ "meta": { "href": "<href of an existing instance>" } }` (a full representation is accepted too).',
+      description: `A link to the instance to add: \`{ "meta": { "href": "<href of an existing instance>" } }\` (a full representation is accepted too). ${BODY_LIMIT_TEXT}`,
       content: this.content(["application/json"], target.mediaType, media),
     });
   }
@@ -444,10 +450,10 @@ class OpenApiBuilder {
     const out: Json = { description: this.successDescription(op) };
     out.content = this.content(["application/json"], mediaType, { schema, ...examples });
     if (op.kind === "add-member") {
-      out.headers = { Location: { description: `The href of the ${op.answers!.name} added (the same as its \`meta.href\`).`, required: true, schema: { type: "string", format: "uri" } } };
+      out.headers = { Location: this.header("Location") };
     }
     if (op.kind === "create") {
-      out.headers = { Location: { description: `The href of the new ${r!.name} (the same as its \`meta.href\`).`, required: true, schema: { type: "string", format: "uri" } } };
+      out.headers = { Location: this.header("Location") };
       const get = this.idOf("get", r!);
       if (get) out.links = { [get]: { operationId: get, parameters: { id: "$response.body#/id" }, description: `Reads the ${r!.name} just created.` } };
     }
@@ -498,7 +504,7 @@ class OpenApiBuilder {
     const media = { schema: { $ref: ref("schemas", "Error") }, examples };
     const out: Json = { description, content: this.content(["application/json"], this.model.mediaTypes.find((m) => m.kind === "error")?.name, media) };
     if (errors.some((e) => e.status === 401)) {
-      out.headers = { "WWW-Authenticate": { description: `One challenge per enabled scheme, e.g. \`Bearer realm="${this.model.service.auth.realm}"\`.`, required: true, schema: { type: "string" } } };
+      out.headers = { "WWW-Authenticate": this.header("WWW-Authenticate") };
     }
     out["x-error-codes"] = errors.map((e) => e.code);
     return out;
@@ -524,6 +530,20 @@ class OpenApiBuilder {
       setOwn(out, m.alias, { schema: { type: "string", contentMediaType: "application/json", contentSchema: media.schema } });
     }
     return out;
+  }
+
+  /** A $ref to the component of a response header, written on first use (the answers that carry it say what it names). */
+  private header(name: "Location" | "WWW-Authenticate"): Json {
+    if (!Object.hasOwn(this.headers, name)) {
+      setOwn(
+        this.headers,
+        name,
+        name === "Location"
+          ? { description: "The href of the instance created or added (the same as its `meta.href`).", required: true, schema: { type: "string", format: "uri" } }
+          : { description: `One challenge per enabled scheme, e.g. \`Bearer realm="${this.model.service.auth.realm}"\`.`, required: true, schema: { type: "string" } },
+      );
+    }
+    return { $ref: `#/components/headers/${name}` };
   }
 
   /** Each alias media type → its canonical vendor type (the root's `x-media-type-aliases`; see content). */
@@ -664,8 +684,9 @@ class OpenApiBuilder {
       in: "query",
       required: false,
       description:
-        `Returns only \`meta\` and the listed fields of ${article(r.name)}: ${fieldList.map((n) => `\`${n}\``).join(", ")}.` +
-        (linkList.length > 0 ? ` \`link(sub,…)\` selects fields inside a link (${linkList.map((n) => `\`${n}\``).join(", ")}) and expands it.` : "") +
+        // (The names are the schema's enum and pattern: listed once, there.)
+        `Returns only \`meta\` and the listed fields of ${article(r.name)} (the names of the enum).` +
+        (linkList.length > 0 ? " `link(sub,…)` selects fields inside a link (the names of the pattern) and expands it." : "") +
         " An unknown name is a 400 (`property` = `fields`).",
       style: "form",
       explode: false,
@@ -677,7 +698,7 @@ class OpenApiBuilder {
         in: "query",
         required: false,
         description:
-          `Inlines the listed links of ${article(r.name)}: ${linkList.map((n) => `\`${n}\``).join(", ")} (a collection link inlines its first page of ${PAGING.defaultLimit}); ` +
+          `Inlines the listed links of ${article(r.name)} (the names of the enum; a collection link inlines its first page of ${PAGING.defaultLimit}); ` +
           "`link(sub,…)` expands links of the linked resource too. An unknown name is a 400 (`property` = `expand`).",
         style: "form",
         explode: false,
@@ -914,39 +935,53 @@ const PLAIN_TOKEN = /^[A-Za-z0-9._$-]+$/;
 
 /**
  * Writes each schema once: a later schema equal to one written before (the same JSON text) becomes a
- * `$ref` to it, when the reference is less than half its size. A resource's field schema is written in its
+ * `$ref` to it, when the reference is shorter. A resource's field schema is written in its
  * full representation, and its partial representation, its create body, its merge patch and a shared
  * schema that embeds the resource refer to it there (`#/components/schemas/Book/properties/title`); so do
- * schemas that repeat a nested object. The full representations (`full`) are visited first and never
- * rewritten: they keep every field as written. Only schemas are replaced, never data (examples, enums).
+ * schemas that repeat a nested object. The full representations (the keys of `variants`) are visited first
+ * and never rewritten: they keep every field as written. A resource's own variants (`variants`' values)
+ * refer to its full representation when it has the schema, another resource's only when it has not
+ * (BookPartial's `id` is Book's, not the first resource's). Only schemas are replaced, never data
+ * (examples, enums).
  */
-function referToFirstCopies(schemas: Json, full: readonly string[]): void {
+function referToFirstCopies(schemas: Json, variants: ReadonlyMap<string, readonly string[]>): void {
   const first = new Map<string, string>();
-  /** `node`, or the $ref that replaces it (never a component itself: others name it); `pointer` "" when it has none to refer to. */
-  const visit = (node: unknown, pointer: string, rewrite: boolean, root: boolean): unknown => {
+  /** The first copies in each full representation, by the name of each of its variants. */
+  const own = new Map<string, Map<string, string>>();
+  /**
+   * `node`, or the $ref that replaces it (never a component itself: others name it); `pointer` "" when it
+   * has none to refer to; `local` the first copies of the resource whose schema this is, if any.
+   */
+  const visit = (node: unknown, pointer: string, rewrite: boolean, root: boolean, local: Map<string, string> | undefined): unknown => {
     if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
     const text = JSON.stringify(node);
-    const earlier = first.get(text);
-    if (rewrite && !root && earlier !== undefined && text.length >= 2 * (earlier.length + REF_OVERHEAD)) return { $ref: earlier };
-    // (A schema too small for any reference to pay is not kept.)
-    if (earlier === undefined && pointer !== "" && text.length >= 2 * (pointer.length + REF_OVERHEAD)) first.set(text, pointer);
+    const earlier = (rewrite ? local?.get(text) : undefined) ?? first.get(text);
+    if (rewrite && !root && earlier !== undefined && text.length > earlier.length + REF_OVERHEAD) return { $ref: earlier };
+    // (A schema no longer than a reference to it is not kept: a copy costs no more.)
+    if (pointer !== "" && text.length > pointer.length + REF_OVERHEAD) {
+      if (earlier === undefined) first.set(text, pointer);
+      if (!rewrite && local && !local.has(text)) local.set(text, pointer);
+    }
     const o = node as Json;
     const at = (...tokens: (string | number)[]) => (pointer !== "" && tokens.every((t) => PLAIN_TOKEN.test(String(t))) ? `${pointer}/${tokens.join("/")}` : "");
     for (const [k, v] of Object.entries(o)) {
       if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
-        for (const [name, sub] of Object.entries(v as Json)) setOwn(v as Json, name, visit(sub, at(k, name), rewrite, false));
+        for (const [name, sub] of Object.entries(v as Json)) setOwn(v as Json, name, visit(sub, at(k, name), rewrite, false, local));
       } else if (SCHEMA_VALUES.has(k) && Array.isArray(v)) {
-        v.forEach((sub, i) => (v[i] = visit(sub, at(k, i), rewrite, false)));
+        v.forEach((sub, i) => (v[i] = visit(sub, at(k, i), rewrite, false, local)));
       } else if (SCHEMA_VALUES.has(k)) {
-        setOwn(o, k, visit(v, at(k), rewrite, false));
+        setOwn(o, k, visit(v, at(k), rewrite, false, local));
       }
     }
     return node;
   };
   const pointerOf = (name: string) => (PLAIN_TOKEN.test(name) ? `#/components/schemas/${name}` : "");
-  const frozen = new Set(full);
-  for (const name of full) if (Object.hasOwn(schemas, name)) visit(schemas[name], pointerOf(name), false, true);
-  for (const name of Object.keys(schemas)) if (!frozen.has(name)) visit(schemas[name], pointerOf(name), true, true);
+  for (const [full, names] of variants) {
+    const local = new Map<string, string>();
+    for (const name of names) own.set(name, local);
+    if (Object.hasOwn(schemas, full)) visit(schemas[full], pointerOf(full), false, true, local);
+  }
+  for (const name of Object.keys(schemas)) if (!variants.has(name)) visit(schemas[name], pointerOf(name), true, true, own.get(name));
 }
 
 // -----------------------------------------------------------------------------------------------

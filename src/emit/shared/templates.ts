@@ -68,12 +68,24 @@ export function templateFingerprint(source: string, options: CompileOptions): st
 
 /** Renders templates/<name> with `data`. */
 export function render(name: string, data: object): string {
+  return templateNamed(name)(data);
+}
+
+/**
+ * Makes the templates of the folder templates/<folder> ready now rather than at their first render (the
+ * precompiled module loaded, each template read and checked): the docs worker does it while it waits for its model.
+ */
+export function prepareTemplates(folder: string): void {
+  for (const name of assetNames(folder)) if (name.endsWith(".hbs")) templateNamed(`${folder}/${name}`);
+}
+
+function templateNamed(name: string): Template {
   let template = compiled.get(name);
   if (!template) {
     const source = fs.readFileSync(packagePath("templates", name), "utf8");
     compiled.set(name, (template = templateOf(name, source, precompiled()?.[name])));
   }
-  return template(data);
+  return template;
 }
 
 /** The template of `source`: `built` when it was precompiled from this very source, else compiled now. */

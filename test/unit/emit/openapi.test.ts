@@ -17,7 +17,7 @@ import type { LightMyRequestResponse } from "fastify";
 import { emitOpenApi, openApiOf } from "../../../src/emit/docs/openapi.js";
 import { operationsOf } from "../../../src/emit/docs/operations.js";
 import { catalogOf } from "../../../src/emit/errors.js";
-import { specOf } from "../../../src/emit/spec.js";
+import { BODY_LIMIT, specOf } from "../../../src/emit/spec.js";
 import type { Model, Resource } from "../../../src/model/types.js";
 import { checkProject } from "../../../src/pipeline.js";
 import { buildApp } from "../../../templates/runtime/app.js";
@@ -392,7 +392,12 @@ for (const { name, model, doc, file } of projects) {
           assert.is(response.content["application/json"].schema.$ref, "#/components/schemas/Error");
           assertAliasOf(doc, response.content, errorType.name, errorType.alias);
         }
-        if (status === "401") assert.ok(response.headers["WWW-Authenticate"]);
+        if (status === "401") {
+          // One header component, referred to by every 401 (HEAD's too).
+          assert.equal(response.headers["WWW-Authenticate"], { $ref: "#/components/headers/WWW-Authenticate" });
+          const challenge = deref(doc, response.headers["WWW-Authenticate"]);
+          assert.ok(challenge.required && challenge.schema.type === "string" && challenge.description.includes(model.service.auth.realm));
+        }
       }
       // Every error key operations.ts names for the operation is there (but the two that cannot happen).
       const source = sourceOf(model, p, method);
@@ -440,7 +445,7 @@ for (const { name, model, doc, file } of projects) {
       assertAliasOf(doc, success.content, vendor, alias);
       if (source.kind === "add-member") {
         // 201 when added (Location: the member's href), 200 when it already was a member.
-        assert.ok(success.headers.Location, `${method} ${p} Location`);
+        assertLocation(doc, success.headers, `${method} ${p}`);
         assert.equal(Object.keys(deref(doc, op.responses["200"]).content), ["application/json", vendor, alias]);
       }
       if (op.requestBody) {
@@ -450,9 +455,16 @@ for (const { name, model, doc, file } of projects) {
         const rmt = model.mediaTypes.find((m) => m.name === r.mediaType)!;
         assert.equal(Object.keys(content), (merge ? ["application/merge-patch+json"] : []).concat(["application/json", rmt.name, rmt.alias]));
         assertAliasOf(doc, content, rmt.name, rmt.alias);
+        // How big a body may be, and for a merge patch how it applies, the request body says (not each operation).
+        const body = deref(doc, op.requestBody);
+        assert.ok(body.description.includes(`The body is at most ${BODY_LIMIT} bytes (413 beyond).`), `${method} ${p} request body limit`);
+        if (merge) {
+          assert.match(body.description, /merge patch \(RFC 7396\).*`null` sets a nullable field to null \(it stays, with the value null\).*`null` for a required field that is not nullable is a 400 naming it/);
+          assert.match(op.description, /JSON merge patch \(RFC 7396\): the request body says how it applies/);
+        }
       }
       if (source.kind === "create") {
-        assert.ok(success.headers.Location);
+        assertLocation(doc, success.headers, `${method} ${p}`);
         const get = doc.paths[`${p}/{id}`].get.operationId;
         assert.equal(success.links[get], { operationId: get, parameters: { id: "$response.body#/id" }, description: success.links[get].description });
       }
@@ -606,6 +618,14 @@ for (const { name, file } of projects) {
  * `content[alias]` is a string holding the JSON of `content[vendor]` (what JSON tools can read of it), and
  * the document's `x-media-type-aliases` says it is `vendor`'s alias.
  */
+/** A Location header: the one header component, an absolute URI that is always there. */
+function assertLocation(doc: Json, headers: Json | undefined, where: string): void {
+  assert.equal(headers?.Location, { $ref: "#/components/headers/Location" }, `${where} Location`);
+  const location = deref(doc, headers!.Location);
+  assert.ok(location.required, `${where} Location is required`);
+  assert.equal(location.schema, { type: "string", format: "uri" });
+}
+
 function assertAliasOf(doc: Json, content: Json, vendor: string, alias: string): void {
   const schema = content[alias].schema;
   assert.equal(Object.keys(content[alias]), ["schema"]);
@@ -803,11 +823,15 @@ test("each schema is written once: a later copy is a $ref to the first (the full
   fs.mkdirSync(path.join(dir, "resources"), { recursive: true });
   fs.writeFileSync(path.join(dir, "service.json"), JSON.stringify({ name: "once", vendor: "once", version: 1, baseUrl: "http://localhost:1/v1", errorDocsUrl: "http://localhost:1/errors", resources: ["resources/*.json"], auth: { schemes: ["apiKey"] } }));
   const address = { type: "object", description: "A postal address, as the post office writes it on an envelope.", required: ["city"], properties: { city: { type: "string", maxLength: 80 }, street: { type: "string", maxLength: 120 } } };
+  // Longer than a reference to it, though not twice as long.
+  const code = { type: "string", pattern: "^[A-Z]{2}-[0-9]{4}$", maxLength: 7 };
   const tags = { type: "array", description: "Words that describe it, in the order they were given.", items: { type: "string", enum: ["first-example-word", "second-example-word", "third-example-word"] }, examples: [["first-example-word", "second-example-word", "third-example-word"]] };
   fs.writeFileSync(
     path.join(dir, "resources/shop.json"),
-    JSON.stringify({ title: "Shop", type: "object", "x-collection": "shops", additionalProperties: false, required: ["name"], properties: { name: { type: "string" }, address, billing: address, tags } }),
+    JSON.stringify({ title: "Shop", type: "object", "x-collection": "shops", additionalProperties: false, required: ["name"], properties: { name: { type: "string" }, code, address, billing: address, tags } }),
   );
+  // A second resource with a field equal to one of the first's.
+  fs.writeFileSync(path.join(dir, "resources/stall.json"), JSON.stringify({ title: "Stall", type: "object", "x-collection": "stalls", additionalProperties: false, properties: { code } }));
   const { model } = checkProject(dir);
   assert.ok(model);
   const doc = openApiOf(model) as Json;
@@ -821,7 +845,15 @@ test("each schema is written once: a later copy is a $ref to the first (the full
   }
   // A merge patch's optional field is that schema or null; the schema is the reference.
   assert.equal(schemas.ShopPatch.properties.tags, { anyOf: [{ $ref: "#/components/schemas/Shop/properties/tags" }, { type: "null" }] });
-  // Small schemas stay where they are; every reference leads to what it replaced.
+  // A copy longer than the reference is the reference; small schemas stay where they are; every reference leads to what it replaced.
+  const codeRef = { $ref: "#/components/schemas/Shop/properties/code" };
+  assert.ok(JSON.stringify(code).length > JSON.stringify(codeRef).length && JSON.stringify(code).length < 2 * JSON.stringify(codeRef).length);
+  assert.equal(schemas.ShopPartial.properties.code, codeRef);
+  assert.equal(schemas.ShopInput.properties.code, codeRef);
+  // A resource's variants refer to its own full representation, not to the first resource's equal schema.
+  assert.equal(schemas.Stall.properties.code, code);
+  for (const name of ["StallPartial", "StallInput"]) assert.equal(schemas[name].properties.code, { $ref: "#/components/schemas/Stall/properties/code" }, name);
+  assert.equal(schemas.StallPartial.properties.id, { $ref: "#/components/schemas/Stall/properties/id" });
   assert.equal(schemas.ShopInput.properties.name, { type: "string" });
   const text = JSON.stringify(doc);
   for (const [, pointer] of text.matchAll(/"\$ref":"(#\/components\/schemas\/[^"]+\/properties\/[^"]+)"/g)) assert.ok(at(doc, pointer!) !== undefined, pointer);
