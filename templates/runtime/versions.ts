@@ -45,7 +45,7 @@ export interface ResourceConverters {
   up?(body: Json): Json;
   down?(representation: Json): Json;
 }
-export type VersionConverters = Readonly<Record<string, ResourceConverters | undefined>>;
+export type VersionConverters<Collection extends string = string> = { readonly [C in Collection]?: ResourceConverters | undefined };
 
 /** Where the path's version (a version prefix, rewritten to the current one's) is kept on the raw request. */
 export const PATH_VERSION: unique symbol = Symbol("resourcery.pathVersion");

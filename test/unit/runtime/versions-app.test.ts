@@ -5,8 +5,6 @@
  * hrefs, media types, fields/expand, errors and headers are each version's own.
  */
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
@@ -18,66 +16,9 @@ import { KeyRing, type NewKey } from "../../../templates/runtime/keys.js";
 import type { ServiceSpec } from "../../../templates/runtime/spec.js";
 import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
 import type { Store } from "../../../templates/runtime/store.js";
+import { VERSIONED_DEFS, writeDefs } from "../../helpers/versioned-library.js";
 
 type Json = Record<string, any>;
-
-/**
- * Version 3 current; version 2 served until 2027-06-30: book.title and author.fullName were `name`,
- * book.format is new (with a default), book.shelfMark retired after 2, author.favourites was `liked`,
- * reviews came with version 3.
- */
-export const VERSIONED_DEFS: Record<string, unknown> = {
-  "service.json": {
-    name: "library-service",
-    title: "Library",
-    vendor: "library",
-    version: 3,
-    versions: { "2": { sunset: "2027-06-30", deprecated: "2026-11-01" } },
-    baseUrl: "http://localhost:3000/v3",
-    errorDocsUrl: "http://localhost:3000/docs/errors",
-    resources: ["author.json", "book.json", "review.json"],
-  },
-  "author.json": {
-    title: "Author",
-    type: "object",
-    "x-collection": "authors",
-    required: ["fullName"],
-    properties: {
-      fullName: { type: "string", "x-renamed": { "2": "name" } },
-      books: { type: "array", items: { $ref: "book.json" }, "x-inverse": "author" },
-      favourites: { type: "array", items: { $ref: "author.json" }, "x-renamed": { "2": "liked" } },
-    },
-  },
-  "book.json": {
-    title: "Book",
-    type: "object",
-    "x-collection": "books",
-    "x-unique": ["isbn"],
-    required: ["title", "author", "format"],
-    properties: {
-      title: { type: "string", minLength: 1, "x-renamed": { "2": "name" } },
-      isbn: { type: "string" },
-      format: { type: "string", enum: ["paper", "ebook"], default: "paper", "x-since": 3 },
-      shelfMark: { type: "string", "x-until": 2 },
-      author: { $ref: "author.json" },
-    },
-  },
-  "review.json": {
-    title: "Review",
-    type: "object",
-    "x-collection": "reviews",
-    "x-since": 3,
-    required: ["text"],
-    properties: { text: { type: "string" } },
-  },
-};
-
-/** The definitions written into a temporary folder. */
-export function writeDefs(defs: Record<string, unknown>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-versions-"));
-  for (const [file, value] of Object.entries(defs)) fs.writeFileSync(path.join(dir, file), JSON.stringify(value, null, 2));
-  return dir;
-}
 
 function specFrom(defs: Record<string, unknown>): ServiceSpec {
   const dir = writeDefs(defs);
@@ -102,10 +43,10 @@ interface Harness {
   readonly key: NewKey;
 }
 
-async function withApp(fn: (h: Harness) => Promise<void>): Promise<void> {
+async function withApp(fn: (h: Harness) => Promise<void>, baseUrl?: string): Promise<void> {
   const store = openSqliteStore(spec, ":memory:");
   const keys = KeyRing.memory();
-  const h = { app: await buildApp({ spec, store, keys }), store, key: keys.create([]) };
+  const h = { app: await buildApp({ spec, store, keys, baseUrl }), store, key: keys.create([]) };
   try {
     await fn(h);
   } finally {
@@ -233,6 +174,23 @@ test("fields and expand in the version's names; expanded links and pages convert
     const v3Error = await call(h, "POST", "/v2/books", { title: "Mort", author: { meta: { href: author.meta.href } } });
     assert.is(v3Error.statusCode, 400, "title is not a version-2 property");
   });
+});
+
+test("a base URL without a version segment: one set of paths, the version from Accept alone, hrefs alike", async () => {
+  await withApp(async (h) => {
+    const created = await call(h, "POST", "/api/authors", { name: "Jemisin" }, { accept: "application/vnd.library.v2.author+json" });
+    assert.is(created.statusCode, 201, created.body);
+    const a = json(created);
+    assert.is(a.meta.href.startsWith(`${ORIGIN}/api/authors/`), true);
+    assert.is(a.name, "Jemisin");
+    assert.is(created.headers["content-type"], "application/vnd.library.v2.author+json");
+    const current = json(await call(h, "GET", `/api/authors/${a.id}`));
+    assert.is(current.fullName, "Jemisin");
+    assert.is(current.meta.mediaType, "application/vnd.library.v3.author+json");
+    const asked = json(await call(h, "GET", `/api/authors/${a.id}`, undefined, { accept: "application/json; version=2" }));
+    assert.is(asked.name, "Jemisin");
+    assert.is((await call(h, "GET", `/v2/authors/${a.id}`)).statusCode, 404, "no version prefixes");
+  }, `${ORIGIN}/api`);
 });
 
 test.run();
