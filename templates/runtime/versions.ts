@@ -30,7 +30,7 @@ export interface VersionSpec {
   readonly version: number;
   /** YYYY-MM-DD after which the version may stop being served. */
   readonly sunset?: string | undefined;
-  /** YYYY-MM-DD the version was deprecated (its Deprecation header), when it has a sunset or a date of its own. */
+  /** YYYY-MM-DD the version was deprecated (its Deprecation header): service.json's date, else its sunset's. */
   readonly deprecated?: string | undefined;
   /** By collection: the collections the version serves. */
   readonly resources: Readonly<Record<string, VersionedResourceSpec>>;
@@ -105,7 +105,7 @@ function rename(value: Json, declared: ReadonlySet<string>, from: Names | undefi
  */
 export class ServedVersion {
   readonly current: boolean;
-  /** Response headers of the version: Deprecation and Sunset for a version with a sunset. */
+  /** Response headers of the version: Deprecation for a deprecated one (a sunset deprecates it), Sunset for one with a sunset. */
   readonly headers: readonly (readonly [string, string])[];
   private readonly names = new Map<string, Names>();
   /** The names of every older version ≥ this one and below the current one, by version then collection (for the user's steps). */
@@ -140,10 +140,10 @@ export class ServedVersion {
     }
     this.steps = older.filter((o) => o.spec.version >= version).map((o) => ({ version: o.spec.version, spec: o.spec, converters: o.converters }));
     const headers: [string, string][] = [];
-    if (spec?.sunset !== undefined) {
-      const deprecated = Date.parse(`${spec.deprecated ?? spec.sunset}T00:00:00Z`) / 1000;
-      headers.push(["deprecation", `@${deprecated}`], ["sunset", new Date(`${spec.sunset}T23:59:59Z`).toUTCString()]);
-    }
+    // RFC 9745: a structured-field Date (seconds since the epoch); RFC 8594: an HTTP-date, the sunset day's last second.
+    const deprecated = spec?.deprecated ?? spec?.sunset;
+    if (deprecated !== undefined) headers.push(["deprecation", `@${Date.parse(`${deprecated}T00:00:00Z`) / 1000}`]);
+    if (spec?.sunset !== undefined) headers.push(["sunset", new Date(`${spec.sunset}T23:59:59Z`).toUTCString()]);
     this.headers = headers;
   }
 

@@ -112,9 +112,10 @@ test("user converters: each step in its version's names, chained up from version
   assert.equal(seen, ["up1 name", "down1 meta,heading,pages"], "up sees version 1's names, down version 2's");
 });
 
-test("headers: a version with a sunset answers Deprecation (RFC 9745) and Sunset (RFC 8594)", () => {
+test("headers: a deprecated version answers Deprecation (RFC 9745), one with a sunset (deprecated from then, unless it says) Sunset (RFC 8594) too", () => {
   assert.equal(served(v2).headers, [["deprecation", `@${Date.parse("2027-06-30T00:00:00Z") / 1000}`], ["sunset", "Wed, 30 Jun 2027 23:59:59 GMT"]]);
   assert.equal(served(v1).headers, []);
+  assert.equal(served({ ...v1, deprecated: "2026-11-01" }).headers, [["deprecation", `@${Date.parse("2026-11-01T00:00:00Z") / 1000}`]], "deprecated without a sunset");
 });
 
 test("versionPrefixes: the last v<N> segment of the base path names the current version; none, none", () => {
