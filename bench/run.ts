@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runGenerationBench, type GenerationRow } from "./generation.js";
 import { runServerBench, type RouteRatio, type ServerRow } from "./server.js";
+import { runVersionBench, versionTable } from "./versions.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `usage: npm run bench [-- options]   (or: node --import tsx run.ts [options])
@@ -17,6 +18,7 @@ const USAGE = `usage: npm run bench [-- options]   (or: node --import tsx run.ts
   --smoke               N = 10, one short round, peers skipped when not installed; writes nothing (CI)
   --only generation     only the generation half; writes nothing
   --only server         only the served-throughput half; writes nothing
+  --only versions       only the cost of serving an older version; writes nothing
   --runs N              runs per generation measurement (default 5)
   --duration S          seconds per autocannon measurement (default 1)
   --rounds R            back-to-back rounds of the servers per route (default 21)
@@ -28,8 +30,8 @@ if (process.argv.includes("--help") || process.argv.includes("-h")) {
 const smoke = process.argv.includes("--smoke");
 const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
-if (only !== undefined && only !== "generation" && only !== "server") {
-  console.error(`--only takes generation or server (got ${only ?? "nothing"})\n${USAGE}`);
+if (only !== undefined && only !== "generation" && only !== "server" && only !== "versions") {
+  console.error(`--only takes generation, server or versions (got ${only ?? "nothing"})\n${USAGE}`);
   process.exit(2);
 }
 /** Every value given to a repeatable option. */
@@ -84,10 +86,14 @@ function serverTable({ rows, ratios }: { rows: readonly ServerRow[]; ratios: rea
 
 const started = Date.now();
 log(`resourcery bench${smoke ? " (smoke)" : ""}`);
-const generation = only === "server" ? [] : await runGenerationBench({ sizes: smoke ? [10] : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log });
-const server = only === "generation" ? { rows: [], ratios: [] } : await runServerBench({ durationSec: smoke ? 1 : flag("duration", 1), rounds: smoke ? 1 : flag("rounds", 21), connections: smoke ? 4 : 50, routes: valuesOf("--route"), log });
+const generation = only === "server" || only === "versions" ? [] : await runGenerationBench({ sizes: smoke ? [10] : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log });
+const server = only === "generation" || only === "versions" ? { rows: [], ratios: [] } : await runServerBench({ durationSec: smoke ? 1 : flag("duration", 1), rounds: smoke ? 1 : flag("rounds", 21), connections: smoke ? 4 : 50, routes: valuesOf("--route"), log });
+const versioned =
+  only === "generation" || only === "server" || valuesOf("--route").length > 0
+    ? []
+    : await runVersionBench({ durationSec: smoke ? 1 : flag("duration", 1), rounds: smoke ? 1 : flag("rounds", 21), connections: smoke ? 4 : 50, log });
 const failed = generation.filter((r) => r.tool === "resourcery" && !r.ok);
-console.log("\n" + generationTable(generation) + "\n\n" + serverTable(server));
+console.log("\n" + generationTable(generation) + "\n\n" + serverTable(server) + "\n\n" + versionTable(versioned));
 
 if (!smoke && !only && valuesOf("--route").length === 0) {
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
@@ -113,6 +119,10 @@ if (!smoke && !only && valuesOf("--route").length === 0) {
     "### Served throughput (autocannon, medians of alternating rounds; ratios: medians of back-to-back pairs)",
     "",
     serverTable(server),
+    "",
+    "### Serving an older version (one service, version 2 beside the current 3; ratios: medians of back-to-back pairs)",
+    "",
+    versionTable(versioned),
     "<!-- results:end -->",
   ].join("\n");
   fs.writeFileSync(readme, text.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, results));

@@ -46,7 +46,7 @@ type Load = (o: { url: string; method: string; headers: Record<string, string>; 
  * autocannon when bench/ has its dependencies; otherwise (the CI smoke) a small fetch loop with the
  * same result shape, so that the harness itself is exercised everywhere.
  */
-async function loadGenerator(): Promise<Load> {
+export async function loadGenerator(): Promise<Load> {
   try {
     const { default: autocannon } = await import("autocannon");
     // autocannon's own percentiles come from a histogram of whole milliseconds: at a p99 of ~5 ms one
@@ -88,7 +88,7 @@ async function loadGenerator(): Promise<Load> {
 
 
 /** A process's CPU time so far (user + system, every thread) in µs, from /proc; undefined where there is none. */
-function cpuUs(pid: number | undefined): number | undefined {
+export function cpuUs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100 Hz on Linux).
@@ -99,7 +99,8 @@ function cpuUs(pid: number | undefined): number | undefined {
   }
 }
 
-async function waitFor(url: string, headers: Record<string, string>): Promise<void> {
+/** Waits until something answers at `url` (any status), up to 10 s. */
+export async function waitFor(url: string, headers: Record<string, string>): Promise<void> {
   for (let i = 0; i < 200; i++) {
     try {
       await fetch(url, { headers });

@@ -3,6 +3,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { runGenerationBench } from "../../bench/generation.js";
 import { runServerBench } from "../../bench/server.js";
+import { runVersionBench } from "../../bench/versions.js";
 
 test("generation bench: resourcery generate, no-op regenerate and docs run and are timed", async () => {
   const rows = await runGenerationBench({ sizes: [10], runs: 1, smoke: true, log: () => {} });
@@ -23,6 +24,14 @@ test("server bench: the generated service, the baseline and the floor answer eve
   assert.is(rows.filter((r) => r.server === "floor").length, 1, "the floor serves GET instance only");
   assert.equal(ratios.map((r) => r.route), [...new Set(rows.map((r) => r.route))], "a paired ratio per route");
   assert.ok(ratios.every((r) => r.reqPerSec > 0 && r.p99 > 0));
+});
+
+test("version bench: one service answers GET instance and POST in the current and the older version", async () => {
+  const warnings: string[] = [];
+  const rows = await runVersionBench({ durationSec: 1, rounds: 1, connections: 2, log: (l) => l.includes("warning") && warnings.push(l) });
+  assert.equal(warnings, []);
+  assert.equal(rows.map((r) => r.route), ["GET instance", "POST"]);
+  assert.ok(rows.every((r) => r.current.reqPerSec > 0 && r.older.reqPerSec > 0 && r.ratio > 0));
 });
 
 test.run();
