@@ -39,6 +39,11 @@ const HELPERS: Readonly<Record<Kind, ReadonlySet<string>>> = {
 /** Values written as they are, per template, each with the reason it is safe. */
 const ALLOWED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   "package/package.json.hbs": { name: "the npm package name: service.schema.json's pattern allows only [a-z0-9._~-] and one @scope/" },
+  "package/version.ts.hbs": {
+    version: "a version number: an integer (service.schema.json's versions keys, checked by the model)",
+    next: "a version number: an integer (the next served version)",
+    collectionUnion: "a union of string literals, each written by str() in src/emit/handlers.ts",
+  },
   "package/client-package.json.hbs": { name: "the npm package name (as in package.json) plus -client" },
   "package/README.md.hbs": {
     name: "the npm package name (as in package.json)",
