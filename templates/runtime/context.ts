@@ -91,6 +91,8 @@ export class ServiceContext {
   readonly served: readonly number[];
   /** By version, the path prefix of its routes, when the base URL's path names a version (`/v2`); undefined otherwise. */
   readonly prefixes: ReadonlyMap<number, string> | undefined;
+  /** The base URL of every served version's hrefs (the service's alone without version prefixes), the current one's first. */
+  readonly bases: readonly string[];
 
   constructor(
     readonly spec: ServiceSpec,
@@ -132,6 +134,7 @@ export class ServiceContext {
     this.prefixes = older.length === 0 ? undefined : versionPrefixes(basePath, this.served);
     const withConverters = older.map((v) => ({ spec: v, converters: converters[v.version] }));
     const baseOf = (version: number) => (this.prefixes === undefined ? baseUrl : url.origin + this.prefixes.get(version)!);
+    this.bases = [baseUrl, ...(this.prefixes === undefined ? [] : older.map((v) => baseOf(v.version)))];
     for (const v of older) this.versions.set(v.version, new ServedVersion(v.version, v, this.resources, spec.vendor, spec.version, baseOf(v.version), withConverters));
     if (spec.resources.some((r) => r.fields.some((f) => f.retired === true))) {
       this.versions.set(spec.version, new ServedVersion(spec.version, undefined, this.resources, spec.vendor, spec.version, baseUrl, withConverters));

@@ -9,7 +9,7 @@ import { canSee, requireOwner, requireRole, isAdmin, rolesFor, type Caller } fro
 import { sendJson, type HandlerContext, type ResourceHooks, type ServiceContext } from "./context.js";
 import { ApiError, entry } from "./errors.js";
 import { makeId, mayName } from "./ids.js";
-import { hrefOf, hrefOfLink, matchLink, noInstance } from "./links.js";
+import { hrefOf, hrefOfLink, matchLink, noInstance, type HrefMatch } from "./links.js";
 import {
   buildPlain, canRead, copyOtherProperties, instanceLink, listShown, representNow, representPage, representShown, subCollection, subCollectionHref,
   type RepresentContext,
@@ -325,7 +325,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       const key = served === undefined ? field.name : served.wireName(resource.collection, field.name)!;
       requireBody(svc, req, served === undefined ? memberTypes : served.offers(memberTypes));
       const href = memberHref(svc, target, req.body);
-      const match = matchLink(href, baseUrl, target);
+      const match = matchInVersions(svc, href, baseUrl, target);
       if (match.id === undefined) throw invalidLink(svc, key, target.collection, href, match.problem);
       const id = match.id;
       const { added, member } = await inTransaction(svc.store, async (tx) => {
@@ -384,6 +384,21 @@ function segmentsOf(svc: ServiceContext, resource: ResourceSpec, field: FieldSpe
     if (wire !== undefined && !out.includes(wire) && !resource.fields.some((f) => f.name === wire)) out.push(wire);
   }
   return out;
+}
+
+/**
+ * matchLink under the request's version's base URL, else under another served version's (a client of one
+ * version may hold an href another version gave it: both name the same instance); the first problem when none.
+ */
+function matchInVersions(svc: ServiceContext, href: unknown, baseUrl: string, target: ResourceSpec): HrefMatch {
+  const match = matchLink(href, baseUrl, target);
+  if (match.id !== undefined || svc.bases.length < 2) return match;
+  for (const other of svc.bases) {
+    if (other === baseUrl) continue;
+    const found = matchLink(href, other, target);
+    if (found.id !== undefined) return found;
+  }
+  return match;
 }
 
 /** A representation of an instance of `collection` as the request's version has it (as it is for the current version). */
@@ -680,7 +695,7 @@ function planStored(
     const target = field.link!.target;
     const link = (item: unknown): string => {
       const href = hrefOfLink(item);
-      const match = matchLink(href, baseUrl, svc.resources.get(target)!);
+      const match = matchInVersions(svc, href, baseUrl, svc.resources.get(target)!);
       if (match.id === undefined) throw invalidLink(svc, field.name, target, href, match.problem);
       const id = match.id;
       if (!kept.has(id) || written) checks.push({ target, id, known: kept.has(id), property: field.name, href });
