@@ -5,6 +5,8 @@
  */
 import { SHARED_REF_PREFIX } from "../../model/build-schema.js";
 import type { Action, AuthScheme, ErrorDef, Field, JsonSchema, Model, Resource } from "../../model/types.js";
+import { modelOfVersion, sunsetOf } from "../../model/version-model.js";
+import { servedVersions } from "../../model/versions.js";
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { sampleOf, useSharedSchemas } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
@@ -48,20 +50,33 @@ const REASONS: Readonly<Record<number, string>> = {
 /** Access action that guards each kind of operation (x-access). */
 const GUARD = { list: "read", get: "read", "sub-collection": "read", create: "create", update: "update", replace: "update", delete: "delete", "add-member": "update", "remove-member": "update" } as const;
 
-/** The OpenAPI 3.1 document of the service. */
-export function openApiOf(model: Model): Json {
-  return new OpenApiBuilder(model).document();
+/**
+ * The OpenAPI 3.1 document of the service, or of one of its older versions: `model` is then that version's
+ * model (modelOfVersion) and `current` the version the service is at.
+ */
+export function openApiOf(model: Model, current?: number): Json {
+  return new OpenApiBuilder(model, current).document();
 }
 
-/** openapi.json (2-space JSON with a trailing newline). */
+/** openapi.json, and openapi.v<N>.json of each older version served (2-space JSON with a trailing newline). */
 export function emitOpenApi(model: Model): EmittedFile[] {
   return renderAll(openApiFiles(model));
 }
 
-/** openapi.json, rendered when asked. */
+/** The file of a version's OpenAPI document: openapi.json for the current one, openapi.v<N>.json for an older one. */
+export function openApiFileOf(model: Model, version: number): string {
+  return version === model.service.version ? "openapi.json" : `openapi.v${version}.json`;
+}
+
+/** openapi.json and each older version's openapi.v<N>.json, rendered when asked. */
 export function openApiFiles(model: Model): LazyFile[] {
   useSharedSchemas(model.schemas);
-  return [{ path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(model), null, 2) + "\n" }];
+  const current = model.service.version;
+  const older = servedVersions(model.service).filter((v) => v !== current);
+  return [
+    { path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(model), null, 2) + "\n" },
+    ...older.map((v): LazyFile => ({ path: openApiFileOf(model, v), owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, v), current), null, 2) + "\n" })),
+  ];
 }
 
 /** Component names of one resource. */
@@ -101,7 +116,15 @@ class OpenApiBuilder {
   /** Shared link schemas some schema refers to; the others are left out of the document. */
   private readonly linkSchemasUsed = new Set<string>();
 
-  constructor(private readonly model: Model) {
+  /** The day this (older) version may stop being served: its operations are deprecated, its answers say so. */
+  private readonly sunset: string | undefined;
+
+  constructor(
+    private readonly model: Model,
+    /** The service's current version, when the document is of an older one. */
+    private readonly current?: number,
+  ) {
+    this.sunset = sunsetOf(model.service);
     // The shared schemas' names are fixed (fields refer to them): the documents' own names go around them.
     for (const shared of model.schemas) this.taken.add(shared.name);
     this.errorsByKey = new Map(model.errors.map((e) => [e.key, e]));
@@ -161,7 +184,7 @@ class OpenApiBuilder {
         description: this.infoDescription(),
         contact: { name: `${service.title} reference`, url: service.errorDocsUrl },
       },
-      servers: [{ url: service.baseUrl, description: `${service.title}, version ${service.version}` }],
+      servers: [{ url: service.baseUrl, description: `${service.title}, version ${service.version}${this.sunset ? ` (deprecated: served until ${this.sunset})` : ""}` }],
       externalDocs: { description: "Every error code, with its cause and fix", url: service.errorDocsUrl },
       tags: [
         ...this.model.resources.map((r) => ({ name: r.collection, description: r.description || `The ${r.collection} collection and its instances.` })),
@@ -219,6 +242,7 @@ class OpenApiBuilder {
       description: this.operationDescription(op, byPost),
       tags: [op.tag],
     };
+    if (this.sunset) out.deprecated = true;
     const parameters = this.operationParameters(op);
     if (parameters.length > 0) out.parameters = parameters;
     if (r && (op.kind === "create" || op.kind === "replace" || op.kind === "update")) out.requestBody = this.requestBody(op, r);
@@ -266,6 +290,8 @@ class OpenApiBuilder {
    * component, so that an operation is mostly $refs and the document does not repeat them.
    */
   private shared(kind: SharedKind, wanted: string, value: Json): Json {
+    // Every answer of a version with a sunset carries Deprecation and Sunset (RFC 9745, RFC 8594).
+    if (kind === "responses" && this.sunset) value = { ...value, headers: { ...asObject(value.headers), Deprecation: this.header("Deprecation"), Sunset: this.header("Sunset") } };
     const components = this.components[kind];
     let name = wanted;
     // Names are chosen so that equal objects want the same one: compare with that component (not a JSON text of each).
@@ -533,15 +559,16 @@ class OpenApiBuilder {
   }
 
   /** A $ref to the component of a response header, written on first use (the answers that carry it say what it names). */
-  private header(name: "Location" | "WWW-Authenticate"): Json {
+  private header(name: "Location" | "WWW-Authenticate" | "Deprecation" | "Sunset"): Json {
     if (!Object.hasOwn(this.headers, name)) {
-      setOwn(
-        this.headers,
-        name,
-        name === "Location"
-          ? { description: "The href of the instance created or added (the same as its `meta.href`).", required: true, schema: { type: "string", format: "uri" } }
-          : { description: `One challenge per enabled scheme, e.g. \`Bearer realm="${this.model.service.auth.realm}"\`.`, required: true, schema: { type: "string" } },
-      );
+      const { service } = this.model;
+      const headers = {
+        Location: { description: "The href of the instance created or added (the same as its `meta.href`).", required: true, schema: { type: "string", format: "uri" } },
+        "WWW-Authenticate": { description: `One challenge per enabled scheme, e.g. \`Bearer realm="${service.auth.realm}"\`.`, required: true, schema: { type: "string" } },
+        Deprecation: { description: `Version ${service.version} is deprecated (RFC 9745; a structured-field date, \`@\` and a Unix time).`, required: true, schema: { type: "string" } },
+        Sunset: { description: `When version ${service.version} may stop being served, as an HTTP date (RFC 8594): after ${this.sunset ?? ""}.`, required: true, schema: { type: "string" } },
+      };
+      setOwn(this.headers, name, headers[name]);
     }
     return { $ref: `#/components/headers/${name}` };
   }
@@ -556,9 +583,18 @@ class OpenApiBuilder {
   private infoDescription(): string {
     const { service } = this.model;
     const vendor = `application/vnd.${service.vendor}.v${service.version}.<resource>+json`;
+    const older =
+      this.current === undefined
+        ? []
+        : [
+            `This document describes version ${service.version}; the current version is ${this.current} (openapi.json).` +
+              (this.sunset ? ` Version ${service.version} is deprecated: it is served until ${this.sunset}, and its answers carry the \`Deprecation\` and \`Sunset\` headers.` : ""),
+            "",
+          ];
     return [
       service.description || `The ${service.title}.`,
       "",
+      ...older,
       `Every instance and page carries \`meta: { href, mediaType }\`; links are \`{ "meta": { ... } }\`. ` +
         `Answers are \`application/json\` or the vendor types \`${vendor}\`, chosen by \`Accept\` (an unknown version is a 406). ` +
         `Each vendor type has an alias, \`application/${service.vendor}.v${service.version}.<resource>.json\`, with the same body, answered when \`Accept\` asks for it and read as a request's \`Content-Type\`. ` +
