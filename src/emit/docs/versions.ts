@@ -1,0 +1,162 @@
+/**
+ * The reference of a service that serves several versions (CONTRACT §7): the current version's pages where
+ * a single version's are, each older version's in a folder of its own (v<N>/), the error pages shared at the
+ * root, a version switch between the same page in each version, and a changelog page made from the version
+ * keywords. A service that serves one version has none of this: its reference is as it always was.
+ */
+import { changelogOf, type Change } from "../../model/changelog.js";
+import { servedVersions } from "../../model/versions.js";
+import type { Model } from "../../model/types.js";
+import { openApiFileOf } from "./openapi.js";
+import { code, PAGES, text, type Reference, type Target, type Text } from "./reference.js";
+
+/** One version's page set in the reference. */
+export interface DocsVersion {
+  readonly version: number;
+  readonly current: boolean;
+  /** The folder of its pages under the docs root: "" for the current version, "v<N>/" for an older one. */
+  readonly folder: string;
+  readonly sunset: string | undefined;
+  /** The collections it serves (the pages it has besides its index and actions). */
+  readonly collections: ReadonlySet<string>;
+}
+
+/** The page of the changelog (at the docs root). */
+export const CHANGELOG = "changelog";
+
+/** The page sets of a service's served versions, ascending; undefined when it serves one version only. */
+export function docsVersionsOf(model: Model): readonly DocsVersion[] | undefined {
+  const { service } = model;
+  const served = servedVersions(service);
+  if (served.length < 2) return undefined;
+  return served.map((version) => {
+    const current = version === service.version;
+    return {
+      version,
+      current,
+      folder: current ? "" : `v${version}/`,
+      sunset: service.versions.find((v) => v.number === version)?.sunset,
+      collections: new Set(model.resources.filter((r) => r.since === undefined || r.since <= version).map((r) => r.collection)),
+    };
+  });
+}
+
+/** The version whose page set a model's reference is (its `service.version`: a model of a version is that version's). */
+export function docsVersionOf(model: Model, versions: readonly DocsVersion[] | undefined): DocsVersion | undefined {
+  return versions?.find((v) => v.version === model.service.version);
+}
+
+/**
+ * The reference moved into `folder`: every page it names is under it, except the error pages, which every
+ * version shares at the root (an error code means the same in each).
+ */
+export function inFolder(ref: Reference, folder: string): Reference {
+  if (folder === "") return ref;
+  const move = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(move);
+    if (value === null || typeof value !== "object") return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = k === "page" && typeof v === "string" && !isErrorPage(v) ? `${folder}${v}` : move(v);
+    }
+    return out;
+  };
+  return move(ref) as Reference;
+}
+
+function isErrorPage(page: string): boolean {
+  return /^\d+$/.test(page);
+}
+
+/** One entry of the version switch of a page: the same page in that version (its index when it lacks the page). */
+export interface VersionLink {
+  readonly label: string;
+  readonly target: Target;
+  /** The version of the page it is on. */
+  readonly here: boolean;
+}
+
+/**
+ * The version switch of the page `page` (a page of the docs root, without extension) of the version `here`
+ * (undefined for the shared pages: the error pages and the changelog): a link per version to the same page
+ * there, or to its overview when it has no such page.
+ */
+export function versionSwitch(versions: readonly DocsVersion[], here: DocsVersion | undefined, page: string): VersionLink[] {
+  const inSet = here && page.startsWith(here.folder) ? page.slice(here.folder.length) : undefined;
+  return [...versions].reverse().map((v) => {
+    const has = inSet !== undefined && (inSet === PAGES.index || inSet === PAGES.actions || (inSet.startsWith("resources/") && v.collections.has(inSet.slice("resources/".length))));
+    return {
+      label: `v${v.version}${v.current ? " (current)" : v.sunset ? ` (until ${v.sunset})` : ""}`,
+      target: { page: `${v.folder}${has ? inSet : PAGES.index}`, anchor: "" },
+      here: v === here,
+    };
+  });
+}
+
+/** The notice on every page of an older version: which version it is, and until when it is served. */
+export function versionNotice(here: DocsVersion | undefined, current: number): Text {
+  if (!here || here.current) return [];
+  return text(
+    `This is the reference of version ${here.version}, an older version; the current one is ${current} (the `,
+    { text: "changelog", code: false, link: { page: CHANGELOG, anchor: "" } },
+    " says what changed). ",
+    here.sunset ? `Version ${here.version} is deprecated: it is served until ${here.sunset}, and its answers carry the \`Deprecation\` and \`Sunset\` headers.` : `Version ${here.version} is served with no end date set.`,
+  );
+}
+
+/** The changelog's content, in a form the HTML and the Markdown pages each render. */
+export interface Changelog {
+  readonly intro: Text;
+  readonly versions: readonly {
+    readonly anchor: string;
+    readonly heading: string;
+    /** Its reference and its OpenAPI document (a file of the docs root); none for a version no longer served. */
+    readonly reference: Target | undefined;
+    readonly openapi: string | undefined;
+    readonly changes: readonly Text[];
+    /** Said when it has no changes to list. */
+    readonly empty: Text;
+  }[];
+}
+
+/** The changelog of a service that serves several versions, from the version keywords. */
+export function changelogContent(model: Model, versions: readonly DocsVersion[]): Changelog {
+  const byVersion = new Map(versions.map((v) => [v.version, v]));
+  const log = changelogOf(model);
+  const page = (v: number, collection?: string): Target | undefined => {
+    const set = byVersion.get(v);
+    if (!set) return undefined;
+    return { page: `${set.folder}${collection !== undefined && set.collections.has(collection) ? PAGES.resource(collection) : PAGES.index}`, anchor: "" };
+  };
+  const describe = (v: number, c: Change): Text => {
+    const where = code(`/${c.collection}`, page(v, c.collection));
+    switch (c.kind) {
+      case "resource-added":
+        return text("New collection ", where, ".");
+      case "added":
+        return text(where, ": new property ", code(c.property), ".");
+      case "renamed":
+        return text(where, ": ", code(c.from), " is now called ", code(c.to), ".");
+      case "removed":
+        return text(where, ": ", code(c.property), " is gone (still stored: the versions that have it read and write it).");
+    }
+  };
+  return {
+    intro: text(
+      "What each version changed since the one before it, made from the version keywords of the definitions (`x-since`, `x-renamed`, `x-until`). " +
+        "Every served version is served at once, from one store: what one version writes, every version reads. A client picks its version with the vendor media type in `Accept`.",
+    ),
+    versions: log.map((entry) => {
+      const set = byVersion.get(entry.version);
+      const state = entry.current ? "current" : !entry.served ? "no longer served" : entry.sunset ? `deprecated, served until ${entry.sunset}` : "served";
+      return {
+        anchor: `v${entry.version}`,
+        heading: `Version ${entry.version} (${state})`,
+        reference: set && { page: `${set.folder}${PAGES.index}`, anchor: "" },
+        openapi: set && openApiFileOf(model, entry.version),
+        changes: entry.changes.map((c) => describe(entry.version, c)),
+        empty: text(entry === log.at(-1) ? "The oldest version served: the changes above are what its clients meet when they move on." : "No changes to its resources."),
+      };
+    }),
+  };
+}
