@@ -2,8 +2,8 @@
  * An older version of a service as a model of its own: what versionView says of the version (its
  * resources, its properties under their names then, what it required, its media types) put back into the
  * model's shape, so that the emitters of the current version's docs and client describe it as they are,
- * with no second code path. The model of a version serves that version alone: `service.version` is it,
- * `service.versions` holds it only when it has a sunset to say (sunsetOf).
+ * with no second code path. The model of an older version serves that version alone: `service.version` is
+ * it, `service.versions` holds it only when it has a sunset to say (sunsetOf).
  */
 import { mediaSubject, vendorMediaType } from "./media-types.js";
 import { propertyKey } from "./names.js";
@@ -36,17 +36,18 @@ export function isOlderServed(service: Service, version: number): boolean {
 }
 
 /**
- * The model of `version` (an older served one; the current version's model is `model` itself): the
- * resources the version has, each field under its name then and required as then, links only to
- * resources the version has, and the version's vendor media types and base URL.
+ * The model of `version` (one the service serves): the resources the version has, each field under its name
+ * then and required as then, links only to resources the version has, and the version's vendor media types and
+ * base URL. The current version's is `model` itself, less the properties it no longer has (x-until).
  */
 export function modelOfVersion(model: Model, version: number): Model {
   const { service } = model;
-  if (version === service.version) return model;
-  if (!isOlderServed(service, version)) throw new Error(`version ${version} is not an older version ${service.name} serves`);
+  if (!servedVersions(service).includes(version)) throw new Error(`version ${version} is not a version ${service.name} serves`);
   const view = versionView(model, version);
+  if (view.current && view.resources.every((r, i) => model.resources[i] === r.resource && r.fields.length === r.resource.fields.length)) return model;
   const byCollection = new Map(view.resources.map((r) => [r.resource.collection, r]));
   const resources = view.resources.map((r) => resourceInVersion(r, byCollection));
+  if (view.current) return { ...model, resources };
   const actions: Action[] = model.actions.map((a) => ({ ...a, mediaType: vendorMediaType(service.vendor, version, mediaSubject(a.name), "action").name }));
   const older = service.versions.find((v) => v.number === version) as OlderVersion;
   const baseUrl = versionBaseUrl(service.baseUrl, version);

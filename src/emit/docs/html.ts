@@ -13,7 +13,7 @@ import type { Model } from "../../model/types.js";
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { escapeHtml, render, trusted, type Html } from "../shared/templates.js";
 import { buildReference, hrefFrom, PAGES, relativePath, type ErrorPage, type ErrorRef, type OperationDoc, type ParamDoc, type Reference, type Target, type Text } from "./reference.js";
-import { CHANGELOG, changelogContent, docsVersionOf, inFolder, versionNotice, versionSwitch, type DocsVersion } from "./versions.js";
+import { CHANGELOG, docsVersionOf, inFolder, versionNotice, versionSwitch, type DocsVersion, type DocsVersions } from "./versions.js";
 
 /**
  * Up to this many resources the side navigation lists them all on every page. Beyond, it links the
@@ -35,7 +35,7 @@ export function emitHtmlReference(model: Model): EmittedFile[] {
  * its pages in its folder and its search index; the current version's are its pages where they always are,
  * the error pages, the assets and the changelog.
  */
-export function htmlReferenceFiles(model: Model, versions?: readonly DocsVersion[]): LazyFile[] {
+export function htmlReferenceFiles(model: Model, versions?: DocsVersions): LazyFile[] {
   useSharedSchemas(model.schemas);
   const here = docsVersionOf(model, versions);
   const folder = here?.folder ?? "";
@@ -61,7 +61,7 @@ export function htmlReferenceFiles(model: Model, versions?: readonly DocsVersion
         file(`${e.page}/index.html`, () => render("docs/redirect.html.hbs", { title, serviceTitle: ref.title, href: hrefOf(`${e.page}/index.html`, { page: e.page, anchor: "" }) })),
       ];
     }),
-    ...(versions ? [file(`${CHANGELOG}.html`, () => site.page(`${CHANGELOG}.html`, "Changelog", changelogBody(site, model, versions, `${CHANGELOG}.html`))), file("assets/versions.css", () => render("docs/versions.css.hbs", {}))] : []),
+    ...(versions ? [file(`${CHANGELOG}.html`, () => site.page(`${CHANGELOG}.html`, "Changelog", changelogBody(site, versions, `${CHANGELOG}.html`))), file("assets/versions.css", () => render("docs/versions.css.hbs", {}))] : []),
     file("assets/style.css", () => render("docs/style.css.hbs", {})),
     file("assets/search.js", () => render("docs/search.js.hbs", {})),
     file(site.searchIndex, () => render("docs/search-index.js.hbs", { entries: searchEntries(ref) })),
@@ -130,7 +130,7 @@ class Site {
   constructor(
     readonly ref: Reference,
     readonly folder: string,
-    private readonly versions: readonly DocsVersion[] | undefined,
+    private readonly versions: DocsVersions | undefined,
     private readonly here: DocsVersion | undefined,
   ) {
     this.index = `${folder}${PAGES.index}`;
@@ -163,10 +163,10 @@ class Site {
       actionsCurrent: file === `${this.actions}.html`,
       errorsHref: at(this.index, "errors"),
       // (A service of one version has no switch, no changelog and no notice: its pages are as they were.)
-      versions: versions ? versionSwitch(versions, this.here, page).map((v) => ({ label: v.label, href: at(v.target.page), here: v.here })) : "",
+      versions: versions ? versionSwitch(versions.all, this.here, page).map((v) => ({ label: v.label, href: at(v.target.page), here: v.here })) : "",
       changelogHref: versions ? at(CHANGELOG) : "",
       changelogCurrent: page === CHANGELOG,
-      notice: versions ? rich(file, versionNotice(this.here, versions.at(-1)!.version)) : "",
+      notice: versions ? rich(file, versionNotice(this.here, versions.all.at(-1)!.version)) : "",
     });
     const foot = render("docs/layout-foot.html.hbs", { serviceTitle: ref.title, version: ref.version, root, searchIndex: this.searchIndex });
     return head + body + foot;
@@ -333,8 +333,8 @@ function searchEntries(ref: Reference): { kind: string; title: string; detail: s
 }
 
 /** The changelog page: per version, newest first, what it changed, with links to its reference and OpenAPI document. */
-function changelogBody(site: Site, model: Model, versions: readonly DocsVersion[], file: string): string {
-  const log = changelogContent(model, versions);
+function changelogBody(site: Site, versions: DocsVersions, file: string): string {
+  const log = versions.changelog;
   return render("docs/changelog.html.hbs", {
     serviceTitle: site.ref.title,
     home: hrefOf(file, { page: site.index, anchor: "" }),

@@ -22,13 +22,9 @@ export function emitDocs(model: Model): EmittedFile[] {
 export function docsFiles(model: Model): LazyFile[] {
   useSharedSchemas(model.schemas);
   const versions = docsVersionsOf(model);
-  const older = (versions ?? []).filter((v) => !v.current).map((v) => modelOfVersion(model, v.version));
-  return [
-    ...openApiFiles(model),
-    ...htmlReferenceFiles(model, versions),
-    ...markdownReferenceFiles(model, versions),
-    ...older.flatMap((m) => [...htmlReferenceFiles(m, versions), ...markdownReferenceFiles(m, versions)]),
-  ];
+  // Each version's reference is made from its model: the current one's without what x-until took out of it.
+  const models = (versions?.all ?? [{ version: model.service.version }]).map((v) => modelOfVersion(model, v.version)).reverse();
+  return [...openApiFiles(model), ...models.flatMap((m) => [...htmlReferenceFiles(m, versions), ...markdownReferenceFiles(m, versions)])];
 }
 
 /** Readies what rendering the docs needs before any model is at hand (their templates): see worker.ts. */

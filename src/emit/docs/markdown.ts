@@ -10,7 +10,7 @@ import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { codeBlock, codeSpan, escapeMd } from "../shared/escape.js";
 import { render } from "../shared/templates.js";
 import { buildReference, hrefFrom, PAGES, relativePath, type ErrorPage, type OperationDoc, type Reference, type Target, type Text } from "./reference.js";
-import { CHANGELOG, changelogContent, docsVersionOf, inFolder, versionNotice, type DocsVersion } from "./versions.js";
+import { CHANGELOG, docsVersionOf, inFolder, versionNotice, type DocsVersions } from "./versions.js";
 
 /** Every file of the Markdown reference, paths relative to the docs root. */
 export function emitMarkdownReference(model: Model): EmittedFile[] {
@@ -22,12 +22,12 @@ export function emitMarkdownReference(model: Model): EmittedFile[] {
  * as for htmlReferenceFiles: an older version's pages are in its folder, the error pages and the changelog
  * are the current version's.
  */
-export function markdownReferenceFiles(model: Model, versions?: readonly DocsVersion[]): LazyFile[] {
+export function markdownReferenceFiles(model: Model, versions?: DocsVersions): LazyFile[] {
   useSharedSchemas(model.schemas);
   const here = docsVersionOf(model, versions);
   const folder = here?.folder ?? "";
   const ref = inFolder(buildReference(model), folder);
-  const pages: Pages = { index: `${folder}${PAGES.index}`, actions: `${folder}${PAGES.actions}`, notice: versions ? versionNotice(here, versions.at(-1)!.version) : [] };
+  const pages: Pages = { index: `${folder}${PAGES.index}`, actions: `${folder}${PAGES.actions}`, notice: versions ? versionNotice(here, versions.all.at(-1)!.version) : [] };
   const file = (path: string, render: () => string): LazyFile => ({ path, owner: "generated", render });
   const own = [
     file(`${pages.index}.md`, () => indexPage(ref, pages, `${pages.index}.md`)),
@@ -38,7 +38,7 @@ export function markdownReferenceFiles(model: Model, versions?: readonly DocsVer
   return [
     ...own,
     ...ref.errors.map((e) => file(`${e.page}.md`, () => errorPage(ref, e, `${e.page}.md`))),
-    ...(versions ? [file(`${CHANGELOG}.md`, () => changelogPage(ref, model, versions, `${CHANGELOG}.md`))] : []),
+    ...(versions ? [file(`${CHANGELOG}.md`, () => changelogPage(ref, versions, `${CHANGELOG}.md`))] : []),
   ];
 }
 
@@ -205,8 +205,8 @@ function noticed(pages: Pages, file: string, page: string): string {
 }
 
 /** changelog.md: the HTML changelog's content. */
-function changelogPage(ref: Reference, model: Model, versions: readonly DocsVersion[], file: string): string {
-  const log = changelogContent(model, versions);
+function changelogPage(ref: Reference, versions: DocsVersions, file: string): string {
+  const log = versions.changelog;
   const lines = [`${link(file, escapeMd(ref.title), { page: PAGES.index, anchor: "" })} › Changelog`, "", "# Changelog", "", inline(file, log.intro), ""];
   for (const v of log.versions) {
     lines.push(`## ${escapeMd(v.heading)}`, "");

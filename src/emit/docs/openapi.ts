@@ -68,13 +68,13 @@ export function openApiFileOf(model: Model, version: number): string {
   return version === model.service.version ? "openapi.json" : `openapi.v${version}.json`;
 }
 
-/** openapi.json and each older version's openapi.v<N>.json, rendered when asked. */
+/** openapi.json (without the properties the current version no longer has) and each older version's openapi.v<N>.json, rendered when asked. */
 export function openApiFiles(model: Model): LazyFile[] {
   useSharedSchemas(model.schemas);
   const current = model.service.version;
   const older = servedVersions(model.service).filter((v) => v !== current);
   return [
-    { path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(model), null, 2) + "\n" },
+    { path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, current)), null, 2) + "\n" },
     ...older.map((v): LazyFile => ({ path: openApiFileOf(model, v), owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, v), current), null, 2) + "\n" })),
   ];
 }

@@ -24,12 +24,18 @@ export interface DocsVersion {
 /** The page of the changelog (at the docs root). */
 export const CHANGELOG = "changelog";
 
-/** The page sets of a service's served versions, ascending; undefined when it serves one version only. */
-export function docsVersionsOf(model: Model): readonly DocsVersion[] | undefined {
+/** The page sets of a service's served versions (ascending) and its changelog. */
+export interface DocsVersions {
+  readonly all: readonly DocsVersion[];
+  readonly changelog: Changelog;
+}
+
+/** The page sets and the changelog of a service's served versions (from its whole model); undefined when it serves one version only. */
+export function docsVersionsOf(model: Model): DocsVersions | undefined {
   const { service } = model;
   const served = servedVersions(service);
   if (served.length < 2) return undefined;
-  return served.map((version) => {
+  const all = served.map((version) => {
     const current = version === service.version;
     return {
       version,
@@ -39,11 +45,12 @@ export function docsVersionsOf(model: Model): readonly DocsVersion[] | undefined
       collections: new Set(model.resources.filter((r) => r.since === undefined || r.since <= version).map((r) => r.collection)),
     };
   });
+  return { all, changelog: changelogContent(model, all) };
 }
 
 /** The version whose page set a model's reference is (its `service.version`: a model of a version is that version's). */
-export function docsVersionOf(model: Model, versions: readonly DocsVersion[] | undefined): DocsVersion | undefined {
-  return versions?.find((v) => v.version === model.service.version);
+export function docsVersionOf(model: Model, versions: DocsVersions | undefined): DocsVersion | undefined {
+  return versions?.all.find((v) => v.version === model.service.version);
 }
 
 /**
@@ -119,8 +126,8 @@ export interface Changelog {
   }[];
 }
 
-/** The changelog of a service that serves several versions, from the version keywords. */
-export function changelogContent(model: Model, versions: readonly DocsVersion[]): Changelog {
+/** The changelog of a service that serves several versions, from the version keywords (of its whole model). */
+function changelogContent(model: Model, versions: readonly DocsVersion[]): Changelog {
   const byVersion = new Map(versions.map((v) => [v.version, v]));
   const log = changelogOf(model);
   const page = (v: number, collection?: string): Target | undefined => {
