@@ -43,6 +43,8 @@ export function isOlderServed(service: Service, version: number): boolean {
 export function modelOfVersion(model: Model, version: number): Model {
   const { service } = model;
   if (!servedVersions(service).includes(version)) throw new Error(`version ${version} is not a version ${service.name} serves`);
+  // (The common case, a current version that lost no property, costs no view.)
+  if (version === service.version && !model.resources.some((r) => r.fields.some((f) => f.history?.until !== undefined))) return model;
   const view = versionView(model, version);
   if (view.current && view.resources.every((r, i) => model.resources[i] === r.resource && r.fields.length === r.resource.fields.length)) return model;
   const byCollection = new Map(view.resources.map((r) => [r.resource.collection, r]));

@@ -159,6 +159,21 @@ test("the corpus case: each version's names (x-renamed twice, a name given up an
   assert.equal(names(3), ["format", "heading", "name", "pages"]);
 });
 
+test("an old name is data: __proto__ and a name with quotes and a comment end are own properties of version 1's schemas", () => {
+  const hostile: Model = {
+    ...model,
+    resources: model.resources.map((r) =>
+      r.collection !== "books"
+        ? r
+        : { ...r, fields: r.fields.map((f) => (f.name === "pages" ? { ...f, history: { since: undefined, until: undefined, renames: [{ upTo: 1, name: "__proto__" }] } } : f.name === "title" ? { ...f, history: { since: undefined, until: undefined, renames: [{ upTo: 1, name: 'x */ "y' }] } } : f)) },
+    ),
+  };
+  const doc = JSON.parse(emitOpenApi(hostile).find((f) => f.path === "openapi.v1.json")!.contents) as Json;
+  const book = doc.components.schemas.Book;
+  assert.ok(Object.hasOwn(book.properties, "__proto__") && Object.hasOwn(book.properties, 'x */ "y'), Object.keys(book.properties).join(", "));
+  assert.ok(book.required.includes("__proto__"));
+});
+
 test("openapi.v1.json is valid OpenAPI 3.1 (@readme/openapi-parser)", async () => {
   const result = await validate(structuredClone(v1) as any);
   assert.ok(result.valid, result.valid ? "" : compileErrors(result));
