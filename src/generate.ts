@@ -188,7 +188,6 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     return { check, written: false };
   }
   // `--client-only --version N`: the client of the model of version N, which the service must serve.
-  const current = check.model.service.version;
   const unserved = options.clientOnly && options.version !== undefined ? unservedVersion(check.model, options.version) : undefined;
   if (unserved) return { check: { ...check, diagnostics: [...check.diagnostics, unserved] }, written: false };
   const model = options.clientOnly && options.version !== undefined ? (await import("./model/version-model.js")).modelOfVersion(check.model, options.version) : check.model;
@@ -216,7 +215,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
       // A first generation writes each file into its staging folder as soon as it is emitted.
       const stage = !options.clientOnly && !options.dryRun && !fs.existsSync(out) ? new FreshStage(out) : undefined;
       try {
-        const emitted = options.clientOnly ? await emitClientOnly(model, current) : stage ? await emitService(model, undefined, stage, started) : await emitService(model, undefined, undefined, started);
+        const emitted = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage, started) : await emitService(model, undefined, undefined, started);
         let files: typeof emitted = !contractFile ? emitted : stage ? [...(emitted as StagedFile[]), stage.write(contractFile.path, contractFile.owner, contractFile.contents)] : [...(emitted as EmittedFile[]), contractFile];
         mark("emitted");
         let plan = planWrite(out, files, previous, options.force ?? false);

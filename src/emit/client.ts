@@ -201,11 +201,8 @@ export function clientPackageName(serviceName: string, olderVersion?: number): s
   return olderVersion === undefined ? `${serviceName}-client` : `${serviceName}-client-v${olderVersion}`;
 }
 
-/**
- * `generate --client-only`: the client as a package of its own, for the API's consumers. With `current` (the
- * service's current version), `model` is an older version's (modelOfVersion: `--version N`).
- */
-export async function emitClientPackage(model: Model, types: readonly EmittedFile[], current?: number): Promise<EmittedFile[]> {
+/** `generate --client-only`: the client as a package of its own, for the API's consumers (of an older version: `--version N`, modelOfVersion's model). */
+export async function emitClientPackage(model: Model, types: readonly EmittedFile[]): Promise<EmittedFile[]> {
   const { service } = model;
   const first = model.resources[0];
   const examples = first
@@ -214,7 +211,7 @@ export async function emitClientPackage(model: Model, types: readonly EmittedFil
         `const one = await ${member("api", first.collection)}.get(page.items[0]!.id, { fields: ["id"] });`,
       ]
     : [];
-  const older = current !== undefined && current !== service.version;
+  const older = service.currentVersion !== undefined;
   const name = clientPackageName(service.name, older ? service.version : undefined);
   const description = `Typed client of ${service.title}${older ? `, version ${service.version}` : ""}`;
   const data = { name, apiError: model.clientTypes.ApiError, title: service.title, description, version: service.version, baseUrl: service.baseUrl, examples };

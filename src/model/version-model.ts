@@ -3,7 +3,8 @@
  * resources, its properties under their names then, what it required, its media types) put back into the
  * model's shape, so that the emitters of the current version's docs and client describe it as they are,
  * with no second code path. The model of an older version serves that version alone: `service.version` is
- * it, `service.versions` holds it only when it has a sunset to say (sunsetOf).
+ * it, `service.currentVersion` the one the service is at, and `service.versions` holds it only when it has a
+ * sunset to say (sunsetOf).
  */
 import { mediaSubject, vendorMediaType } from "./media-types.js";
 import { propertyKey } from "./names.js";
@@ -58,6 +59,7 @@ export function modelOfVersion(model: Model, version: number): Model {
     service: {
       ...service,
       version,
+      currentVersion: service.version,
       versions: older.sunset === undefined ? [] : [older],
       baseUrl,
       basePath: new URL(baseUrl).pathname.replace(/\/+$/, ""),

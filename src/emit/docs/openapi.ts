@@ -50,12 +50,9 @@ const REASONS: Readonly<Record<number, string>> = {
 /** Access action that guards each kind of operation (x-access). */
 const GUARD = { list: "read", get: "read", "sub-collection": "read", create: "create", update: "update", replace: "update", delete: "delete", "add-member": "update", "remove-member": "update" } as const;
 
-/**
- * The OpenAPI 3.1 document of the service, or of one of its older versions: `model` is then that version's
- * model (modelOfVersion) and `current` the version the service is at.
- */
-export function openApiOf(model: Model, current?: number): Json {
-  return new OpenApiBuilder(model, current).document();
+/** The OpenAPI 3.1 document of the service, or of one of its older versions (`model` is then modelOfVersion's). */
+export function openApiOf(model: Model): Json {
+  return new OpenApiBuilder(model).document();
 }
 
 /** openapi.json, and openapi.v<N>.json of each older version served (2-space JSON with a trailing newline). */
@@ -75,7 +72,7 @@ export function openApiFiles(model: Model): LazyFile[] {
   const older = servedVersions(model.service).filter((v) => v !== current);
   return [
     { path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, current)), null, 2) + "\n" },
-    ...older.map((v): LazyFile => ({ path: openApiFileOf(model, v), owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, v), current), null, 2) + "\n" })),
+    ...older.map((v): LazyFile => ({ path: openApiFileOf(model, v), owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, v)), null, 2) + "\n" })),
   ];
 }
 
@@ -119,11 +116,7 @@ class OpenApiBuilder {
   /** The day this (older) version may stop being served: its operations are deprecated, its answers say so. */
   private readonly sunset: string | undefined;
 
-  constructor(
-    private readonly model: Model,
-    /** The service's current version, when the document is of an older one. */
-    private readonly current?: number,
-  ) {
+  constructor(private readonly model: Model) {
     this.sunset = sunsetOf(model.service);
     // The shared schemas' names are fixed (fields refer to them): the documents' own names go around them.
     for (const shared of model.schemas) this.taken.add(shared.name);
@@ -584,10 +577,10 @@ class OpenApiBuilder {
     const { service } = this.model;
     const vendor = `application/vnd.${service.vendor}.v${service.version}.<resource>+json`;
     const older =
-      this.current === undefined
+      service.currentVersion === undefined
         ? []
         : [
-            `This document describes version ${service.version}; the current version is ${this.current} (openapi.json).` +
+            `This document describes version ${service.version}; the current version is ${service.currentVersion} (openapi.json).` +
               (this.sunset ? ` Version ${service.version} is deprecated: it is served until ${this.sunset}, and its answers carry the \`Deprecation\` and \`Sunset\` headers.` : ""),
             "",
           ];

@@ -127,7 +127,7 @@ test("servers: the base URL's v<K> segment becomes v<N> for version N; a base UR
   assert.is(versionBaseUrl("https://api.example.com/v4", 2), "https://api.example.com/v2");
   assert.is(versionBaseUrl("https://api.example.com/api/v4/", 1), "https://api.example.com/api/v1");
   assert.is(versionBaseUrl("https://api.example.com/shop", 1), "https://api.example.com/shop");
-  const corpusV2 = openApiOf(modelOfVersion(corpus, 2), 4) as Json;
+  const corpusV2 = openApiOf(modelOfVersion(corpus, 2)) as Json;
   assert.equal(corpusV2.servers.map((s: Json) => s.url), ["https://api.example.com"]);
 });
 
@@ -145,7 +145,7 @@ test("a version with a sunset: deprecated operations, Deprecation and Sunset on 
   assert.match(v1.info.description, /version 1 is deprecated: it is served until 2027-06-30/i);
   assert.match(v1.info.description, /the current version is 2/);
   // Neither the current version nor an older one without a sunset is deprecated.
-  const corpusV2 = openApiOf(modelOfVersion(corpus, 2), 4) as Json;
+  const corpusV2 = openApiOf(modelOfVersion(corpus, 2)) as Json;
   for (const doc of [v2, corpusV2]) {
     assert.ok(operations(doc).every((op) => op.deprecated === undefined));
     assert.not.ok(JSON.stringify(doc).includes('"Sunset"'));
@@ -153,7 +153,7 @@ test("a version with a sunset: deprecated operations, Deprecation and Sunset on 
 });
 
 test("the corpus case: each version's names (x-renamed twice, a name given up and taken later)", () => {
-  const names = (version: number) => Object.keys((openApiOf(modelOfVersion(corpus, version), 4) as Json).components.schemas.Book.properties).filter((n) => !["meta", "id", "createdAt", "modifiedAt"].includes(n)).sort();
+  const names = (version: number) => Object.keys((openApiOf(modelOfVersion(corpus, version)) as Json).components.schemas.Book.properties).filter((n) => !["meta", "id", "createdAt", "modifiedAt"].includes(n)).sort();
   assert.equal(names(1), ["name", "pages", "published"]);
   assert.equal(names(2), ["format", "heading", "pages", "published"]);
   assert.equal(names(3), ["format", "heading", "name", "pages"]);
@@ -203,6 +203,9 @@ test("the reference: the current version's pages where they were, version 1's un
   const books = docs.get("resources/books.html")!;
   assert.ok(books.includes('id="field-title"') && books.includes('id="field-isbn"') && !books.includes('id="field-published"'), "the current version's names");
   assert.match(v1Books, /class="version-notice"[^>]*>This is the reference of version 1/);
+  // Its examples: version 1's base URL, and the client of version 1 (generate --client-only --version 1).
+  assert.ok(v1Books.includes("https://api.example.com/v1/books") && !v1Books.includes("https://api.example.com/v2/"));
+  assert.ok(v1Books.includes("from &quot;library-service-client-v1&quot;"), "the client package of version 1");
   assert.ok(v1Books.includes("2027-06-30"));
   assert.not.ok(docs.get("resources/books.html")!.includes("version-notice"));
 });
