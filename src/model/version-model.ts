@@ -31,11 +31,6 @@ export function sunsetOf(service: Service): string | undefined {
   return service.versions.find((v) => v.number === service.version)?.sunset;
 }
 
-/** Whether `version` is one of the older versions the service still serves. */
-export function isOlderServed(service: Service, version: number): boolean {
-  return version !== service.version && servedVersions(service).includes(version);
-}
-
 /**
  * The model of `version` (one the service serves): the resources the version has, each field under its name
  * then and required as then, links only to resources the version has, and the version's vendor media types and
