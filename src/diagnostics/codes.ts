@@ -292,6 +292,12 @@ export const codes = {
     hint: (a) =>
       `make "${a.name}" optional (remove it from "required") or nullable (anyOf [{"$ref": …}, {"type": "null"}]: cleared, it holds null), or write "cascade" to delete the ${a.collection} with the ${a.target} they link to`,
   }),
+  "version-dates": def<{ version: number; deprecated: string; sunset: string }>({
+    severity: "error",
+    title: "a version is deprecated before its sunset",
+    message: (a) => `version ${a.version} is "deprecated" on ${a.deprecated}, after its "sunset" ${a.sunset}`,
+    hint: (a) => `a version is deprecated first and stops being served at its sunset (RFC 9745, RFC 8594): set "deprecated" on or before ${a.sunset}, or move the sunset`,
+  }),
   "older-version": def<{ version: number; current: number }>({
     severity: "error",
     title: "versions lists older versions only",

@@ -9,7 +9,7 @@ import type { Field, FieldKind, JsonSchema, Model, Resource } from "../model/typ
 import type { EmittedFile } from "./emitted-file.js";
 import { docComment, parsedJson } from "./shared/escape.js";
 import { tsHeader } from "./shared/header.js";
-import { servedVersions, versionView } from "../model/versions.js";
+import { servedVersions, versionView, type VersionedField } from "../model/versions.js";
 
 export { BODY_LIMIT, PAGING } from "../model/conventions.js";
 
@@ -29,11 +29,16 @@ export function isWritable(resource: Resource, field: Field): boolean {
   return !SERVER_OWNED.has(field.name) && field.name !== resource.owner && !field.link?.inverse;
 }
 
-/** The JSON Schema of a create/replace body of `resource`. */
-export function bodySchemaOf(resource: Resource): Record<string, unknown> {
-  const writable = resource.fields.filter((f) => isWritable(resource, f));
+/**
+ * The JSON Schema of a create/replace body of `resource` in the current version (properties an older
+ * version had and the current one lacks, x-until, left out), or in the version whose properties `view` lists
+ * (VersionView: under their names in that version).
+ */
+export function bodySchemaOf(resource: Resource, view?: readonly VersionedField[]): Record<string, unknown> {
+  const present = view ?? resource.fields.filter((f) => f.history?.until === undefined).map((field) => ({ field, wire: field.name, required: false }));
+  const writable = present.filter((f) => isWritable(resource, f.field));
   const properties: Record<string, unknown> = {};
-  for (const f of writable) {
+  for (const { field: f, wire } of writable) {
     const schema =
       f.kind === "link"
         ? f.link?.nullable
@@ -42,9 +47,10 @@ export function bodySchemaOf(resource: Resource): Record<string, unknown> {
         : f.kind === "links"
           ? { type: "array", items: LINK_INPUT_SCHEMA, ...pickKeys(f.schema, ["minItems", "maxItems"]) }
           : f.schema;
-    Object.defineProperty(properties, f.name, { value: schema, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(properties, wire, { value: schema, enumerable: true, writable: true, configurable: true });
   }
-  const required = resource.required.filter((r) => writable.some((f) => f.name === r));
+  const required =
+    view === undefined ? resource.required.filter((r) => writable.some((f) => f.field.name === r)) : writable.filter((f) => f.required).map((f) => f.wire);
   return { type: "object", additionalProperties: false, ...resource.bodyKeywords, ...(required.length ? { required } : {}), properties };
 }
 
@@ -95,6 +101,7 @@ function buildSpec(model: Model): Record<string, unknown> {
         ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}), ...(f.link.onDelete ? { onDelete: f.link.onDelete } : {}) } } : {}),
         ...(f.link?.nullable ? { nullable: true } : {}),
         ...(isWriteOnly(f) ? { writeOnly: true } : {}),
+        ...(f.history?.until !== undefined ? { retired: true } : {}),
         ...(f.link === undefined && isNullable(f.schema, resolve) ? { nullable: true } : {}),
         ...propertiesOf(f.kind, f.schema, deref),
       })),
@@ -110,22 +117,44 @@ function buildSpec(model: Model): Record<string, unknown> {
     })),
     actions: model.actions.map((a) => ({ name: a.name, method: a.method, query: withSharedId(a.query), roles: a.roles, mediaType: a.mediaType })),
     ...(model.schemas.length > 0 ? { schemas } : {}),
-    ...(service.versions.length > 0 ? { versions: olderVersionSpecs(model) } : {}),
+    ...(service.versions.length > 0 ? { versions: olderVersionSpecs(model, deref) } : {}),
   };
 }
 
-/** The older versions the service serves (runtime VersionSpec): per collection, its properties by current and wire name, and its media types. */
-function olderVersionSpecs(model: Model): Record<string, unknown>[] {
-  return servedVersions(model.service)
-    .slice(0, -1)
-    .map((version) => {
-      const view = versionView(model, version);
-      const resources: Record<string, unknown> = {};
-      for (const r of view.resources) {
-        resources[r.resource.collection] = { mediaType: r.mediaType, collectionMediaType: r.collectionMediaType, fields: r.fields.map((f) => [f.field.name, f.wire]) };
+/**
+ * The older versions the service serves (runtime VersionSpec): per collection, its properties by current and
+ * wire name, its media types, its body schema when it is not the current one's, and the defaults of the
+ * properties it lacks (a create in that version gets them).
+ */
+function olderVersionSpecs(model: Model, deref: Deref): Record<string, unknown>[] {
+  const older = servedVersions(model.service).slice(0, -1);
+  return older.map((version) => {
+    const view = versionView(model, version);
+    const settings = model.service.versions.find((v) => v.number === version);
+    const resources: Record<string, unknown> = {};
+    for (const r of view.resources) {
+      const body = withSharedId(bodySchemaOf(r.resource, r.fields));
+      const currentBody = withSharedId(bodySchemaOf(r.resource));
+      const has = new Set(r.fields.map((f) => f.field.name));
+      const defaults: Record<string, unknown> = {};
+      for (const f of r.resource.fields) {
+        if (has.has(f.name) || !isWritable(r.resource, f) || f.history?.until !== undefined) continue;
+        const schema = deref(f.schema);
+        if (isObject(schema) && schema.default !== undefined) Object.defineProperty(defaults, f.name, { value: schema.default, enumerable: true, writable: true, configurable: true });
       }
-      return { version, ...(view.sunset ? { sunset: view.sunset } : {}), resources };
-    });
+      resources[r.resource.collection] = {
+        mediaType: r.mediaType,
+        collectionMediaType: r.collectionMediaType,
+        fields: r.fields.map((f) => [f.field.name, f.wire]),
+        ...(JSON.stringify(body) === JSON.stringify(currentBody)
+          ? {}
+          : { body: { bodySchema: body, fields: r.fields.filter((f) => f.field.link?.nullable).map((f) => ({ name: f.wire, kind: f.field.kind, nullable: true })) } }),
+        ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
+      };
+    }
+    const deprecated = settings?.deprecated ?? view.sunset;
+    return { version, ...(view.sunset ? { sunset: view.sunset } : {}), ...(deprecated ? { deprecated } : {}), resources };
+  });
 }
 
 /**

@@ -129,6 +129,7 @@ function olderVersions(value: unknown, file: string): OlderVersion[] {
     .map(([key, settings]) => ({
       number: Number(key),
       sunset: isObject(settings) && typeof settings.sunset === "string" ? settings.sunset : undefined,
+      deprecated: isObject(settings) && typeof settings.deprecated === "string" ? settings.deprecated : undefined,
       origin: { file, pointer: childPointer("/versions", key) },
     }))
     .sort((x, y) => x.number - y.number);

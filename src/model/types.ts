@@ -90,6 +90,8 @@ export interface OlderVersion {
   readonly number: number;
   /** The day after which it may stop being served (YYYY-MM-DD): its answers carry Deprecation and Sunset. */
   readonly sunset: string | undefined;
+  /** The day it was deprecated (YYYY-MM-DD), for its Deprecation header; undefined: the sunset's day. */
+  readonly deprecated: string | undefined;
   readonly origin: Origin;
 }
 

@@ -9,6 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from "fastify";
 import type { Caller } from "./authenticate.js";
 import type { ServiceContext } from "./context.js";
+import { PATH_VERSION, type ServedVersion } from "./versions.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -16,12 +17,18 @@ declare module "fastify" {
     access?: "public" | readonly string[] | undefined;
     /** The media types the route answers, the server's preference first (e.g. svc.offers(type)): Accept is negotiated against them. */
     produces?: readonly string[] | undefined;
+    /** The collection a generated route serves: a version without it (x-since on its root) answers 404 there. */
+    collection?: string | undefined;
   }
   interface FastifyRequest {
     /** The caller whose valid credentials the request carried; undefined without (possible on a public route only). */
     caller: Caller | undefined;
     /** The media type negotiated for the answer, on a route with `config.produces`. */
     negotiated: string | undefined;
+    /** The API version the request asked for (CONTRACT §7): the current one unless Accept or the path named another. */
+    apiVersion: number;
+    /** How to convert for that version; undefined when there is nothing to convert (the current version, most often). */
+    served: ServedVersion | undefined;
   }
 }
 
@@ -34,6 +41,8 @@ declare module "fastify" {
 export function installAccess(app: FastifyInstance, svc: ServiceContext): void {
   app.decorateRequest("caller", undefined);
   app.decorateRequest("negotiated", undefined);
+  app.decorateRequest("apiVersion", svc.spec.version);
+  app.decorateRequest("served", undefined);
   const guards = new Map<string, onRequestHookHandler>();
   app.addHook("onRoute", (route) => {
     const access = route.config?.access;
@@ -51,7 +60,9 @@ export function installAccess(app: FastifyInstance, svc: ServiceContext): void {
  * (`request.caller`), so that a public route can answer a known caller differently. Invalid ones are ignored.
  */
 function publicGuard(svc: ServiceContext, produces: readonly string[] | undefined): onRequestHookHandler {
+  const versioned = svc.served.length > 1 || svc.versions.size > 0;
   return function publicCaller(req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (versioned) chooseVersion(svc, req, reply);
     if (req.headers.authorization !== undefined) {
       // The answer may depend on who asks: a shared cache keeps one per Authorization.
       reply.header("vary", "Authorization");
@@ -69,7 +80,9 @@ function publicGuard(svc: ServiceContext, produces: readonly string[] | undefine
 /** The onRequest hook of one access rule: 401 without valid credentials, 403 without one of `roles`. */
 function guardOf(svc: ServiceContext, roles: readonly string[] | undefined, produces: readonly string[] | undefined): onRequestHookHandler {
   const dev = roles === undefined ? "" : roles.length === 0 ? "This route is closed to every key." : `This route needs one of the roles: ${roles.join(", ")}.`;
+  const versioned = svc.served.length > 1 || svc.versions.size > 0;
   return function guard(req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (versioned) chooseVersion(svc, req, reply);
     // What an authenticated request answers depends on its credentials: no cache may keep it or hand it
     // to another caller (set before authenticating, so that the 401 and 403 carry them too).
     reply.header("cache-control", "no-store").header("vary", "Authorization");
@@ -79,4 +92,21 @@ function guardOf(svc: ServiceContext, roles: readonly string[] | undefined, prod
     if (produces !== undefined) req.negotiated = svc.negotiate(req, produces);
     done();
   };
+}
+
+/**
+ * Sets the request's API version (CONTRACT §7) from Accept and the path's version prefix, and what converting
+ * for it takes; a version with a sunset answers with its Deprecation and Sunset headers. A generated route of
+ * a collection the version does not have answers 404.
+ */
+function chooseVersion(svc: ServiceContext, req: FastifyRequest, reply: FastifyReply): void {
+  const pathVersion = (req.raw as unknown as Record<symbol, number | undefined>)[PATH_VERSION];
+  const version = svc.versionOfRequest(req.headers.accept, pathVersion);
+  req.apiVersion = version;
+  const served = svc.versions.get(version);
+  if (served === undefined) return;
+  req.served = served;
+  for (const [name, value] of served.headers) reply.header(name, value);
+  const collection = req.routeOptions.config.collection;
+  if (collection !== undefined && !served.has(collection)) throw svc.error("routeNotFound", "", `Version ${version} has no ${collection}: it came with a later version.`);
 }

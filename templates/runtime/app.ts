@@ -19,6 +19,7 @@ import type { ServiceSpec } from "./spec.js";
 import type { Store } from "./store.js";
 import { ServiceContext, sendJson, type ActionHandler, type ResourceHooks } from "./context.js";
 import type { PrecompiledValidators } from "./validate.js";
+import { PATH_VERSION, type VersionConverters } from "./versions.js";
 
 export interface AppOptions {
   readonly spec: ServiceSpec;
@@ -49,6 +50,8 @@ export interface AppOptions {
    * without them, the validators are compiled at start-up.
    */
   readonly validators?: PrecompiledValidators | undefined;
+  /** The user's converters of older versions (src/versions/v<N>.ts), by version number. */
+  readonly versions?: Readonly<Record<number, VersionConverters | undefined>> | undefined;
 }
 
 /** Levels at which Fastify's per-request lines (info) print. */
@@ -65,7 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const prefix = new URL(baseUrl + "/").pathname.replace(/\/+$/, "");
   const logger = options.logger;
   const requestLogs = logger !== undefined && REQUEST_LOG_LEVELS.has(logger.level);
-  const svc = new ServiceContext(spec, options.store, options.keys, baseUrl, logger && !requestLogs ? (req) => logger.child({ reqId: req.id }) : undefined, options.expandLimit, options.validators);
+  const svc = new ServiceContext(spec, options.store, options.keys, baseUrl, logger && !requestLogs ? (req) => logger.child({ reqId: req.id }) : undefined, options.expandLimit, options.validators, options.versions);
   if (options.validators !== undefined && svc.validators.origin === "compiled") {
     logger?.warn("the precompiled validators (src/generated/validators.js) were compiled from other schemas than the spec's: compiled them at start-up instead; regenerate the package to start without compiling");
   }
@@ -84,6 +87,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // While closing, requests on open connections are still answered (with Connection: close), not
     // answered 503 with Fastify's own body.
     return503OnClosing: false,
+    // Each older version's prefix (/v1/…) serves the routes of the current one's (/v2/…), the version kept.
+    ...(svc.prefixes === undefined ? {} : { rewriteUrl: versionRewrite(svc.prefixes, svc.spec.version) }),
     // Failures Fastify answers before routing (an undecodable or overlong path parameter) get the error body too.
     frameworkErrors: sendError,
     // And so do those Node's HTTP layer answers before Fastify sees the request.
@@ -121,4 +126,29 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // What the user adds from here on (routes, plugins) sits under the base path like the routes above.
   placeUnderBase(app, prefix);
   return app;
+}
+
+/**
+ * Fastify's rewriteUrl for version prefixes: a path under an older version's prefix is routed as the same
+ * path under the current one's, and the version its prefix named is kept on the raw request (PATH_VERSION)
+ * for the version guard; a path under the current prefix keeps its URL and names the current version.
+ */
+function versionRewrite(prefixes: ReadonlyMap<number, string>, current: number): (req: import("node:http").IncomingMessage) => string {
+  const currentPrefix = prefixes.get(current)!;
+  const older = [...prefixes].filter(([v]) => v !== current);
+  const under = (url: string, prefix: string) => url.startsWith(prefix) && (url.length === prefix.length || url[prefix.length] === "/" || url[prefix.length] === "?");
+  return (req) => {
+    const url = req.url ?? "/";
+    const raw = req as unknown as Record<symbol, number>;
+    if (under(url, currentPrefix)) {
+      raw[PATH_VERSION] = current;
+      return url;
+    }
+    for (const [version, prefix] of older) {
+      if (!under(url, prefix)) continue;
+      raw[PATH_VERSION] = version;
+      return currentPrefix + url.slice(prefix.length);
+    }
+    return url;
+  };
 }

@@ -3,11 +3,12 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { authenticate, type Caller } from "./authenticate.js";
 import { ApiError, catalogOf, entry, type Catalog } from "./errors.js";
 import type { KeyRing } from "./keys.js";
-import { negotiate } from "./negotiate.js";
+import { negotiate, requestVersion, type VersionResult } from "./negotiate.js";
 import { DEFAULT_EXPAND_LIMIT, type ReadHook } from "./represent.js";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
 import type { Store } from "./store.js";
 import { compileValidators, type PrecompiledValidators, type Validators } from "./validate.js";
+import { ServedVersion, versionPrefixes, type VersionConverters } from "./versions.js";
 
 /**
  * What a hook or action handler receives besides its data. `Key` is the catalog's keys: the generated
@@ -81,6 +82,16 @@ export class ServiceContext {
   /** The read hooks among them (empty: representations run no hook and cost nothing more). */
   readonly readHooks = new Map<string, ReadHook>();
 
+  /**
+   * The served versions that need converting, by number: every older one, and the current one when a
+   * resource has properties only older versions have (FieldSpec.retired). Empty: one version, nothing to do.
+   */
+  readonly versions = new Map<number, ServedVersion>();
+  /** Every version served, ascending (the current one last). */
+  readonly served: readonly number[];
+  /** By version, the path prefix of its routes, when the base URL's path names a version (`/v2`); undefined otherwise. */
+  readonly prefixes: ReadonlyMap<number, string> | undefined;
+
   constructor(
     readonly spec: ServiceSpec,
     readonly store: Store,
@@ -92,6 +103,8 @@ export class ServiceContext {
     readonly expandLimit: number = DEFAULT_EXPAND_LIMIT,
     /** The validators resourcery precompiled (AppOptions.validators): used when they are this spec's. */
     precompiled?: PrecompiledValidators,
+    /** The user's converters of older versions (src/versions/v<N>.ts), by version number. */
+    converters: Readonly<Record<number, VersionConverters | undefined>> = {},
   ) {
     this.catalog = catalogOf(spec.errors);
     this.validators = compileValidators(spec, this.catalog, baseUrl, precompiled);
@@ -112,6 +125,43 @@ export class ServiceContext {
       }
     }
     this.referrers = referrers;
+    const older = spec.versions ?? [];
+    this.served = [...older.map((v) => v.version), spec.version];
+    const url = new URL(baseUrl + "/");
+    const basePath = url.pathname.replace(/\/+$/, "");
+    this.prefixes = older.length === 0 ? undefined : versionPrefixes(basePath, this.served);
+    const withConverters = older.map((v) => ({ spec: v, converters: converters[v.version] }));
+    const baseOf = (version: number) => (this.prefixes === undefined ? baseUrl : url.origin + this.prefixes.get(version)!);
+    for (const v of older) this.versions.set(v.version, new ServedVersion(v.version, v, this.resources, spec.vendor, spec.version, baseOf(v.version), withConverters));
+    if (spec.resources.some((r) => r.fields.some((f) => f.retired === true))) {
+      this.versions.set(spec.version, new ServedVersion(spec.version, undefined, this.resources, spec.vendor, spec.version, baseUrl, withConverters));
+    }
+  }
+
+  /** Version choices by Accept header and path version: clients send the same few headers over and over. */
+  private readonly chosenVersions = new Map<string, VersionResult>();
+
+  /**
+   * The version a request asks for (CONTRACT §7), from Accept and the path's version (`pathVersion`, from a
+   * version prefix): 406 unknownVersion for one the service does not serve or one that disagrees with the path.
+   */
+  versionOfRequest(accept: string | undefined, pathVersion: number | undefined): number {
+    const key = `${pathVersion ?? ""}\n${accept ?? ""}`;
+    let result = this.chosenVersions.get(key);
+    if (result === undefined) {
+      result = requestVersion(accept, pathVersion, { vendor: this.spec.vendor, current: this.spec.version, served: this.served });
+      if (this.chosenVersions.size >= 1000) this.chosenVersions.clear(); // bounded: a hostile client cannot grow it
+      this.chosenVersions.set(key, result);
+    }
+    if (result.ok) return result.version;
+    const served = this.served.join(", ");
+    throw this.error(
+      "unknownVersion",
+      "",
+      result.path !== undefined && result.named !== result.path
+        ? `This path is version ${result.path}'s, and Accept asks for version ${result.named}: ask for version ${result.path} or none here, or use version ${result.named}'s path (${this.prefixes?.get(result.named) ?? "it is not served"}).`
+        : `This service serves version${this.served.length > 1 ? "s" : ""} ${served}.`,
+    );
   }
 
   /** Takes the hooks of one collection (registerResource calls it): delete cascades and read rules find them here. */
@@ -147,18 +197,20 @@ export class ServiceContext {
   /** Negotiation results by Accept header and offers: clients send the same few headers over and over. */
   private readonly negotiated = new Map<string, ReturnType<typeof negotiate>>();
 
-  /** The response media type for `offers` (server preference order); 406 when none is acceptable. */
-  negotiate(req: FastifyRequest, offers: readonly string[]): string {
+  /** The response media type for `offers` (server preference order, the current version's types); 406 when none is acceptable. */
+  negotiate(req: FastifyRequest, currentOffers: readonly string[]): string {
     const accept = req.headers.accept;
+    const served = req.served;
+    const offers = served === undefined ? currentOffers : served.offers(currentOffers);
     const key = `${accept ?? ""}\n${offers[1] ?? ""}`;
     let result = this.negotiated.get(key);
     if (!result) {
-      result = negotiate(accept, offers, { vendor: this.spec.vendor, version: this.spec.version });
+      result = negotiate(accept, offers, { vendor: this.spec.vendor, version: served?.version ?? this.spec.version });
       if (this.negotiated.size >= 1000) this.negotiated.clear(); // bounded: a hostile client cannot grow it
       this.negotiated.set(key, result);
     }
     if (result.ok) return result.type;
-    throw this.error(result.reason, "", result.reason === "unknownVersion" ? `This service serves version ${this.spec.version}.` : `Acceptable types here: ${offers.join(", ")}.`);
+    throw this.error(result.reason, "", result.reason === "unknownVersion" ? `This service serves version${this.served.length > 1 ? "s" : ""} ${this.served.join(", ")}.` : `Acceptable types here: ${offers.join(", ")}.`);
   }
 
   private offerLists: Map<string, readonly string[]> | undefined;

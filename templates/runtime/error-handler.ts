@@ -8,6 +8,7 @@ import { ApiError, entry } from "./errors.js";
 import { negotiate } from "./negotiate.js";
 import { sendJson, type ServiceContext } from "./context.js";
 import type { StoreBusy } from "./store.js";
+import { IN_CURRENT_NAMES } from "./versions.js";
 
 /** The largest announced body over the limit that is read and discarded so that its 413 arrives. */
 const DRAIN_BYTES = 16 * 1024 * 1024;
@@ -28,7 +29,8 @@ export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiE
     try {
       const api = error instanceof ApiError ? error : fromFastifyError(svc, error);
       if (api.status >= 500) svc.logOf(req).error({ err: error }, "request failed");
-      const chosen = negotiate(req.headers.accept, offers, svc.spec);
+      const served = req.served;
+      const chosen = served === undefined ? negotiate(req.headers.accept, offers, svc.spec) : negotiate(req.headers.accept, served.offers(offers), { vendor: svc.spec.vendor, version: served.version });
       for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
       if ((error as FastifyError).code === "FST_ERR_CTP_BODY_TOO_LARGE" && Number(req.headers["content-length"]) <= DRAIN_BYTES) {
         // Fastify closes the connection of a body announced over the limit; a client still sending it then
@@ -36,7 +38,7 @@ export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiE
         // REQUEST_TIMEOUT_MS) and the answer arrives; a body announced larger still closes the connection.
         reply.removeHeader("connection");
       }
-      return sendJson(reply, api.status, chosen.ok ? chosen.type : "application/json", api.body);
+      return sendJson(reply, api.status, chosen.ok ? chosen.type : "application/json", served === undefined ? api.body : inVersionNames(req, api));
     } catch (failure) {
       svc.logOf(req).error({ err: failure }, "error answer failed");
       return reply.code(500).header("content-type", "application/json; charset=utf-8").send(internal);
@@ -120,4 +122,18 @@ function unknownInBody(failures: readonly SchemaFailure[], first: SchemaFailure,
   const listed = [...new Set(names)].sort();
   if (listed.length <= 1) return `${listed[0] ?? "The request"} is not a property of this body.`;
   return `${listed.slice(0, -1).join(", ")} and ${listed.at(-1)} are not properties of this body.`;
+}
+
+/**
+ * The error body of a request in another version than the current one: a property named after the body was
+ * converted up (a unique value taken, a link that names nothing) under the version's name for it.
+ */
+function inVersionNames(req: FastifyRequest, api: ApiError): ApiError["body"] {
+  const collection = req.routeOptions?.config?.collection;
+  const property = api.body.property;
+  if (collection === undefined || property === "" || !IN_CURRENT_NAMES.has(req)) return api.body;
+  const dot = property.indexOf(".");
+  const head = dot < 0 ? property : property.slice(0, dot);
+  const wire = req.served!.wireName(collection, head);
+  return wire === undefined || wire === head ? api.body : { ...api.body, property: wire + (dot < 0 ? "" : property.slice(dot)) };
 }

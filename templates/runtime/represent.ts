@@ -28,6 +28,8 @@ export interface RepresentContext {
   readonly expandLimit?: number | undefined;
   /** The read hooks to run, when some resource of the service has one (absent: nothing to run, no cost). */
   readonly read?: ReadRules | undefined;
+  /** True for a request in an older version: representations hold the properties only older versions have (FieldSpec.retired). */
+  readonly withRetired?: boolean | undefined;
 }
 
 export { DEFAULT_EXPAND_LIMIT, EXPANDED_PAGE_LIMIT } from "./conventions.js";
@@ -214,7 +216,7 @@ export function buildPlain(ctx: RepresentContext, resource: ResourceSpec, record
     modifiedAt: record.modifiedAt,
   };
   for (const field of resource.fields) {
-    if (field.writeOnly) continue;
+    if (field.writeOnly || (field.retired && ctx.withRetired !== true)) continue;
     if (field.kind === "link") {
       const id = record.data[field.name];
       if (typeof id === "string") out[field.name] = instanceLink(ctx, ctx.resources.get(field.link!.target)!, id);

@@ -18,6 +18,7 @@ import { isJsonContentType } from "./negotiate.js";
 import { checkSelection, EMPTY_SELECTION, expansionOf, parseSelection, SERVER_FIELDS, type Selection } from "./select.js";
 import type { FieldSpec, ResourceSpec } from "./spec.js";
 import { andThen, inTransaction, readRecord, UniqueViolation, type ImmediateTransaction, type Store, type StoredRecord } from "./store.js";
+import { IN_CURRENT_NAMES, type ServedVersion } from "./versions.js";
 
 type Json = Record<string, unknown>;
 type Query = Record<string, string | string[] | undefined>;
@@ -31,6 +32,16 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   if (sequence && svc.store.nextId === undefined) {
     throw new Error(`the store has no nextId(), which the ids of ${resource.collection} need ("x-id": "sequence"): implement Store.nextId`);
   }
+  /** The properties a body in a version may not set (the owner, inverse links), by that version's names. */
+  const readOnlyByVersion = new Map<ServedVersion, ReadonlySet<string>>();
+  const readOnlyIn = (served: ServedVersion): ReadonlySet<string> => {
+    let names = readOnlyByVersion.get(served);
+    if (names === undefined) {
+      names = new Set([...svc.readOnly.get(resource.collection)!].map((n) => served.wireName(resource.collection, n) ?? n));
+      readOnlyByVersion.set(served, names);
+    }
+    return names;
+  };
   /** The path's id when the store may be asked for it (see mayName), else undefined: it names nothing. */
   const pathId = (req: FastifyRequest): string | undefined => {
     const id = (req.params as Params).id;
@@ -41,7 +52,11 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
    * read hooks when the service has any, with the hooks' context made on first use.
    */
   const rep = (req: FastifyRequest, caller: Caller, store: Store = svc.store, hctx?: HandlerContext): RepresentContext => {
-    const out = { spec: svc.spec, resources: svc.resources, store, baseUrl: svc.baseUrl, caller, expandLimit: svc.expandLimit };
+    const served = req.served;
+    const out =
+      served === undefined
+        ? { spec: svc.spec, resources: svc.resources, store, baseUrl: svc.baseUrl, caller, expandLimit: svc.expandLimit }
+        : { spec: svc.spec, resources: svc.resources, store, baseUrl: served.baseUrl, caller, expandLimit: svc.expandLimit, withRetired: !served.current };
     if (svc.readHooks.size === 0) return out;
     let made = hctx;
     return { ...out, read: { hooks: svc.readHooks, context: () => (made ??= svc.handlerContext(req, caller, store)) } };
@@ -72,17 +87,17 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   app.route({
     method: getAndHead(),
     url: base,
-    config: { access: readAccess, produces: svc.offers(resource.collectionMediaType) },
+    config: { access: readAccess, produces: svc.offers(resource.collectionMediaType), collection: resource.collection },
     handler: async (req, reply) => {
       const caller = req.caller!;
       const type = req.negotiated!;
       const { offset, limit } = paging(svc, req.query as Query);
-      const { expand, fields } = shaping(svc, resource, req.query as Query);
+      const { expand, fields } = shaping(svc, resource, req.query as Query, req.served);
       const owner = resource.owner !== undefined && !isAdmin(caller, resource) ? caller.id : undefined;
       const rc = rep(req, caller);
       const page = await listShown(rc, resource, { offset, limit, owner });
-      const body = await representPage(rc, resource, page, { href: hrefOf(svc.baseUrl, resource.collection), offset, limit }, expand, fields);
-      return sendJson(reply, 200, type, body);
+      const body = await representPage(rc, resource, page, { href: hrefOf(rc.baseUrl, resource.collection), offset, limit }, expand, fields);
+      return sendJson(reply, 200, type, downPage(req.served, resource.collection, body));
     },
   });
 
@@ -100,7 +115,8 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   const createNow = (req: FastifyRequest, reply: FastifyReply, caller: Caller, type: string): FastifyReply | undefined => {
     const now = svc.store.immediateWrites;
     if (now === undefined || hooks.beforeCreate || hooks.afterCreate || svc.readHooks.has(resource.collection)) return undefined;
-    const plan = planStored(svc, resource, req.body as Json, CREATED);
+    const base = req.served?.baseUrl ?? svc.baseUrl;
+    const plan = planStored(svc, resource, req.body as Json, CREATED, base);
     if (!plan.checks.every((c) => checkableNow(svc, c))) return undefined;
     const done = now.transactionNow((tx) => {
       verifyLinksNow(svc, caller, tx, plan.checks);
@@ -113,15 +129,15 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       return record;
     });
     if (done === undefined) return undefined;
-    reply.header("location", hrefOf(svc.baseUrl, resource.collection, done.value.id));
-    return sendJson(reply, 201, type, buildPlain(rep(req, caller), resource, done.value));
+    reply.header("location", hrefOf(base, resource.collection, done.value.id));
+    return sendJson(reply, 201, type, down(req.served, resource.collection, buildPlain(rep(req, caller), resource, done.value)));
   };
   /** A create in the store's transaction (or statement by statement without one), its hooks awaited. */
   const create = async (req: FastifyRequest, reply: FastifyReply, caller: Caller, type: string): Promise<FastifyReply> => {
     const { record, body } = await inTransaction(svc.store, async (tx) => {
       const ctx = svc.handlerContext(req, caller, tx);
       const input = (hooks.beforeCreate ? ((await hooks.beforeCreate(req.body as Json, ctx)) ?? req.body) : req.body) as Json;
-      const data = await toStored(svc, ctx, resource, input, CREATED);
+      const data = await toStored(svc, ctx, resource, input, CREATED, req.served?.baseUrl ?? svc.baseUrl);
       const record = newRecord(caller, sequence ? await tx.nextId!(resource.collection) : makeId(resource.idForm), data);
       await unique(svc, resource, () => tx.insert(resource.collection, record));
       const rc = rep(req, caller, tx, ctx);
@@ -129,25 +145,31 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       await hooks.afterCreate?.(full, ctx);
       return { record, body: await answer(rc, record, full) };
     });
-    reply.header("location", hrefOf(svc.baseUrl, resource.collection, record.id));
-    return sendJson(reply, 201, type, body);
+    reply.header("location", hrefOf(req.served?.baseUrl ?? svc.baseUrl, resource.collection, record.id));
+    return sendJson(reply, 201, type, down(req.served, resource.collection, body));
   };
-  app.post(base, { config: { access: rolesFor(resource, "create"), produces: instanceTypes } }, (req, reply) => {
+  app.post(base, { config: { access: rolesFor(resource, "create"), produces: instanceTypes, collection: resource.collection } }, (req, reply) => {
     const caller = req.caller!;
     const type = req.negotiated!;
-    requireBody(svc, req, instanceTypes);
-    svc.validators.body(resource.collection, req.body, svc.readOnly.get(resource.collection)!);
+    const served = req.served;
+    requireBody(svc, req, served === undefined ? instanceTypes : served.offers(instanceTypes));
+    if (served === undefined) svc.validators.body(resource.collection, req.body, svc.readOnly.get(resource.collection)!);
+    else {
+      svc.validators.body(served.bodyKey(resource.collection), req.body, readOnlyIn(served));
+      req.body = served.up(resource.collection, req.body as Json, true);
+      IN_CURRENT_NAMES.add(req);
+    }
     return createNow(req, reply, caller, type) ?? create(req, reply, caller, type);
   });
 
   app.route({
     method: getAndHead(),
     url: `${base}/:id`,
-    config: { access: readAccess, produces: instanceTypes },
+    config: { access: readAccess, produces: instanceTypes, collection: resource.collection },
     handler: (req, reply) => {
       const caller = req.caller!;
       const type = req.negotiated!;
-      const { expand, fields } = shaping(svc, resource, req.query as Query);
+      const { expand, fields } = shaping(svc, resource, req.query as Query, req.served);
       const rc = rep(req, caller);
       // A GET is the commonest request: with a store that reads at once (ImmediateReads) and no read hook it is
       // answered without a promise (Fastify takes the thrown errors of a handler that is not async alike).
@@ -155,7 +177,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       return andThen(id === undefined ? undefined : readRecord(svc.store, resource.collection, id), (record) =>
         andThen(representNow(rc, resource, found(req, caller, record), expand, fields), (body) => {
           if (body === undefined) throw hidden(svc, resource);
-          sendJson(reply, 200, type, body);
+          sendJson(reply, 200, type, down(req.served, resource.collection, body));
         }),
       );
     },
@@ -181,11 +203,21 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const ctx = svc.handlerContext(req, caller, tx);
     const rc = rep(req, caller, tx, ctx);
     const current = loaded ?? (await load(req, caller, rc));
-    const readOnly = svc.readOnly.get(resource.collection)!;
-    let input = next(toWire(svc, resource, current), current);
-    svc.validators.body(resource.collection, input, readOnly, patch);
+    const served = req.served;
+    let input: Json;
+    if (served === undefined) {
+      input = next(toWire(resource, current, svc.baseUrl), current);
+      svc.validators.body(resource.collection, input, svc.readOnly.get(resource.collection)!, patch);
+    } else {
+      // In the version's names and hrefs, what it lacks left out; converted up once valid, what it lacks kept as stored.
+      const stored = toWire(resource, current, served.baseUrl);
+      input = next(served.downBody(resource.collection, stored), current);
+      svc.validators.body(served.bodyKey(resource.collection), input, readOnlyIn(served), patch);
+      input = served.keepAbsent(resource.collection, served.up(resource.collection, input, false), stored);
+      IN_CURRENT_NAMES.add(req);
+    }
     input = ((await hooks.beforeUpdate?.(input, buildPlain(rc, resource, current), ctx)) ?? input) as Json;
-    const data = await toStored(svc, ctx, resource, input, { current, written });
+    const data = await toStored(svc, ctx, resource, input, { current, written }, rc.baseUrl);
     const record: StoredRecord = { ...current, modifiedAt: new Date().toISOString(), data };
     await unique(svc, resource, () => tx.update(resource.collection, record));
     const full = buildPlain(rc, resource, record);
@@ -196,9 +228,11 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   const update = (mode: "merge" | "replace") => async (req: FastifyRequest, reply: FastifyReply) => {
     const caller = req.caller!;
     const type = req.negotiated!;
-    requireBody(svc, req, instanceTypes);
+    const served = req.served;
+    requireBody(svc, req, served === undefined ? instanceTypes : served.offers(instanceTypes));
     const patch = req.body as Json;
-    const readOnly = svc.readOnly.get(resource.collection)!;
+    const readOnly = served === undefined ? svc.readOnly.get(resource.collection)! : readOnlyIn(served);
+    const wireOf = (field: string) => (served === undefined ? field : (served.wireName(resource.collection, field) ?? "\0"));
     if (mode === "merge") {
       if (patch === null || typeof patch !== "object" || Array.isArray(patch)) throw svc.error("invalidProperty", "", "A merge patch is a JSON object.");
       for (const key of Object.keys(patch)) if (readOnly.has(key) || SERVER_FIELDS.has(key)) throw svc.error("readOnlyProperty", key);
@@ -208,21 +242,21 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
         req,
         caller,
         tx,
-        (wire) => (mode === "merge" ? mergePatch(wire, patch, resource.fields) : patch),
-        mode === "merge" ? (field) => Object.prototype.hasOwnProperty.call(patch, field) : () => true,
+        (wire) => (mode === "merge" ? mergePatch(wire, patch, served === undefined ? resource.fields : served.fieldSpecs(resource.collection)) : patch),
+        mode === "merge" ? (field) => Object.prototype.hasOwnProperty.call(patch, wireOf(field)) : () => true,
         undefined,
         mode === "merge" ? patch : undefined,
       );
       return answer(rc, record, full);
     });
-    return sendJson(reply, 200, type, body);
+    return sendJson(reply, 200, type, down(served, resource.collection, body));
   };
-  const write = { config: { access: rolesFor(resource, "update"), produces: instanceTypes } };
+  const write = { config: { access: rolesFor(resource, "update"), produces: instanceTypes, collection: resource.collection } };
   // One route for both methods of a merge patch: each Fastify route costs start-up time (see getAndHead).
   app.route({ method: ["POST", "PATCH"], url: `${base}/:id`, ...write, handler: update("merge") });
   app.put(`${base}/:id`, write, update("replace"));
 
-  app.delete(`${base}/:id`, { config: { access: rolesFor(resource, "delete") } }, async (req, reply) => {
+  app.delete(`${base}/:id`, { config: { access: rolesFor(resource, "delete"), collection: resource.collection } }, async (req, reply) => {
     const caller = req.caller!;
     await inTransaction(svc.store, async (tx) => {
       const ctx = svc.handlerContext(req, caller, tx);
@@ -234,26 +268,43 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
   });
 
   for (const field of resource.fields.filter((f) => f.kind === "links")) {
-    const path = `${base}/:id/${field.name}`;
     const target = svc.resources.get(field.link!.target)!;
+    // An older version that named the field otherwise has its sub-collection at that name too.
+    for (const segment of segmentsOf(svc, resource, field)) registerLinks(field, target, segment);
+  }
+
+  /**
+   * The sub-collection of a collection link at `<instance>/<segment>` (the field's name, or an older
+   * version's name for it: served to requests in a version that calls it so, 404 to the others), and for a
+   * stored list its members.
+   */
+  function registerLinks(field: FieldSpec, target: ResourceSpec, segment: string): void {
+    const path = `${base}/:id/${segment}`;
+    /** 404 unless the request's version names the field `segment`. */
+    const named = (req: FastifyRequest) => {
+      const name = req.served === undefined ? field.name : req.served.wireName(resource.collection, field.name);
+      if (name !== segment) throw svc.error("routeNotFound", "", `Version ${req.apiVersion} has no ${segment} here.`);
+    };
+    const renamed: [string, string] | undefined = segment === field.name ? undefined : [field.name, segment];
     app.route({
       method: getAndHead(),
       url: path,
-      config: { access: readAccess, produces: svc.offers(target.collectionMediaType) },
+      config: { access: readAccess, produces: svc.offers(target.collectionMediaType), collection: resource.collection },
       handler: async (req, reply) => {
+        named(req);
         const caller = req.caller!;
         requireRole(caller, target, "read", svc.catalog);
         const type = req.negotiated!;
         const { offset, limit } = paging(svc, req.query as Query);
-        const { expand, fields } = shaping(svc, target, req.query as Query);
+        const { expand, fields } = shaping(svc, target, req.query as Query, req.served);
         const rc = rep(req, caller);
         const record = await load(req, caller, rc);
         const page = await subCollection(rc, resource, record, field, offset, limit);
         const href = subCollectionHref(rc, resource, record.id, field.name);
-        return sendJson(reply, 200, type, await representPage(rc, target, page, { href, offset, limit }, expand, fields));
+        return sendJson(reply, 200, type, downPage(req.served, target.collection, await representPage(rc, target, page, { href, offset, limit }, expand, fields), renamed));
       },
     });
-    if (field.link!.inverse === undefined) registerMembers(field, target);
+    if (field.link!.inverse === undefined) registerMembers(field, target, path, named);
   }
 
   /**
@@ -263,15 +314,19 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
    * member's representation; 200 when it already is a member, which changes nothing);
    * DELETE <instance>/<field>/<member id> removes one (204; 404 when it is not a member).
    */
-  function registerMembers(field: FieldSpec, target: ResourceSpec): void {
-    const path = `${base}/:id/${field.name}`;
-    app.post(path, { config: { access: write.config.access, produces: svc.offers(target.mediaType) } }, async (req, reply) => {
+  function registerMembers(field: FieldSpec, target: ResourceSpec, path: string, named: (req: FastifyRequest) => void): void {
+    const memberTypes = svc.offers(target.mediaType);
+    app.post(path, { config: { access: write.config.access, produces: memberTypes, collection: resource.collection } }, async (req, reply) => {
+      named(req);
       const caller = req.caller!;
       const type = req.negotiated!;
-      requireBody(svc, req, svc.offers(target.mediaType));
+      const served = req.served;
+      const baseUrl = served?.baseUrl ?? svc.baseUrl;
+      const key = served === undefined ? field.name : served.wireName(resource.collection, field.name)!;
+      requireBody(svc, req, served === undefined ? memberTypes : served.offers(memberTypes));
       const href = memberHref(svc, target, req.body);
-      const match = matchLink(href, svc.baseUrl, target);
-      if (match.id === undefined) throw invalidLink(svc, field.name, target.collection, href, match.problem);
+      const match = matchLink(href, baseUrl, target);
+      if (match.id === undefined) throw invalidLink(svc, key, target.collection, href, match.problem);
       const id = match.id;
       const { added, member } = await inTransaction(svc.store, async (tx) => {
         const rc = rep(req, caller, tx);
@@ -280,32 +335,35 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
         let added = false;
         if (!held.includes(id)) {
           added = true;
-          const add = (wire: Json) => ({ ...wire, [field.name]: [...((wire[field.name] as unknown[] | undefined) ?? []), { meta: { href } }] });
+          const add = (wire: Json) => ({ ...wire, [key]: [...((wire[key] as unknown[] | undefined) ?? []), { meta: { href } }] });
           await updateIn(req, caller, tx, add, (f) => f === field.name, current);
         }
         const stored = await tx.get(target.collection, id);
-        if (stored === undefined) throw invalidLink(svc, field.name, target.collection, href, noInstance(target, id));
+        if (stored === undefined) throw invalidLink(svc, key, target.collection, href, noInstance(target, id));
         // A member the caller may not read (x-access read of its collection) is answered as a link.
         const shown = canRead(caller, target) ? await representShown(rc, target, stored) : undefined;
         return { added, member: shown ?? instanceLink(rc, target, id) };
       });
-      if (added) reply.header("location", hrefOf(svc.baseUrl, target.collection, id));
-      return sendJson(reply, added ? 201 : 200, type, member);
+      if (added) reply.header("location", hrefOf(baseUrl, target.collection, id));
+      return sendJson(reply, added ? 201 : 200, type, down(served, target.collection, member));
     });
-    app.delete(`${path}/:member`, { config: { access: write.config.access } }, async (req, reply) => {
+    app.delete(`${path}/:member`, { config: { access: write.config.access, collection: resource.collection } }, async (req, reply) => {
+      named(req);
       const caller = req.caller!;
+      const served = req.served;
+      const key = served === undefined ? field.name : served.wireName(resource.collection, field.name)!;
       const member = (req.params as Params).member!;
       await inTransaction(svc.store, async (tx) => {
         const rc = rep(req, caller, tx);
         const current = await load(req, caller, rc);
         const held = (current.data[field.name] as string[] | undefined) ?? [];
-        if (!held.includes(member)) throw svc.error("notFound", "", `"${member}" is not one of the ${field.name} of this ${resource.name}.`);
-        const href = hrefOf(svc.baseUrl, target.collection, member);
+        if (!held.includes(member)) throw svc.error("notFound", "", `"${member}" is not one of the ${key} of this ${resource.name}.`);
+        const href = hrefOf(rc.baseUrl, target.collection, member);
         await updateIn(
           req,
           caller,
           tx,
-          (wire) => ({ ...wire, [field.name]: ((wire[field.name] as Json[] | undefined) ?? []).filter((l) => hrefOfLink(l) !== href) }),
+          (wire) => ({ ...wire, [key]: ((wire[key] as Json[] | undefined) ?? []).filter((l) => hrefOfLink(l) !== href) }),
           (f) => f === field.name,
           current,
         );
@@ -313,6 +371,29 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       return reply.code(204).send();
     });
   }
+}
+
+/**
+ * The path segments of a collection link's sub-collection: its name, and each other name an older version
+ * gave it (x-renamed) that is no other field's current name.
+ */
+function segmentsOf(svc: ServiceContext, resource: ResourceSpec, field: FieldSpec): string[] {
+  const out = [field.name];
+  for (const served of svc.versions.values()) {
+    const wire = served.wireName(resource.collection, field.name);
+    if (wire !== undefined && !out.includes(wire) && !resource.fields.some((f) => f.name === wire)) out.push(wire);
+  }
+  return out;
+}
+
+/** A representation of an instance of `collection` as the request's version has it (as it is for the current version). */
+function down(served: ServedVersion | undefined, collection: string, body: Json): Json {
+  return served === undefined || served.current ? body : served.downInstance(collection, body);
+}
+
+/** A page of `collection` as the request's version has it; `renamed` names a sub-collection's segment in that version. */
+function downPage(served: ServedVersion | undefined, collection: string, page: Json, renamed?: readonly [string, string]): Json {
+  return served === undefined || served.current ? page : served.downPage(collection, page, renamed);
 }
 
 /**
@@ -451,23 +532,34 @@ const PLAIN: Shaping = Object.freeze({ expand: EMPTY_SELECTION, fields: undefine
 const SHAPING_CACHE_LIMIT = 500;
 const shapings = new WeakMap<ResourceSpec, Map<string, Shaping>>();
 
-/** The expand and fields selections of the query, checked against the resource (parsed once per distinct value). */
-function shaping(svc: ServiceContext, resource: ResourceSpec, query: Query): Shaping {
+/**
+ * The expand and fields selections of the query, checked against the resource (parsed once per distinct
+ * value); in an older version (`served`), in its names, answered in the current ones.
+ */
+function shaping(svc: ServiceContext, resource: ResourceSpec, query: Query, served?: ServedVersion): Shaping {
   const fieldsText = selectionText(query.fields);
   const expandText = selectionText(query.expand);
   if (fieldsText === undefined && expandText === undefined) return PLAIN;
   let cache = shapings.get(resource);
   if (cache === undefined) shapings.set(resource, (cache = new Map()));
-  const key = `${fieldsText?.length ?? 0}:${fieldsText ?? ""}${expandText ?? ""}`; // the length tells where one value ends
+  const older = served !== undefined && !served.current ? served : undefined;
+  const key = `${older?.version ?? ""}:${fieldsText?.length ?? 0}:${fieldsText ?? ""}${expandText ?? ""}`; // the length tells where one value ends
   let shaped = cache.get(key);
   if (shaped === undefined) {
     const parse = (name: "fields" | "expand", text: string | undefined): Selection | undefined => {
       if (text === undefined) return undefined;
       const parsed = parseSelection(text);
-      if (!parsed.ok) throw svc.error(name === "fields" ? "unknownField" : "unknownExpand", name, parsed.error);
-      const checked = checkSelection(parsed.tree, resource, svc.resources, name);
-      if (!checked.ok) throw svc.error(name === "fields" ? "unknownField" : "unknownExpand", name, `"${checked.name}" cannot be used in ${name} here.`);
-      return parsed.tree;
+      const code = name === "fields" ? "unknownField" : "unknownExpand";
+      if (!parsed.ok) throw svc.error(code, name, parsed.error);
+      let tree = parsed.tree;
+      if (older !== undefined) {
+        const current = older.selection(resource.collection, tree);
+        if ("unknown" in current) throw svc.error(code, name, `"${current.unknown}" cannot be used in ${name} here (version ${older.version}).`);
+        tree = current.tree as Selection;
+      }
+      const checked = checkSelection(tree, resource, svc.resources, name, older !== undefined);
+      if (!checked.ok) throw svc.error(code, name, `"${checked.name}" cannot be used in ${name} here.`);
+      return tree;
     };
     const fields = parse("fields", fieldsText);
     const expand = parse("expand", expandText);
@@ -526,8 +618,9 @@ async function toStored(
   resource: ResourceSpec,
   input: Json,
   update: { readonly current?: StoredRecord; readonly written: (field: string) => boolean },
+  baseUrl: string,
 ): Promise<Json> {
-  const plan = planStored(svc, resource, input, update);
+  const plan = planStored(svc, resource, input, update, baseUrl);
   await verifyLinks(svc, ctx, plan.checks);
   return plan.data;
 }
@@ -564,6 +657,8 @@ function planStored(
   resource: ResourceSpec,
   input: Json,
   update: { readonly current?: StoredRecord; readonly written: (field: string) => boolean },
+  /** The base URL the body's hrefs are under: the request's version's. */
+  baseUrl: string,
 ): StoredPlan {
   const data: Json = {};
   const checks: LinkCheck[] = [];
@@ -585,7 +680,7 @@ function planStored(
     const target = field.link!.target;
     const link = (item: unknown): string => {
       const href = hrefOfLink(item);
-      const match = matchLink(href, svc.baseUrl, svc.resources.get(target)!);
+      const match = matchLink(href, baseUrl, svc.resources.get(target)!);
       if (match.id === undefined) throw invalidLink(svc, field.name, target, href, match.problem);
       const id = match.id;
       if (!kept.has(id) || written) checks.push({ target, id, known: kept.has(id), property: field.name, href });
@@ -665,14 +760,14 @@ async function visible(svc: ServiceContext, ctx: HandlerContext, check: LinkChec
   return (await representShown(rc, target, record)) !== undefined;
 }
 
-/** Stored data → the request-body shape (links as { meta: { href } }), the base of a merge patch. */
-function toWire(svc: ServiceContext, resource: ResourceSpec, record: StoredRecord): Json {
+/** Stored data → the request-body shape (links as { meta: { href } } under `baseUrl`), the base of a merge patch. */
+function toWire(resource: ResourceSpec, record: StoredRecord, baseUrl: string): Json {
   const out: Json = {};
   for (const field of resource.fields) {
     if (!Object.prototype.hasOwnProperty.call(record.data, field.name)) continue;
     const v = record.data[field.name];
-    if (field.kind === "link") out[field.name] = v === null ? null : { meta: { href: hrefOf(svc.baseUrl, field.link!.target, String(v)) } };
-    else if (field.kind === "links") out[field.name] = (v as string[]).map((id) => ({ meta: { href: hrefOf(svc.baseUrl, field.link!.target, id) } }));
+    if (field.kind === "link") out[field.name] = v === null ? null : { meta: { href: hrefOf(baseUrl, field.link!.target, String(v)) } };
+    else if (field.kind === "links") out[field.name] = (v as string[]).map((id) => ({ meta: { href: hrefOf(baseUrl, field.link!.target, id) } }));
     else out[field.name] = v;
   }
   copyOtherProperties(resource, record.data, out);

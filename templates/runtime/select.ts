@@ -52,7 +52,8 @@ export function parseSelection(expr: string): ParseSelectionResult {
 /**
  * Checks every name of a selection against the resource (fields mode: its fields and the server's; expand mode: its links), returning the first unknown name, dotted when nested.
  * Inside a link the names are the target's; inside a plain object (fields mode) its declared properties.
- * A writeOnly property is never returned, so it is unknown here too.
+ * A writeOnly property is never returned, so it is unknown here too; so is one only older versions have
+ * (FieldSpec.retired), unless `withRetired` (a request in an older version, its names already checked).
  * @example checkSelection({ author: { nme: {} } }, books, resources, "fields") → { ok: false, name: "author.nme" }
  */
 export function checkSelection(
@@ -60,8 +61,9 @@ export function checkSelection(
   resource: ResourceSpec,
   resources: ReadonlyMap<string, ResourceSpec>,
   mode: "fields" | "expand",
+  withRetired = false,
 ): CheckSelectionResult {
-  const name = firstUnknown(tree, resource, resources, mode, "");
+  const name = firstUnknownIn(tree, resource.fields, true, resources, mode, "", withRetired);
   return name === undefined ? { ok: true } : { ok: false, name };
 }
 
@@ -187,17 +189,7 @@ function linkFields(resource: ResourceSpec): Map<string, FieldSpec> {
   return new Map(resource.fields.filter((f) => isLink(f) && !f.writeOnly).map((f) => [f.name, f]));
 }
 
-function firstUnknown(
-  tree: Selection,
-  resource: ResourceSpec,
-  resources: ReadonlyMap<string, ResourceSpec>,
-  mode: "fields" | "expand",
-  prefix: string,
-): string | undefined {
-  return firstUnknownIn(tree, resource.fields, true, resources, mode, prefix);
-}
-
-/** firstUnknown among `declared` (a resource's fields, with the server's when `server`, or a plain object's properties). */
+/** The first name of `tree` that is not among `declared` (a resource's fields, with the server's when `server`, or a plain object's properties), dotted when nested. */
 function firstUnknownIn(
   tree: Selection,
   declared: readonly FieldSpec[],
@@ -205,8 +197,9 @@ function firstUnknownIn(
   resources: ReadonlyMap<string, ResourceSpec>,
   mode: "fields" | "expand",
   prefix: string,
+  withRetired: boolean,
 ): string | undefined {
-  const fields = new Map(declared.filter((f) => !f.writeOnly).map((f) => [f.name, f]));
+  const fields = new Map(declared.filter((f) => !f.writeOnly && (withRetired || f.retired !== true)).map((f) => [f.name, f]));
   for (const name of Object.keys(tree)) {
     const path = prefix + name;
     const field = fields.get(name);
@@ -218,13 +211,13 @@ function firstUnknownIn(
     // A link has the names of its target inside it, a plain object (in fields) its declared properties;
     // for anything else the first nested name is the unknown one.
     if (mode === "fields" && field?.kind === "object" && field.properties !== undefined) {
-      const unknown = firstUnknownIn(inner, field.properties, false, resources, mode, `${path}.`);
+      const unknown = firstUnknownIn(inner, field.properties, false, resources, mode, `${path}.`, withRetired);
       if (unknown !== undefined) return unknown;
       continue;
     }
     const target = isLink(field) && field?.link !== undefined ? resources.get(field.link.target) : undefined;
     if (target === undefined) return `${path}.${nested[0]}`;
-    const unknown = firstUnknownIn(inner, target.fields, true, resources, mode, `${path}.`);
+    const unknown = firstUnknownIn(inner, target.fields, true, resources, mode, `${path}.`, withRetired);
     if (unknown !== undefined) return unknown;
   }
   return undefined;

@@ -103,7 +103,7 @@ export interface Service {
 }
 
 /** The user's code a service runs: hooks per collection, action handlers, and the docs folder. */
-export type ServiceHandlers = Pick<AppOptions, "hooks" | "actions" | "docsDir" | "validators">;
+export type ServiceHandlers = Pick<AppOptions, "hooks" | "actions" | "docsDir" | "validators" | "versions">;
 
 /**
  * Builds a service from its spec and the user's handlers, without listening: the store and keys the

@@ -91,6 +91,11 @@ export interface FieldSpec {
   readonly nullable?: boolean;
   /** Declared `"writeOnly": true` (a password, a secret): accepted in bodies, never in a representation. */
   readonly writeOnly?: boolean;
+  /**
+   * Only older versions have it (x-until): still stored, written and shown in the versions that have it,
+   * absent from the current version's bodies and representations.
+   */
+  readonly retired?: boolean;
   /** For a plain object with declared properties: those properties (`fields=address(city)` selects among them). */
   readonly properties?: readonly FieldSpec[];
 }

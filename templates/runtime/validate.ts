@@ -83,7 +83,7 @@ interface LinkField {
 export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: string = spec.baseUrl, precompiled?: PrecompiledValidators): Validators {
   const schemas = validatorSchemas(spec);
   const usable = precompiled !== undefined && precompiled.fingerprint === validatorsFingerprint(schemas);
-  const { bodyFns, queryFns } = usable ? fromPrecompiled(precompiled, spec) : compileNow(schemas);
+  const { bodyFns, queryFns } = usable ? fromPrecompiled(precompiled, spec, schemas) : compileNow(schemas);
   const bodySchemaOf = new Map(schemas.bodies);
   // The branch of a union a failing body meant is validated alone, by an ajv made on the first such failure.
   let branchAjv: Ajv | undefined;
@@ -110,7 +110,7 @@ export function compileValidators(spec: ServiceSpec, catalog: Catalog, baseUrl: 
       if (!fn(value)) {
         const relevant = relevantError(fn.errors, taggedBranch(forBranches, spec, bodySchemaOf.get(collection)!, value));
         if (relevant?.keyword === "additionalProperties") throw unknownProperties(fn, value, relevant, catalog);
-        throw bodyError(relevant, catalog, links.get(collection)!, patch);
+        throw bodyError(relevant, catalog, links.get(collection) ?? links.get(collection.slice(0, collection.lastIndexOf("@")))!, patch);
       }
     },
     query(action, value) {
@@ -434,7 +434,7 @@ interface ValidatorFns {
 }
 
 /** The precompiled validators by collection and action (own properties only: the names are the spec's). */
-function fromPrecompiled(precompiled: PrecompiledValidators, spec: ServiceSpec): ValidatorFns {
+function fromPrecompiled(precompiled: PrecompiledValidators, spec: ServiceSpec, schemas: ValidatorSchemas): ValidatorFns {
   const pick = (from: Readonly<Record<string, ValidateFunction>>, names: readonly string[], what: string) => {
     const out = new Map<string, ValidateFunction>();
     for (const name of names) {
@@ -446,7 +446,7 @@ function fromPrecompiled(precompiled: PrecompiledValidators, spec: ServiceSpec):
     return out;
   };
   return {
-    bodyFns: pick(precompiled.bodies, spec.resources.map((r) => r.collection), "the body validator of"),
+    bodyFns: pick(precompiled.bodies, schemas.bodies.map(([name]) => name), "the body validator of"),
     queryFns: pick(precompiled.queries, spec.actions.map((a) => a.name), "the query validator of the action"),
   };
 }

@@ -19,6 +19,8 @@ export interface ValidatedSpec {
   readonly resources: readonly ValidatedResource[];
   readonly actions: readonly { readonly name: string; readonly query: Schema }[];
   readonly schemas?: { readonly [name: string]: unknown } | undefined;
+  /** The older versions served, with the body of each collection whose body in that version is not the current one's. */
+  readonly versions?: readonly { readonly version: number; readonly resources: { readonly [collection: string]: { readonly body?: Omit<ValidatedResource, "collection"> | undefined } } }[] | undefined;
 }
 
 /** What of a resource its body validator is compiled from (a ResourceSpec has it). */
@@ -48,9 +50,24 @@ export function validatorSchemas(spec: ValidatedSpec): ValidatorSchemas {
   return {
     // Refs inside the shared schemas are local ("#/$defs/…"); those in bodies and queries name this $id.
     shared: spec.schemas === undefined ? undefined : { $id: SHARED_SCHEMAS_ID, $defs: shared },
-    bodies: spec.resources.map((r) => [r.collection, withoutAnnotations(acceptedBodySchema(r)) as Schema] as const),
+    bodies: [
+      ...spec.resources.map((r) => [r.collection, withoutAnnotations(acceptedBodySchema(r)) as Schema] as const),
+      ...(spec.versions ?? []).flatMap((v) =>
+        Object.entries(v.resources).flatMap(([collection, r]) =>
+          r.body === undefined ? [] : [[versionedBodyKey(collection, v.version), withoutAnnotations(acceptedBodySchema({ collection, ...r.body })) as Schema] as const],
+        ),
+      ),
+    ],
     queries: spec.actions.map((a) => [a.name, withoutAnnotations(a.query) as Schema] as const),
   };
+}
+
+/**
+ * The key of a collection's body validator in an older version whose body is not the current one's.
+ * @example versionedBodyKey("books", 1) === "books@v1"
+ */
+export function versionedBodyKey(collection: string, version: number): string {
+  return `${collection}@v${version}`;
 }
 
 /** Keywords that only annotate: ajv validates nothing with them (OpenAPI's `example` and `x-` extensions neither). */

@@ -22,7 +22,7 @@ export interface Served {
   readonly out: string;
   /** The service's base URL (`http://127.0.0.1:<port>/v1`). */
   readonly base: string;
-  /** A request with the key made at start; a body is sent as JSON (a merge patch for PATCH). */
+  /** A request with the key made at start to `url` under the base URL (or to `url` itself when absolute); a body is sent as JSON (a merge patch for PATCH). */
   call(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   readonly server: Started;
   /** Stops the service and removes every file the helper made. */
@@ -57,9 +57,9 @@ export function writeDefinitions(prefix: string, files: Readonly<Record<string, 
 
 /**
  * Checks, generates, builds and starts the service of `files`; throws with the tool's output at the first
- * step that fails. `roles` are the roles of the key every call sends.
+ * step that fails. `roles` are the roles of the key every call sends; `basePath` the path of BASE_URL (/v1).
  */
-export async function serve(prefix: string, files: Readonly<Record<string, unknown>>, options: { roles?: readonly string[] } = {}): Promise<Served> {
+export async function serve(prefix: string, files: Readonly<Record<string, unknown>>, options: { roles?: readonly string[]; basePath?: string } = {}): Promise<Served> {
   const { tmp, defs } = writeDefinitions(prefix, files);
   const out = path.join(tmp, "service");
   const step = (what: string, r: { code: number; output?: string; stdout?: string; stderr?: string }) => {
@@ -74,7 +74,7 @@ export async function serve(prefix: string, files: Readonly<Record<string, unkno
   step("keys create", key);
   const secret = (JSON.parse(key.output.trim()) as { secret: string }).secret;
   const port = await freePort();
-  const base = `http://127.0.0.1:${port}/v1`;
+  const base = `http://127.0.0.1:${port}${options.basePath ?? "/v1"}`;
   const server = await start(out, { PORT: String(port), BASE_URL: base, KEYS_FILE: keysFile, DATABASE_FILE: path.join(tmp, "data.db"), LOG_LEVEL: "warn" }, `${base}/`);
   return {
     defs,
@@ -84,7 +84,7 @@ export async function serve(prefix: string, files: Readonly<Record<string, unkno
     async call(method, url, body, headers = {}) {
       const sent: Record<string, string> = { authorization: `Bearer ${secret}`, ...headers };
       if (body !== undefined && sent["content-type"] === undefined) sent["content-type"] = method === "PATCH" ? "application/merge-patch+json" : "application/json";
-      const res = await fetch(`${base}${url}`, { method, headers: sent, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(/^https?:/.test(url) ? url : `${base}${url}`, { method, headers: sent, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
       const text = await res.text();
       return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
     },

@@ -7,7 +7,7 @@ import { defineRule } from "../rule.js";
 
 /**
  * The version keywords (CONTRACT §7) each say something of a served version: `versions` lists versions
- * older than the current one; `x-since` names a version no later than the current one; `x-until` one
+ * older than the current one, each deprecated no later than its sunset; `x-since` names a version no later than the current one; `x-until` one
  * before it (a property in every version needs none) and not before its `x-since`; `x-renamed` keys
  * versions before the current one (the current name is the property's key). In each served version no two
  * properties of a resource share a name. A required property that a served version does not have yet
@@ -15,7 +15,7 @@ import { defineRule } from "../rule.js";
  * user's may supply it, so that is a warning).
  */
 export const versionKeywords = defineRule({
-  codes: ["older-version", "version-keyword", "rename-taken", "required-added"],
+  codes: ["older-version", "version-dates", "version-keyword", "rename-taken", "required-added"],
   description: "the version keywords name versions they can mean something in, and no version has two properties of one name",
   check: (model) => {
     const out: Diagnostic[] = [];
@@ -23,6 +23,9 @@ export const versionKeywords = defineRule({
     const current = service.version;
     for (const older of service.versions) {
       if (older.number >= current) out.push(report("older-version", { ...older.origin, kind: "key" }, { version: older.number, current }));
+      if (older.deprecated !== undefined && older.sunset !== undefined && older.deprecated > older.sunset) {
+        out.push(report("version-dates", { file: older.origin.file, pointer: childPointer(older.origin.pointer, "deprecated"), kind: "value" }, { version: older.number, deprecated: older.deprecated, sunset: older.sunset }));
+      }
     }
     const served = servedVersions(service);
     const keyword = (at: { file: string; pointer: string }, name: string, problem: string, fix: string) =>
