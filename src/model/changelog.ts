@@ -19,7 +19,6 @@ export interface VersionChanges {
   readonly current: boolean;
   /** Whether the service still serves it (the versions between the served ones are listed too: their changes add up). */
   readonly served: boolean;
-  readonly sunset: string | undefined;
   /** What changed since version - 1; empty for the oldest version served (its own history is not a client's concern). */
   readonly changes: readonly Change[];
 }
@@ -35,7 +34,6 @@ export function changelogOf(model: Model): VersionChanges[] {
       version,
       current: version === service.version,
       served: served.includes(version),
-      sunset: service.versions.find((v) => v.number === version)?.sunset,
       changes: version === oldest ? [] : changesIn(model, version),
     });
   }

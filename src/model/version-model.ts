@@ -3,8 +3,8 @@
  * resources, its properties under their names then, what it required, its media types) put back into the
  * model's shape, so that the emitters of the current version's docs and client describe it as they are,
  * with no second code path. The model of an older version serves that version alone: `service.version` is
- * it, `service.currentVersion` the one the service is at, and `service.versions` holds it only when it has a
- * sunset to say (sunsetOf).
+ * it, `service.currentVersion` the one the service is at, and `service.versions` holds it only when it has
+ * dates to say (versionDates).
  */
 import { mediaSubject, vendorMediaType } from "./media-types.js";
 import { propertyKey } from "./names.js";
@@ -26,9 +26,18 @@ export function versionBaseUrl(baseUrl: string, version: number): string {
   return `${url.origin}${path === "/" ? "" : path.replace(/\/$/, "")}${url.search}`;
 }
 
-/** The day a service's version (the one a model of a version describes) may stop being served, if it has one. */
-export function sunsetOf(service: Service): string | undefined {
-  return service.versions.find((v) => v.number === service.version)?.sunset;
+/** The dates of a version (CONTRACT §7). */
+export interface VersionDates {
+  /** The day it is deprecated as of (its Deprecation header): its own `deprecated`, else its sunset. */
+  readonly deprecated: string | undefined;
+  /** The day after which it may stop being served (its Sunset header). */
+  readonly sunset: string | undefined;
+}
+
+/** The dates of `version` (by default the one `service` describes, as a model of a version does); none for the current version. */
+export function versionDates(service: Service, version: number = service.version): VersionDates {
+  const older = service.versions.find((v) => v.number === version);
+  return { deprecated: older?.deprecated ?? older?.sunset, sunset: older?.sunset };
 }
 
 /**
@@ -55,7 +64,7 @@ export function modelOfVersion(model: Model, version: number): Model {
       ...service,
       version,
       currentVersion: service.version,
-      versions: older.sunset === undefined ? [] : [older],
+      versions: older.sunset === undefined && older.deprecated === undefined ? [] : [older],
       baseUrl,
       basePath: new URL(baseUrl).pathname.replace(/\/+$/, ""),
     },

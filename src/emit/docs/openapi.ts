@@ -5,8 +5,9 @@
  */
 import { SHARED_REF_PREFIX } from "../../model/build-schema.js";
 import type { Action, AuthScheme, ErrorDef, Field, JsonSchema, Model, Resource } from "../../model/types.js";
-import { modelOfVersion, sunsetOf } from "../../model/version-model.js";
+import { modelOfVersion, versionDates, type VersionDates } from "../../model/version-model.js";
 import { servedVersions } from "../../model/versions.js";
+import { deprecationNote, openApiFile } from "./versions.js";
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { sampleOf, useSharedSchemas } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
@@ -60,11 +61,6 @@ export function emitOpenApi(model: Model): EmittedFile[] {
   return renderAll(openApiFiles(model));
 }
 
-/** The file of a version's OpenAPI document: openapi.json for the current one, openapi.v<N>.json for an older one. */
-export function openApiFileOf(model: Model, version: number): string {
-  return version === model.service.version ? "openapi.json" : `openapi.v${version}.json`;
-}
-
 /** openapi.json (without the properties the current version no longer has) and each older version's openapi.v<N>.json, rendered when asked. */
 export function openApiFiles(model: Model): LazyFile[] {
   useSharedSchemas(model.schemas);
@@ -72,7 +68,7 @@ export function openApiFiles(model: Model): LazyFile[] {
   const older = servedVersions(model.service).filter((v) => v !== current);
   return [
     { path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, current)), null, 2) + "\n" },
-    ...older.map((v): LazyFile => ({ path: openApiFileOf(model, v), owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, v)), null, 2) + "\n" })),
+    ...older.map((v): LazyFile => ({ path: openApiFile(v, current), owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, v)), null, 2) + "\n" })),
   ];
 }
 
@@ -114,10 +110,10 @@ class OpenApiBuilder {
   private readonly linkSchemasUsed = new Set<string>();
 
   /** The day this (older) version may stop being served: its operations are deprecated, its answers say so. */
-  private readonly sunset: string | undefined;
+  private readonly dates: VersionDates;
 
   constructor(private readonly model: Model) {
-    this.sunset = sunsetOf(model.service);
+    this.dates = versionDates(model.service);
     // The shared schemas' names are fixed (fields refer to them): the documents' own names go around them.
     for (const shared of model.schemas) this.taken.add(shared.name);
     this.errorsByKey = new Map(model.errors.map((e) => [e.key, e]));
@@ -177,7 +173,7 @@ class OpenApiBuilder {
         description: this.infoDescription(),
         contact: { name: `${service.title} reference`, url: service.errorDocsUrl },
       },
-      servers: [{ url: service.baseUrl, description: `${service.title}, version ${service.version}${this.sunset ? ` (deprecated: served until ${this.sunset})` : ""}` }],
+      servers: [{ url: service.baseUrl, description: `${service.title}, version ${service.version}${this.dates.deprecated ? ` (deprecated${this.dates.sunset ? `: served until ${this.dates.sunset}` : ""})` : ""}` }],
       externalDocs: { description: "Every error code, with its cause and fix", url: service.errorDocsUrl },
       tags: [
         ...this.model.resources.map((r) => ({ name: r.collection, description: r.description || `The ${r.collection} collection and its instances.` })),
@@ -235,7 +231,7 @@ class OpenApiBuilder {
       description: this.operationDescription(op, byPost),
       tags: [op.tag],
     };
-    if (this.sunset) out.deprecated = true;
+    if (this.dates.deprecated) out.deprecated = true;
     const parameters = this.operationParameters(op);
     if (parameters.length > 0) out.parameters = parameters;
     if (r && (op.kind === "create" || op.kind === "replace" || op.kind === "update")) out.requestBody = this.requestBody(op, r);
@@ -283,8 +279,10 @@ class OpenApiBuilder {
    * component, so that an operation is mostly $refs and the document does not repeat them.
    */
   private shared(kind: SharedKind, wanted: string, value: Json): Json {
-    // Every answer of a version with a sunset carries Deprecation and Sunset (RFC 9745, RFC 8594).
-    if (kind === "responses" && this.sunset) value = { ...value, headers: { ...asObject(value.headers), Deprecation: this.header("Deprecation"), Sunset: this.header("Sunset") } };
+    // Every answer of a deprecated version carries Deprecation, and Sunset when it has one (RFC 9745, RFC 8594).
+    if (kind === "responses" && this.dates.deprecated) {
+      value = { ...value, headers: { ...asObject(value.headers), Deprecation: this.header("Deprecation"), ...(this.dates.sunset ? { Sunset: this.header("Sunset") } : {}) } };
+    }
     const components = this.components[kind];
     let name = wanted;
     // Names are chosen so that equal objects want the same one: compare with that component (not a JSON text of each).
@@ -558,8 +556,18 @@ class OpenApiBuilder {
       const headers = {
         Location: { description: "The href of the instance created or added (the same as its `meta.href`).", required: true, schema: { type: "string", format: "uri" } },
         "WWW-Authenticate": { description: `One challenge per enabled scheme, e.g. \`Bearer realm="${service.auth.realm}"\`.`, required: true, schema: { type: "string" } },
-        Deprecation: { description: `Version ${service.version} is deprecated (RFC 9745; a structured-field date, \`@\` and a Unix time).`, required: true, schema: { type: "string" } },
-        Sunset: { description: `When version ${service.version} may stop being served, as an HTTP date (RFC 8594): after ${this.sunset ?? ""}.`, required: true, schema: { type: "string" } },
+        Deprecation: {
+          description: `Version ${service.version} is deprecated as of ${this.dates.deprecated ?? ""} (RFC 9745): \`@\` and the Unix time of that day's start.`,
+          required: true,
+          schema: { type: "string" },
+          example: `@${Date.parse(`${this.dates.deprecated ?? ""}T00:00:00Z`) / 1000}`,
+        },
+        Sunset: {
+          description: `Version ${service.version} may stop being served after ${this.dates.sunset ?? ""} (RFC 8594): the HTTP date of that day's last second.`,
+          required: true,
+          schema: { type: "string" },
+          example: new Date(`${this.dates.sunset ?? ""}T23:59:59Z`).toUTCString(),
+        },
       };
       setOwn(this.headers, name, headers[name]);
     }
@@ -581,7 +589,7 @@ class OpenApiBuilder {
         ? []
         : [
             `This document describes version ${service.version}; the current version is ${service.currentVersion} (openapi.json).` +
-              (this.sunset ? ` Version ${service.version} is deprecated: it is served until ${this.sunset}, and its answers carry the \`Deprecation\` and \`Sunset\` headers.` : ""),
+              (this.dates.deprecated ? ` ${deprecationNote(service.version, this.dates)}` : ""),
             "",
           ];
     return [

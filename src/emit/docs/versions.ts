@@ -7,7 +7,7 @@
 import { changelogOf, type Change } from "../../model/changelog.js";
 import { servedVersions } from "../../model/versions.js";
 import type { Model } from "../../model/types.js";
-import { openApiFileOf } from "./openapi.js";
+import { versionDates, type VersionDates } from "../../model/version-model.js";
 import { code, PAGES, text, type Reference, type Target, type Text } from "./reference.js";
 
 /** One version's page set in the reference. */
@@ -16,7 +16,7 @@ export interface DocsVersion {
   readonly current: boolean;
   /** The folder of its pages under the docs root: "" for the current version, "v<N>/" for an older one. */
   readonly folder: string;
-  readonly sunset: string | undefined;
+  readonly dates: VersionDates;
   /** The collections it serves (the pages it has besides its index and actions). */
   readonly collections: ReadonlySet<string>;
 }
@@ -41,7 +41,7 @@ export function docsVersionsOf(model: Model): DocsVersions | undefined {
       version,
       current,
       folder: current ? "" : `v${version}/`,
-      sunset: service.versions.find((v) => v.number === version)?.sunset,
+      dates: versionDates(service, version),
       collections: new Set(model.resources.filter((r) => r.since === undefined || r.since <= version).map((r) => r.collection)),
     };
   });
@@ -93,11 +93,28 @@ export function versionSwitch(versions: readonly DocsVersion[], here: DocsVersio
   return [...versions].reverse().map((v) => {
     const has = inSet !== undefined && (inSet === PAGES.index || inSet === PAGES.actions || (inSet.startsWith("resources/") && v.collections.has(inSet.slice("resources/".length))));
     return {
-      label: `v${v.version}${v.current ? " (current)" : v.sunset ? ` (until ${v.sunset})` : ""}`,
+      label: `v${v.version}${v.current ? " (current)" : v.dates.sunset ? ` (until ${v.dates.sunset})` : v.dates.deprecated ? " (deprecated)" : ""}`,
       target: { page: `${v.folder}${has ? inSet : PAGES.index}`, anchor: "" },
       here: v === here,
     };
   });
+}
+
+/** The file of a version's OpenAPI document: openapi.json for the current one, openapi.v<N>.json for an older one. */
+export function openApiFile(version: number, current: number): string {
+  return version === current ? "openapi.json" : `openapi.v${version}.json`;
+}
+
+/** What a version's dates mean for its clients, in a sentence (the docs of an older version say it). */
+export function deprecationNote(version: number, dates: VersionDates): string {
+  if (dates.deprecated === undefined) return `Version ${version} is served with no end date set.`;
+  if (dates.sunset === undefined) return `Version ${version} is deprecated${since(dates)}, with no end date set: its answers carry the \`Deprecation\` header.`;
+  return `Version ${version} is deprecated${since(dates)} and served until ${dates.sunset}: its answers carry the \`Deprecation\` and \`Sunset\` headers.`;
+}
+
+/** " as of <day>" when a version is deprecated before its sunset (a sunset alone deprecates it as of that day). */
+function since(dates: VersionDates): string {
+  return dates.deprecated !== undefined && dates.deprecated !== dates.sunset ? ` as of ${dates.deprecated}` : "";
 }
 
 /** The notice on every page of an older version: which version it is, and until when it is served. */
@@ -107,7 +124,7 @@ export function versionNotice(here: DocsVersion | undefined, current: number): T
     `This is the reference of version ${here.version}, an older version; the current one is ${current} (the `,
     { text: "changelog", code: false, link: { page: CHANGELOG, anchor: "" } },
     " says what changed). ",
-    here.sunset ? `Version ${here.version} is deprecated: it is served until ${here.sunset}, and its answers carry the \`Deprecation\` and \`Sunset\` headers.` : `Version ${here.version} is served with no end date set.`,
+    deprecationNote(here.version, here.dates),
   );
 }
 
@@ -155,12 +172,13 @@ function changelogContent(model: Model, versions: readonly DocsVersion[]): Chang
     ),
     versions: log.map((entry) => {
       const set = byVersion.get(entry.version);
-      const state = entry.current ? "current" : !entry.served ? "no longer served" : entry.sunset ? `deprecated, served until ${entry.sunset}` : "served";
+      const dates = versionDates(model.service, entry.version);
+      const state = entry.current ? "current" : !entry.served ? "no longer served" : dates.deprecated ? `deprecated${since(dates)}${dates.sunset ? `, served until ${dates.sunset}` : ""}` : "served";
       return {
         anchor: `v${entry.version}`,
         heading: `Version ${entry.version} (${state})`,
         reference: set && { page: `${set.folder}${PAGES.index}`, anchor: "" },
-        openapi: set && openApiFileOf(model, entry.version),
+        openapi: set && openApiFile(entry.version, model.service.version),
         changes: entry.changes.map((c) => describe(entry.version, c)),
         empty: text(entry === log.at(-1) ? "The oldest version served: the changes above are what its clients meet when they move on." : "No changes to its resources."),
       };

@@ -142,7 +142,10 @@ test("a version with a sunset: deprecated operations, Deprecation and Sunset on 
     }
   }
   assert.ok(deref(v1, v1.components.headers.Sunset).description.includes("2027-06-30"));
-  assert.match(v1.info.description, /version 1 is deprecated: it is served until 2027-06-30/i);
+  assert.match(v1.info.description, /Version 1 is deprecated and served until 2027-06-30/);
+  // The headers as the runtime sends them: the deprecation day's start (a sunset alone deprecates as of its day), the sunset day's last second.
+  assert.is(v1.components.headers.Deprecation.example, `@${Date.parse("2027-06-30T00:00:00Z") / 1000}`);
+  assert.is(v1.components.headers.Sunset.example, "Wed, 30 Jun 2027 23:59:59 GMT");
   assert.match(v1.info.description, /the current version is 2/);
   // Neither the current version nor an older one without a sunset is deprecated.
   const corpusV2 = openApiOf(modelOfVersion(corpus, 2)) as Json;
@@ -150,6 +153,20 @@ test("a version with a sunset: deprecated operations, Deprecation and Sunset on 
     assert.ok(operations(doc).every((op) => op.deprecated === undefined));
     assert.not.ok(JSON.stringify(doc).includes('"Sunset"'));
   }
+});
+
+test("a version deprecated with no sunset: deprecated operations, Deprecation on every answer, no Sunset", () => {
+  const service = { ...model.service, versions: model.service.versions.map((v) => ({ ...v, deprecated: "2026-01-15", sunset: undefined })) };
+  const doc = openApiOf(modelOfVersion({ ...model, service }, 1)) as Json;
+  for (const op of operations(doc)) {
+    assert.is(op.deprecated, true);
+    for (const answer of Object.values(op.responses as Json)) {
+      const headers = deref(doc, answer).headers ?? {};
+      assert.ok(headers.Deprecation && !headers.Sunset, Object.keys(headers).join(", "));
+    }
+  }
+  assert.is(doc.components.headers.Deprecation.example, `@${Date.parse("2026-01-15T00:00:00Z") / 1000}`);
+  assert.match(doc.info.description, /Version 1 is deprecated as of 2026-01-15, with no end date set/);
 });
 
 test("the corpus case: each version's names (x-renamed twice, a name given up and taken later)", () => {
