@@ -190,7 +190,8 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // `--client-only --version N`: the client of the model of version N, which the service must serve.
   const unserved = options.clientOnly && options.version !== undefined ? unservedVersion(check.model, options.version) : undefined;
   if (unserved) return { check: { ...check, diagnostics: [...check.diagnostics, unserved] }, written: false };
-  const model = options.clientOnly && options.version !== undefined ? (await import("./model/version-model.js")).modelOfVersion(check.model, options.version) : check.model;
+  // A standalone client is of one version: the current one has no property x-until took out of it either.
+  const model = options.clientOnly ? (await import("./model/version-model.js")).modelOfVersion(check.model, options.version ?? check.model.service.version) : check.model;
   const [{ emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }, { gate }] = await rest.catch((error: unknown) => {
     cancel();
     throw error;

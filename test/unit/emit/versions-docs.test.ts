@@ -305,6 +305,15 @@ test("generate --client-only --version 3 of a service that serves 1 and 2: unser
   assert.not.ok(fs.existsSync(out));
 });
 
+test("generate --client-only (the current version): no property x-until took out of it", async () => {
+  const result = await generate(FIXTURE, { out: path.join(tmp, "client-current"), clientOnly: true, dryRun: true });
+  const types = result.plan?.steps.find((s) => "file" in s && s.file.path === "client/types.ts");
+  const text = types && "file" in types && "contents" in types.file ? types.file.contents : "";
+  assert.match(text, /\bisbn\?: string/);
+  assert.match(text, /\btitle: string/);
+  assert.not.match(text, /\bpublished\?/);
+});
+
 test("generate --client-only --version 1: a client of version 1's names that type-checks, and sends version 1's media types to its base URL", async () => {
   const out = path.join(tmp, "client-v1");
   const result = await generate(FIXTURE, { out, clientOnly: true, version: 1 });
