@@ -156,13 +156,13 @@ function changelogContent(model: Model, versions: readonly DocsVersion[]): Chang
     const where = code(`/${c.collection}`, page(v, c.collection));
     switch (c.kind) {
       case "resource-added":
-        return text("New collection ", where, ".");
+        return text("Added the collection ", where, ".");
       case "added":
-        return text(where, ": new property ", code(c.property), ".");
+        return text(where, ": added ", code(c.property), ".");
       case "renamed":
-        return text(where, ": ", code(c.from), " is now called ", code(c.to), ".");
+        return text(where, ": renamed ", code(c.from), " → ", code(c.to), ".");
       case "removed":
-        return text(where, ": ", code(c.property), " is gone (still stored: the versions that have it read and write it).");
+        return text(where, ": removed ", code(c.property), " (still stored: the versions that have it read and write it).");
     }
   };
   return {

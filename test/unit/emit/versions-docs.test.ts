@@ -277,14 +277,14 @@ test("the changelog: per version what x-since added, x-renamed renamed (old → 
   const html = docs.get("changelog.html")!;
   const v2Section = /<section id="v2">([\s\S]*?)<\/section>/.exec(html)?.[1] ?? "";
   assert.match(v2Section, /Version 2 \(current\)/);
-  assert.match(v2Section, /<code>name<\/code> is now called <code>title<\/code>/);
-  assert.match(v2Section, /new property <code>isbn<\/code>/);
-  assert.match(v2Section, /<code>published<\/code> is gone/);
-  assert.match(v2Section, /New collection <a href="resources\/reviews\.html"><code>\/reviews<\/code><\/a>/);
+  assert.match(v2Section, /books<\/code><\/a>: renamed <code>name<\/code> → <code>title<\/code>/);
+  assert.match(v2Section, /books<\/code><\/a>: added <code>isbn<\/code>/);
+  assert.match(v2Section, /books<\/code><\/a>: removed <code>published<\/code>/);
+  assert.match(v2Section, /Added the collection <a href="resources\/reviews\.html"><code>\/reviews<\/code><\/a>/);
   assert.match(html, /Version 1 \(deprecated, served until 2027-06-30\)/);
   assert.match(html, /<a href="openapi\.v1\.json"><code>openapi\.v1\.json<\/code><\/a>/);
   const md = docs.get("changelog.md")!;
-  assert.match(md, /`name` is now called `title`/);
+  assert.match(md, /renamed `name` → `title`/);
   assert.match(md, /## Version 1 \(deprecated, served until 2027-06-30\)/);
   // Every link of the changelog resolves.
   for (const m of html.matchAll(/\shref="([^"]*)"/g)) {
@@ -293,9 +293,9 @@ test("the changelog: per version what x-since added, x-renamed renamed (old → 
   }
   // The corpus case: a rename of a rename, and a name one property gave up and another took.
   const corpusLog = emitDocs(corpus).find((f) => f.path === "changelog.md")!.contents;
-  assert.match(corpusLog, /## Version 2 \(served\)[\s\S]*`name` is now called `heading`[\s\S]*## Version 1/);
-  assert.match(corpusLog, /## Version 4 \(current\)[\s\S]*`heading` is now called `title`[\s\S]*## Version 3/);
-  assert.match(corpusLog, /## Version 3 \(served\)[\s\S]*new property `name`[\s\S]*## Version 2/);
+  assert.match(corpusLog, /## Version 2 \(served\)[\s\S]*renamed `name` → `heading`[\s\S]*## Version 1/);
+  assert.match(corpusLog, /## Version 4 \(current\)[\s\S]*renamed `heading` → `title`[\s\S]*## Version 3/);
+  assert.match(corpusLog, /## Version 3 \(served\)[\s\S]*added `name`[\s\S]*## Version 2/);
 });
 
 test("a service of one version: no version folders, switch, notice or changelog", () => {
