@@ -6,14 +6,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { hasErrors, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { report } from "./diagnostics/report.js";
 import type { CheckOptions } from "./load/limits.js";
 import type { CheckResult } from "./pipeline.js";
 import type { EmittedFile, StagedFile } from "./emit/emitted-file.js";
 import type { Orphans } from "./emit/types.js";
 import { resourceTypeNames, singularize, typeIdentifier } from "./model/names.js";
 import type { Model } from "./model/types.js";
+import { servedVersions } from "./model/versions.js";
 import { mark } from "./timing.js";
-import { generatorId, inputsHash, relativeSources, upToDate } from "./write/inputs.js";
+import { generatorId, inputsHash, relativeSources, upToDate, type Target } from "./write/inputs.js";
 import { outErrorOf } from "./write/out-error.js";
 import { checkOutFolder, realOut } from "./write/out-folder.js";
 import type { Plan } from "./write/plan.js";
@@ -27,6 +29,8 @@ export interface GenerateOptions extends CheckOptions {
   readonly dryRun?: boolean;
   /** Only the typed client, as a standalone package. */
   readonly clientOnly?: boolean;
+  /** With clientOnly: the client of this version (an older one the service serves; the current one by default). */
+  readonly version?: number;
   /** How long to wait for another run's lock on OUT before giving up (ms; write/lock.ts has the default). */
   readonly lockWaitMs?: number;
   /** Write even when the new definitions break a version OUT already served (the breaking-change gate). */
@@ -135,12 +139,21 @@ async function schemaCompileFindings(model: Model, compiled: Promise<Diagnostic[
   }
 }
 
+/** The `unserved-version` error of `--client-only --version N` when the service does not serve N, at service.json's `versions`. */
+function unservedVersion(model: Model, version: number): Diagnostic | undefined {
+  const { service } = model;
+  const served = servedVersions(service);
+  if (served.includes(version)) return undefined;
+  const pointer = service.versions.length > 0 ? "/versions" : "/version";
+  return report("unserved-version", { file: service.origin.file, pointer, kind: "key" }, { version, served: served.join(", "), current: service.version });
+}
+
 /** Generates the service package of the definitions in `dir` into `options.out`. */
 export async function generate(dir: string, options: GenerateOptions): Promise<GenerateResult> {
   mark("command started");
   const out = realOut(options.out);
   checkOutFolder(dir, out, options.force ?? false);
-  const target = options.clientOnly ? "client" : "service";
+  const target: Target = !options.clientOnly ? "service" : options.version === undefined ? "client" : `client-v${options.version}`;
   // Nothing changed since the last generation: answered before anything heavy is loaded.
   const same = options.force ? undefined : upToDate(dir, out, target);
   mark("up-to-date check");
@@ -174,7 +187,11 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     cancel();
     return { check, written: false };
   }
-  const model = check.model;
+  // `--client-only --version N`: the client of the model of version N, which the service must serve.
+  const unserved = options.clientOnly && options.version !== undefined ? unservedVersion(check.model, options.version) : undefined;
+  if (unserved) return { check: { ...check, diagnostics: [...check.diagnostics, unserved] }, written: false };
+  // A standalone client is of one version: the current one has no property x-until took out of it either.
+  const model = options.clientOnly ? (await import("./model/version-model.js")).modelOfVersion(check.model, options.version ?? check.model.service.version) : check.model;
   const [{ emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }, { gate }] = await rest.catch((error: unknown) => {
     cancel();
     throw error;

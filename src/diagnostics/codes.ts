@@ -325,6 +325,12 @@ export const codes = {
     message: (a) => `"${a.name}" is required from version ${a.since} on, but the bodies of version ${a.versions} cannot send it: their creates would fail`,
     hint: (a) => `give "${a.name}" a "default" (what an older client's create stores), or supply it where the older body is converted up (src/versions/v${a.since - 1}.ts)`,
   }),
+  "unserved-version": def<{ version: number; served: string; current: number }>({
+    severity: "error",
+    title: "generate --client-only --version names a version the service serves",
+    message: (a) => `--version ${a.version}: the service does not serve version ${a.version} (it serves ${a.served})`,
+    hint: (a) => `pass one of ${a.served} (${a.current}, the current version, is the client without --version); to serve version ${a.version} again, list it in "versions" and describe it with "x-since", "x-until" or "x-renamed"`,
+  }),
   "breaking-change": def<{ what: string; clients: string; version: number; next: number; current: number }>({
     severity: "error",
     title: "A regeneration does not break a published version",

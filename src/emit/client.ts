@@ -196,12 +196,12 @@ export function emitClient(model: Model): EmittedFile[] {
   return [{ path: "client/index.ts", contents: tsHeader("the typed client") + body, owner: "generated" }, ...verbatim];
 }
 
-/** The name of the standalone client package: "<name>-client". */
-export function clientPackageName(serviceName: string): string {
-  return `${serviceName}-client`;
+/** The name of the standalone client package: "<name>-client", "<name>-client-v<N>" for an older version N (so that both can be installed). */
+export function clientPackageName(serviceName: string, olderVersion?: number): string {
+  return olderVersion === undefined ? `${serviceName}-client` : `${serviceName}-client-v${olderVersion}`;
 }
 
-/** `generate --client-only`: the client as a package of its own, for the API's consumers. */
+/** `generate --client-only`: the client as a package of its own, for the API's consumers (of an older version: `--version N`, modelOfVersion's model). */
 export async function emitClientPackage(model: Model, types: readonly EmittedFile[]): Promise<EmittedFile[]> {
   const { service } = model;
   const first = model.resources[0];
@@ -211,7 +211,10 @@ export async function emitClientPackage(model: Model, types: readonly EmittedFil
         `const one = await ${member("api", first.collection)}.get(page.items[0]!.id, { fields: ["id"] });`,
       ]
     : [];
-  const data = { name: clientPackageName(service.name), apiError: model.clientTypes.ApiError, title: service.title, description: `Typed client of ${service.title}`, version: service.version, baseUrl: service.baseUrl, examples };
+  const older = service.currentVersion !== undefined;
+  const name = clientPackageName(service.name, older ? service.version : undefined);
+  const description = `Typed client of ${service.title}${older ? `, version ${service.version}` : ""}`;
+  const data = { name, apiError: model.clientTypes.ApiError, title: service.title, description, version: service.version, baseUrl: service.baseUrl, examples };
   return [
     ...emitClient(model),
     ...types.filter((f) => f.path.startsWith("client/")),

@@ -77,7 +77,7 @@ export async function emitService(model: Model, orphans?: Orphans, stage?: Fresh
 
 export { emitDocs } from "./docs/index.js";
 
-/** The standalone client package (`generate --client-only`), sorted by path. */
+/** The standalone client package (`generate --client-only`), sorted by path; of an older version's model for `--version N`. */
 export async function emitClientOnly(model: Model): Promise<EmittedFile[]> {
   useSharedSchemas(model.schemas);
   return byPath(await emitClientPackage(model, await emitTypes(model)));

@@ -75,6 +75,8 @@ export interface Service {
   readonly version: number;
   /** The older versions still served (service.json `versions`), ascending; the current one is `version`. */
   readonly versions: readonly OlderVersion[];
+  /** Set only in the model of an older version (modelOfVersion, whose `version` is that one): the version the service is at. */
+  readonly currentVersion?: number | undefined;
   readonly baseUrl: string;
   /** Path of baseUrl without a trailing slash ("" for the root): every route sits under it. */
   readonly basePath: string;

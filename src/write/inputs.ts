@@ -14,8 +14,8 @@ import { packagePath, packageRoot } from "../paths.js";
 import { hashOf, readManifest, STATE_DIR } from "./manifest.js";
 import { planUnchanged, type Plan } from "./plan.js";
 
-/** Which package a generation writes: the service, or the standalone client (`--client-only`). */
-export type Target = "service" | "client";
+/** Which package a generation writes: the service, or the standalone client (`--client-only`), of an older version with `--version N`. */
+export type Target = "service" | "client" | `client-v${number}`;
 
 let fingerprint: string | undefined;
 

@@ -8,7 +8,8 @@ export default class Docs extends BaseCommand {
   static override description =
     "Checks the definitions in DIR and writes the API reference into OUT: openapi.json (OpenAPI 3.1), index.html with a page " +
     "per resource (no network needed), one page per error code at <code>.html with a redirect at <code>/index.html (so <errorDocsUrl>/<code> " +
-    "resolves when OUT is hosted at errorDocsUrl), and Markdown versions of every page. Exit codes as for check.";
+    "resolves when OUT is hosted at errorDocsUrl), and Markdown versions of every page. A service that serves older versions too " +
+    "gets each one's openapi.v<N>.json and reference in v<N>/, a version switch on every page, and changelog.html. Exit codes as for check.";
   static override examples = ["<%= config.bin %> docs examples/directory --out site", "<%= config.bin %> docs --out site --json"];
   static override args = { dir: Args.string({ description: "definitions folder (holding service.json)", default: "." }) };
   static override flags = {

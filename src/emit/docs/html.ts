@@ -12,7 +12,8 @@ import { useSharedSchemas } from "../samples.js";
 import type { Model } from "../../model/types.js";
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { escapeHtml, render, trusted, type Html } from "../shared/templates.js";
-import { buildReference, hrefFrom, PAGES, type ErrorPage, type ErrorRef, type OperationDoc, type ParamDoc, type Reference, type Target, type Text } from "./reference.js";
+import { buildReference, hrefFrom, PAGES, relativePath, type ErrorPage, type ErrorRef, type OperationDoc, type ParamDoc, type Reference, type Target, type Text } from "./reference.js";
+import { CHANGELOG, docsVersionOf, inFolder, versionNotice, versionSwitch, type DocsVersion, type DocsVersions } from "./versions.js";
 
 /**
  * Up to this many resources the side navigation lists them all on every page. Beyond, it links the
@@ -28,19 +29,30 @@ export function emitHtmlReference(model: Model): EmittedFile[] {
   return renderAll(htmlReferenceFiles(model));
 }
 
-/** The files of the HTML reference, each rendered when asked. */
-export function htmlReferenceFiles(model: Model): LazyFile[] {
+/**
+ * The files of the HTML reference, each rendered when asked. With `versions` (a service that serves several,
+ * docsVersionsOf), `model` is one version's (the current model, or modelOfVersion's): an older version's are
+ * its pages in its folder and its search index; the current version's are its pages where they always are,
+ * the error pages, the assets and the changelog.
+ */
+export function htmlReferenceFiles(model: Model, versions?: DocsVersions): LazyFile[] {
   useSharedSchemas(model.schemas);
-  const ref = buildReference(model);
-  const site = new Site(ref);
+  const here = docsVersionOf(model, versions);
+  const folder = here?.folder ?? "";
+  const ref = inFolder(buildReference(model), folder);
+  const site = new Site(ref, folder, versions, here);
   const file = (path: string, render: () => string): LazyFile => ({ path, owner: "generated", render });
-  return [
-    file("index.html", () => site.page("index.html", "Overview", indexBody(ref, "index.html"))),
-    file("actions.html", () => site.page("actions.html", "Actions", actionsBody(site, "actions.html"))),
+  const pages = [
+    file(`${site.index}.html`, () => site.page(`${site.index}.html`, "Overview", indexBody(site, `${site.index}.html`))),
+    file(`${site.actions}.html`, () => site.page(`${site.actions}.html`, "Actions", actionsBody(site, `${site.actions}.html`))),
     ...ref.resources.map((r, i) => {
       const path = `${r.page}.html`;
       return file(path, () => site.page(path, r.title, resourceBody(site, i, path), i));
     }),
+  ];
+  if (here && !here.current) return [...pages, file(site.searchIndex, () => render("docs/search-index.js.hbs", { entries: searchEntries(ref) }))];
+  return [
+    ...pages,
     ...ref.errors.flatMap((e) => {
       const path = `${e.page}.html`;
       const title = `${e.code} ${e.title}`;
@@ -49,9 +61,10 @@ export function htmlReferenceFiles(model: Model): LazyFile[] {
         file(`${e.page}/index.html`, () => render("docs/redirect.html.hbs", { title, serviceTitle: ref.title, href: hrefOf(`${e.page}/index.html`, { page: e.page, anchor: "" }) })),
       ];
     }),
+    ...(versions ? [file(`${CHANGELOG}.html`, () => site.page(`${CHANGELOG}.html`, "Changelog", changelogBody(site, versions, `${CHANGELOG}.html`))), file("assets/versions.css", () => render("docs/versions.css.hbs", {}))] : []),
     file("assets/style.css", () => render("docs/style.css.hbs", {})),
     file("assets/search.js", () => render("docs/search.js.hbs", {})),
-    file("assets/search-index.js", () => render("docs/search-index.js.hbs", { entries: searchEntries(ref) })),
+    file(site.searchIndex, () => render("docs/search-index.js.hbs", { entries: searchEntries(ref) })),
   ];
 }
 
@@ -108,32 +121,54 @@ class Site {
   private readonly navs = new Map<string, { items: string[]; current: string[]; all: string; offsets: number[] }>();
   private readonly errorLists = new Map<string, Html>();
 
-  constructor(readonly ref: Reference) {}
+  /** The pages of this page set: its overview and its actions (under its folder). */
+  readonly index: string;
+  readonly actions: string;
+  /** Its search index (one per version: each finds its own pages). */
+  readonly searchIndex: string;
+
+  constructor(
+    readonly ref: Reference,
+    readonly folder: string,
+    private readonly versions: DocsVersions | undefined,
+    private readonly here: DocsVersion | undefined,
+  ) {
+    this.index = `${folder}${PAGES.index}`;
+    this.actions = `${folder}${PAGES.actions}`;
+    this.searchIndex = here && !here.current ? `assets/search-index.v${here.version}.js` : "assets/search-index.js";
+  }
 
   /** A whole page: the layout around `body`; `resource` is the index of the page's resource, if it is one. */
   page(file: string, title: string, body: string, resource?: number): string {
     const { ref } = this;
     const root = rootOf(file);
     const at = (p: string, anchor = "") => hrefOf(file, { page: p, anchor });
+    const versions = this.versions;
+    const page = file.slice(0, -".html".length);
     const head = render("docs/layout-head.html.hbs", {
       pageTitle: title,
       serviceTitle: ref.title,
       version: ref.version,
       root,
       icon: this.icon,
-      home: at(PAGES.index),
+      home: at(this.index),
       overview: [
-        { label: "Introduction", href: at(PAGES.index) },
-        { label: "Authentication", href: at(PAGES.index, "authentication") },
-        { label: "Media types", href: at(PAGES.index, "media-types") },
-        { label: "Conventions", href: at(PAGES.index, "conventions") },
+        { label: "Introduction", href: at(this.index) },
+        { label: "Authentication", href: at(this.index, "authentication") },
+        { label: "Media types", href: at(this.index, "media-types") },
+        { label: "Conventions", href: at(this.index, "conventions") },
       ],
       resources: this.resourceNav(file, resource),
-      actionsHref: at(PAGES.actions),
-      actionsCurrent: file === "actions.html",
-      errorsHref: at(PAGES.index, "errors"),
+      actionsHref: at(this.actions),
+      actionsCurrent: file === `${this.actions}.html`,
+      errorsHref: at(this.index, "errors"),
+      // (A service of one version has no switch, no changelog and no notice: its pages are as they were.)
+      versions: versions ? versionSwitch(versions.all, this.here, page).map((v) => ({ label: v.label, href: at(v.target.page), here: v.here })) : "",
+      changelogHref: versions ? at(CHANGELOG) : "",
+      changelogCurrent: page === CHANGELOG,
+      notice: versions ? rich(file, versionNotice(this.here, versions.all.at(-1)!.version)) : "",
     });
-    const foot = render("docs/layout-foot.html.hbs", { serviceTitle: ref.title, version: ref.version, root });
+    const foot = render("docs/layout-foot.html.hbs", { serviceTitle: ref.title, version: ref.version, root, searchIndex: this.searchIndex });
     return head + body + foot;
   }
 
@@ -172,7 +207,7 @@ class Site {
       // The folder's list with the current item swapped in.
       return trusted(nav.all.slice(0, nav.offsets[current]) + nav.current[current]! + nav.all.slice(nav.offsets[current + 1]));
     }
-    const all = hrefOf(file, { page: PAGES.index, anchor: "resources" });
+    const all = hrefOf(file, { page: this.index, anchor: "resources" });
     let out = `    <li><a href="${escapeHtml(all)}">All ${count} resources</a></li>\n`;
     if (current !== undefined) {
       for (let i = Math.max(0, current - NAV_NEIGHBOURS); i <= Math.min(count - 1, current + NAV_NEIGHBOURS); i++) out += i === current ? nav.current[i] : nav.items[i];
@@ -186,7 +221,8 @@ class Site {
 
 const methodClass = (method: string) => method.toLowerCase();
 
-function indexBody(ref: Reference, file: string): string {
+function indexBody(site: Site, file: string): string {
+  const { ref } = site;
   return render("docs/index.html.hbs", {
     title: ref.title,
     description: rich(file, ref.description),
@@ -209,7 +245,7 @@ function indexBody(ref: Reference, file: string): string {
       description: rich(file, r.description),
       operations: r.operations.map((o) => ({ method: o.method, methodClass: methodClass(o.method), path: o.path, summary: o.summary, href: hrefOf(file, { page: r.page, anchor: o.anchor }) })),
     })),
-    actions: ref.actions.operations.map((o) => ({ method: o.method, methodClass: methodClass(o.method), path: o.path, description: rich(file, o.description), href: hrefOf(file, { page: PAGES.actions, anchor: o.anchor }) })),
+    actions: ref.actions.operations.map((o) => ({ method: o.method, methodClass: methodClass(o.method), path: o.path, description: rich(file, o.description), href: hrefOf(file, { page: site.actions, anchor: o.anchor }) })),
     errors: ref.errors.map((e) => ({ code: e.code, status: e.status, title: e.title, message: rich(file, e.message), href: hrefOf(file, { page: e.page, anchor: "" }) })),
   });
 }
@@ -240,8 +276,8 @@ function resourceBody(site: Site, index: number, file: string): string {
   const r = ref.resources[index]!;
   const intro = render("docs/resource.html.hbs", {
     serviceTitle: ref.title,
-    home: hrefOf(file, { page: PAGES.index, anchor: "" }),
-    clientHref: hrefOf(file, { page: PAGES.index, anchor: "client" }),
+    home: hrefOf(file, { page: site.index, anchor: "" }),
+    clientHref: hrefOf(file, { page: site.index, anchor: "client" }),
     title: r.title,
     collection: r.collection,
     description: rich(file, r.description),
@@ -258,8 +294,8 @@ function actionsBody(site: Site, file: string): string {
   const { ref } = site;
   const intro = render("docs/actions.html.hbs", {
     serviceTitle: ref.title,
-    home: hrefOf(file, { page: PAGES.index, anchor: "" }),
-    clientHref: hrefOf(file, { page: PAGES.index, anchor: "client" }),
+    home: hrefOf(file, { page: site.index, anchor: "" }),
+    clientHref: hrefOf(file, { page: site.index, anchor: "client" }),
     description: rich(file, ref.actions.description),
     operations: ref.actions.operations.length > 0,
     clientSetup: ref.actions.clientSetup,
@@ -294,4 +330,23 @@ function errorBody(ref: Reference, e: ErrorPage, file: string): string {
 /** The search index: hrefs relative to the docs root; search.js prefixes them with the page's root. */
 function searchEntries(ref: Reference): { kind: string; title: string; detail: string; href: string }[] {
   return ref.search.map((s) => ({ kind: s.kind, title: s.title, detail: s.detail, href: hrefOf("index.html", { page: s.page, anchor: s.anchor }).replace(/^#/, "index.html#") }));
+}
+
+/** The changelog page: per version, newest first, what it changed, with links to its reference and OpenAPI document. */
+function changelogBody(site: Site, versions: DocsVersions, file: string): string {
+  const log = versions.changelog;
+  return render("docs/changelog.html.hbs", {
+    serviceTitle: site.ref.title,
+    home: hrefOf(file, { page: site.index, anchor: "" }),
+    intro: rich(file, log.intro),
+    versions: log.versions.map((v) => ({
+      anchor: v.anchor,
+      heading: v.heading,
+      reference: v.reference ? hrefOf(file, v.reference) : "",
+      openapi: v.openapi ? relativePath(file, v.openapi) : "",
+      openapiFile: v.openapi ?? "",
+      changes: v.changes.map((c) => rich(file, c)),
+      empty: rich(file, v.empty),
+    })),
+  });
 }

@@ -1,10 +1,16 @@
-/** The reference docs of a service: openapi.json, the HTML reference and its Markdown twin, one page per error code. */
+/**
+ * The reference docs of a service: openapi.json, the HTML reference and its Markdown twin, one page per error
+ * code; for a service that serves older versions too, each one's openapi.v<N>.json and page set (v<N>/) and a
+ * changelog (./versions.ts).
+ */
 import type { Model } from "../../model/types.js";
 import { byPath, renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { htmlReferenceFiles } from "./html.js";
 import { markdownReferenceFiles } from "./markdown.js";
 import { openApiFiles } from "./openapi.js";
+import { modelOfVersion } from "../../model/version-model.js";
 import { useSharedSchemas } from "../samples.js";
+import { docsVersionsOf } from "./versions.js";
 import { prepareTemplates } from "../shared/templates.js";
 
 /** Every docs file, with paths relative to the docs root (the folder hosted at errorDocsUrl). */
@@ -15,7 +21,10 @@ export function emitDocs(model: Model): EmittedFile[] {
 /** The docs files, each rendered when asked (openapi.json, the largest, first). */
 export function docsFiles(model: Model): LazyFile[] {
   useSharedSchemas(model.schemas);
-  return [...openApiFiles(model), ...htmlReferenceFiles(model), ...markdownReferenceFiles(model)];
+  const versions = docsVersionsOf(model);
+  // Each version's reference is made from its model: the current one's without what x-until took out of it.
+  const models = (versions?.all ?? [{ version: model.service.version }]).map((v) => modelOfVersion(model, v.version)).reverse();
+  return [...openApiFiles(model), ...models.flatMap((m) => [...htmlReferenceFiles(m, versions), ...markdownReferenceFiles(m, versions)])];
 }
 
 /** Readies what rendering the docs needs before any model is at hand (their templates): see worker.ts. */

@@ -9,24 +9,44 @@ import type { Model } from "../../model/types.js";
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { codeBlock, codeSpan, escapeMd } from "../shared/escape.js";
 import { render } from "../shared/templates.js";
-import { buildReference, hrefFrom, PAGES, type ErrorPage, type OperationDoc, type Reference, type Target, type Text } from "./reference.js";
+import { buildReference, hrefFrom, PAGES, relativePath, type ErrorPage, type OperationDoc, type Reference, type Target, type Text } from "./reference.js";
+import { CHANGELOG, docsVersionOf, inFolder, versionNotice, type DocsVersions } from "./versions.js";
 
 /** Every file of the Markdown reference, paths relative to the docs root. */
 export function emitMarkdownReference(model: Model): EmittedFile[] {
   return renderAll(markdownReferenceFiles(model));
 }
 
-/** The files of the Markdown reference, each rendered when asked. */
-export function markdownReferenceFiles(model: Model): LazyFile[] {
+/**
+ * The files of the Markdown reference, each rendered when asked. With `versions`, `model` is one version's,
+ * as for htmlReferenceFiles: an older version's pages are in its folder, the error pages and the changelog
+ * are the current version's.
+ */
+export function markdownReferenceFiles(model: Model, versions?: DocsVersions): LazyFile[] {
   useSharedSchemas(model.schemas);
-  const ref = buildReference(model);
+  const here = docsVersionOf(model, versions);
+  const folder = here?.folder ?? "";
+  const ref = inFolder(buildReference(model), folder);
+  const pages: Pages = { index: `${folder}${PAGES.index}`, actions: `${folder}${PAGES.actions}`, notice: versions ? versionNotice(here, versions.all.at(-1)!.version) : [] };
   const file = (path: string, render: () => string): LazyFile => ({ path, owner: "generated", render });
-  return [
-    file("index.md", () => indexPage(ref, "index.md")),
-    file("actions.md", () => actionsPage(ref, "actions.md")),
-    ...ref.resources.map((r) => file(`${r.page}.md`, () => resourcePage(ref, r.page))),
-    ...ref.errors.map((e) => file(`${e.page}.md`, () => errorPage(ref, e, `${e.page}.md`))),
+  const own = [
+    file(`${pages.index}.md`, () => indexPage(ref, pages, `${pages.index}.md`)),
+    file(`${pages.actions}.md`, () => actionsPage(ref, pages, `${pages.actions}.md`)),
+    ...ref.resources.map((r) => file(`${r.page}.md`, () => resourcePage(ref, pages, r.page))),
   ];
+  if (here && !here.current) return own;
+  return [
+    ...own,
+    ...ref.errors.map((e) => file(`${e.page}.md`, () => errorPage(ref, e, `${e.page}.md`))),
+    ...(versions ? [file(`${CHANGELOG}.md`, () => changelogPage(ref, versions, `${CHANGELOG}.md`))] : []),
+  ];
+}
+
+/** The overview and actions pages of the page set, and the notice its pages start with (an older version's). */
+interface Pages {
+  readonly index: string;
+  readonly actions: string;
+  readonly notice: Text;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -57,8 +77,8 @@ const json = (s: string) => codeBlock(s, "json");
 // ---------------------------------------------------------------------------------------------------
 // Pages
 
-function indexPage(ref: Reference, file: string): string {
-  return render("docs/index.md.hbs", {
+function indexPage(ref: Reference, pages: Pages, file: string): string {
+  return noticed(pages, file, render("docs/index.md.hbs", {
     title: escapeMd(ref.title),
     description: inline(file, ref.description),
     baseUrl: codeSpan(ref.baseUrl),
@@ -79,9 +99,9 @@ function indexPage(ref: Reference, file: string): string {
       description: cell(file, r.description),
       operations: r.operations.map((o) => link(file, o.method, { page: r.page, anchor: o.anchor })).join(" "),
     })),
-    actions: ref.actions.operations.map((o) => ({ link: link(file, codeSpan(`${o.method} ${o.path}`), { page: PAGES.actions, anchor: o.anchor }), description: cell(file, o.description) })),
+    actions: ref.actions.operations.map((o) => ({ link: link(file, codeSpan(`${o.method} ${o.path}`), { page: pages.actions, anchor: o.anchor }), description: cell(file, o.description) })),
     errors: ref.errors.map((e) => ({ link: link(file, codeSpan(String(e.code)), { page: e.page, anchor: "" }), status: e.status, title: escapeMd(e.title), message: cell(file, e.message) })),
-  });
+  }));
 }
 
 function operation(op: OperationDoc, file: string): string {
@@ -108,12 +128,14 @@ function operation(op: OperationDoc, file: string): string {
   });
 }
 
-function resourcePage(ref: Reference, page: string): string {
+function resourcePage(ref: Reference, pages: Pages, page: string): string {
   const file = `${page}.md`;
   const r = ref.resources.find((x) => x.page === page)!;
-  return (
+  return noticed(
+    pages,
+    file,
     render("docs/resource.md.hbs", {
-      home: link(file, escapeMd(ref.title), { page: PAGES.index, anchor: "" }),
+      home: link(file, escapeMd(ref.title), { page: pages.index, anchor: "" }),
       title: escapeMd(r.title),
       collection: codeSpan(`/${r.collection}`),
       description: inline(file, r.description),
@@ -133,19 +155,21 @@ function resourcePage(ref: Reference, page: string): string {
         kind: l.kind,
         description: inline(file, l.description),
       })),
-      clientLink: link(file, "the typed client", { page: PAGES.index, anchor: "client" }),
+      clientLink: link(file, "the typed client", { page: pages.index, anchor: "client" }),
       clientSetup: codeBlock(r.clientSetup, "ts"),
     }) + r.operations.map((op) => operation(op, file)).join("")
   );
 }
 
-function actionsPage(ref: Reference, file: string): string {
-  return (
+function actionsPage(ref: Reference, pages: Pages, file: string): string {
+  return noticed(
+    pages,
+    file,
     render("docs/actions.md.hbs", {
-      home: link(file, escapeMd(ref.title), { page: PAGES.index, anchor: "" }),
+      home: link(file, escapeMd(ref.title), { page: pages.index, anchor: "" }),
       description: inline(file, ref.actions.description),
       operations: ref.actions.operations.length > 0,
-      clientLink: link(file, "the typed client", { page: PAGES.index, anchor: "client" }),
+      clientLink: link(file, "the typed client", { page: pages.index, anchor: "client" }),
       clientSetup: codeBlock(ref.actions.clientSetup, "ts"),
     }) + ref.actions.operations.map((op) => operation(op, file)).join("")
   );
@@ -168,4 +192,27 @@ function errorPage(ref: Reference, e: ErrorPage, file: string): string {
     dev: inline(file, e.dev),
     example: json(e.example),
   });
+}
+
+/**
+ * The notice of an older version's page, as a quote before it ("" otherwise). (Markdown has no layout to hold
+ * a version switch: the notice links the changelog, which links every version's reference.)
+ */
+function noticed(pages: Pages, file: string, page: string): string {
+  if (!pages.notice.length) return page;
+  const end = page.indexOf("\n") + 1;
+  return `${page.slice(0, end)}> ${inline(file, pages.notice)}\n\n${page.slice(end)}`;
+}
+
+/** changelog.md: the HTML changelog's content. */
+function changelogPage(ref: Reference, versions: DocsVersions, file: string): string {
+  const log = versions.changelog;
+  const lines = [`${link(file, escapeMd(ref.title), { page: PAGES.index, anchor: "" })} › Changelog`, "", "# Changelog", "", inline(file, log.intro), ""];
+  for (const v of log.versions) {
+    lines.push(`## ${escapeMd(v.heading)}`, "");
+    if (v.reference) lines.push(`${link(file, "Reference", v.reference)} · [${codeSpan(v.openapi!)}](${relativePath(file, v.openapi!)})`, "");
+    if (v.changes.length) lines.push(...v.changes.map((c) => `- ${inline(file, c)}`), "");
+    else lines.push(inline(file, v.empty), "");
+  }
+  return `<!-- Generated by resourcery from the definitions of this service. Do not edit: regenerate. -->\n${lines.join("\n")}`;
 }

@@ -5,6 +5,9 @@
  */
 import { SHARED_REF_PREFIX } from "../../model/build-schema.js";
 import type { Action, AuthScheme, ErrorDef, Field, JsonSchema, Model, Resource } from "../../model/types.js";
+import { modelOfVersion, versionDates, type VersionDates } from "../../model/version-model.js";
+import { servedVersions } from "../../model/versions.js";
+import { deprecationNote, openApiFile } from "./versions.js";
 import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { sampleOf, useSharedSchemas } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
@@ -48,20 +51,25 @@ const REASONS: Readonly<Record<number, string>> = {
 /** Access action that guards each kind of operation (x-access). */
 const GUARD = { list: "read", get: "read", "sub-collection": "read", create: "create", update: "update", replace: "update", delete: "delete", "add-member": "update", "remove-member": "update" } as const;
 
-/** The OpenAPI 3.1 document of the service. */
+/** The OpenAPI 3.1 document of the service, or of one of its older versions (`model` is then modelOfVersion's). */
 export function openApiOf(model: Model): Json {
   return new OpenApiBuilder(model).document();
 }
 
-/** openapi.json (2-space JSON with a trailing newline). */
+/** openapi.json, and openapi.v<N>.json of each older version served (2-space JSON with a trailing newline). */
 export function emitOpenApi(model: Model): EmittedFile[] {
   return renderAll(openApiFiles(model));
 }
 
-/** openapi.json, rendered when asked. */
+/** openapi.json (without the properties the current version no longer has) and each older version's openapi.v<N>.json, rendered when asked. */
 export function openApiFiles(model: Model): LazyFile[] {
   useSharedSchemas(model.schemas);
-  return [{ path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(model), null, 2) + "\n" }];
+  const current = model.service.version;
+  const older = servedVersions(model.service).filter((v) => v !== current);
+  return [
+    { path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, current)), null, 2) + "\n" },
+    ...older.map((v): LazyFile => ({ path: openApiFile(v, current), owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, v)), null, 2) + "\n" })),
+  ];
 }
 
 /** Component names of one resource. */
@@ -101,7 +109,11 @@ class OpenApiBuilder {
   /** Shared link schemas some schema refers to; the others are left out of the document. */
   private readonly linkSchemasUsed = new Set<string>();
 
+  /** The day this (older) version may stop being served: its operations are deprecated, its answers say so. */
+  private readonly dates: VersionDates;
+
   constructor(private readonly model: Model) {
+    this.dates = versionDates(model.service);
     // The shared schemas' names are fixed (fields refer to them): the documents' own names go around them.
     for (const shared of model.schemas) this.taken.add(shared.name);
     this.errorsByKey = new Map(model.errors.map((e) => [e.key, e]));
@@ -161,7 +173,7 @@ class OpenApiBuilder {
         description: this.infoDescription(),
         contact: { name: `${service.title} reference`, url: service.errorDocsUrl },
       },
-      servers: [{ url: service.baseUrl, description: `${service.title}, version ${service.version}` }],
+      servers: [{ url: service.baseUrl, description: `${service.title}, version ${service.version}${this.dates.deprecated ? ` (deprecated${this.dates.sunset ? `: served until ${this.dates.sunset}` : ""})` : ""}` }],
       externalDocs: { description: "Every error code, with its cause and fix", url: service.errorDocsUrl },
       tags: [
         ...this.model.resources.map((r) => ({ name: r.collection, description: r.description || `The ${r.collection} collection and its instances.` })),
@@ -219,6 +231,7 @@ class OpenApiBuilder {
       description: this.operationDescription(op, byPost),
       tags: [op.tag],
     };
+    if (this.dates.deprecated) out.deprecated = true;
     const parameters = this.operationParameters(op);
     if (parameters.length > 0) out.parameters = parameters;
     if (r && (op.kind === "create" || op.kind === "replace" || op.kind === "update")) out.requestBody = this.requestBody(op, r);
@@ -266,6 +279,10 @@ class OpenApiBuilder {
    * component, so that an operation is mostly $refs and the document does not repeat them.
    */
   private shared(kind: SharedKind, wanted: string, value: Json): Json {
+    // Every answer of a deprecated version carries Deprecation, and Sunset when it has one (RFC 9745, RFC 8594).
+    if (kind === "responses" && this.dates.deprecated) {
+      value = { ...value, headers: { ...asObject(value.headers), Deprecation: this.header("Deprecation"), ...(this.dates.sunset ? { Sunset: this.header("Sunset") } : {}) } };
+    }
     const components = this.components[kind];
     let name = wanted;
     // Names are chosen so that equal objects want the same one: compare with that component (not a JSON text of each).
@@ -533,15 +550,26 @@ class OpenApiBuilder {
   }
 
   /** A $ref to the component of a response header, written on first use (the answers that carry it say what it names). */
-  private header(name: "Location" | "WWW-Authenticate"): Json {
+  private header(name: "Location" | "WWW-Authenticate" | "Deprecation" | "Sunset"): Json {
     if (!Object.hasOwn(this.headers, name)) {
-      setOwn(
-        this.headers,
-        name,
-        name === "Location"
-          ? { description: "The href of the instance created or added (the same as its `meta.href`).", required: true, schema: { type: "string", format: "uri" } }
-          : { description: `One challenge per enabled scheme, e.g. \`Bearer realm="${this.model.service.auth.realm}"\`.`, required: true, schema: { type: "string" } },
-      );
+      const { service } = this.model;
+      const headers = {
+        Location: { description: "The href of the instance created or added (the same as its `meta.href`).", required: true, schema: { type: "string", format: "uri" } },
+        "WWW-Authenticate": { description: `One challenge per enabled scheme, e.g. \`Bearer realm="${service.auth.realm}"\`.`, required: true, schema: { type: "string" } },
+        Deprecation: {
+          description: `Version ${service.version} is deprecated as of ${this.dates.deprecated ?? ""} (RFC 9745): \`@\` and the Unix time of that day's start.`,
+          required: true,
+          schema: { type: "string" },
+          example: `@${Date.parse(`${this.dates.deprecated ?? ""}T00:00:00Z`) / 1000}`,
+        },
+        Sunset: {
+          description: `Version ${service.version} may stop being served after ${this.dates.sunset ?? ""} (RFC 8594): the HTTP date of that day's last second.`,
+          required: true,
+          schema: { type: "string" },
+          example: new Date(`${this.dates.sunset ?? ""}T23:59:59Z`).toUTCString(),
+        },
+      };
+      setOwn(this.headers, name, headers[name]);
     }
     return { $ref: `#/components/headers/${name}` };
   }
@@ -556,9 +584,18 @@ class OpenApiBuilder {
   private infoDescription(): string {
     const { service } = this.model;
     const vendor = `application/vnd.${service.vendor}.v${service.version}.<resource>+json`;
+    const older =
+      service.currentVersion === undefined
+        ? []
+        : [
+            `This document describes version ${service.version}; the current version is ${service.currentVersion} (openapi.json).` +
+              (this.dates.deprecated ? ` ${deprecationNote(service.version, this.dates)}` : ""),
+            "",
+          ];
     return [
       service.description || `The ${service.title}.`,
       "",
+      ...older,
       `Every instance and page carries \`meta: { href, mediaType }\`; links are \`{ "meta": { ... } }\`. ` +
         `Answers are \`application/json\` or the vendor types \`${vendor}\`, chosen by \`Accept\` (an unknown version is a 406). ` +
         `Each vendor type has an alias, \`application/${service.vendor}.v${service.version}.<resource>.json\`, with the same body, answered when \`Accept\` asks for it and read as a request's \`Content-Type\`. ` +

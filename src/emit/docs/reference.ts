@@ -5,7 +5,7 @@
  * them to its own syntax and escaping.
  */
 import { withArticle } from "../../model/names.js";
-import { subMethod } from "../client.js";
+import { clientPackageName, subMethod } from "../client.js";
 import { STATUS_CODES } from "node:http";
 import type { Action, ErrorDef, Field, IdForm, JsonSchema, Model, Resource } from "../../model/types.js";
 import { isIdentifier } from "../../model/names.js";
@@ -777,7 +777,9 @@ function clientSetupOf(model: Model): string {
   const { service } = model;
   const bearer = service.auth.schemes.some((s) => s !== "basic");
   const auth = bearer ? "{ bearer: process.env.SECRET! }" : "{ basic: { id: process.env.KEY_ID!, secret: process.env.SECRET! } }";
-  return [`import { createClient, ${model.clientTypes.ApiError} } from ${str(`${service.name}/client`)};`, "", `const api = createClient({ baseUrl: ${str(service.baseUrl)}, auth: ${auth} });`].join("\n");
+  // An older version's client is a package of its own (generate --client-only --version N).
+  const from = service.currentVersion === undefined ? `${service.name}/client` : clientPackageName(service.name, service.version);
+  return [`import { createClient, ${model.clientTypes.ApiError} } from ${str(from)};`, "", `const api = createClient({ baseUrl: ${str(service.baseUrl)}, auth: ${auth} });`].join("\n");
 }
 
 

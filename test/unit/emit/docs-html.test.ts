@@ -416,7 +416,7 @@ test("precompiled templates: the build's module holds every template of template
     // The precompiled template renders as the compiled one, escaping included.
     const name = "docs/layout-foot.html.hbs";
     const source = fs.readFileSync(path.join(root, name), "utf8");
-    const data = { serviceTitle: "A <b> & 'B'", version: 2, root: "../" };
+    const data = { serviceTitle: "A <b> & 'B'", version: 2, root: "../", searchIndex: "assets/search-index.js" };
     assert.is(templateOf(name, source, built[name]!)(data), templateOf(name, source, undefined)(data));
     // A spec is used when its fingerprint is that of the source ...
     const spec = (other: string) => new Function(`return ${Handlebars.precompile(other, templateOptions(name)) as unknown as string}`)() as PrecompiledTemplate["spec"];
