@@ -108,4 +108,22 @@ test("fields, expand and errors in the version's names", async () => {
   assert.is(invalid.body.property, "name");
 });
 
+test("the docs of each version are served: openapi.v2.json with version 2's names, server and deprecation; the changelog", async () => {
+  const v2 = await fetch(`${origin}/docs/openapi.v2.json`);
+  assert.is(v2.status, 200);
+  const doc = (await v2.json()) as Record<string, any>;
+  assert.ok(String(doc.servers[0].url).endsWith("/v2"), doc.servers[0].url);
+  assert.ok(Object.keys(doc.paths).includes("/books"), Object.keys(doc.paths).join(" "));
+  assert.not.ok(Object.keys(doc.paths).includes("/reviews"), "reviews came with version 3");
+  const book = JSON.stringify(doc.components.schemas);
+  assert.match(book, /"shelfMark"/);
+  assert.equal(doc.paths["/books"].get.deprecated, true);
+  const current = (await (await fetch(`${origin}/docs/openapi.json`)).json()) as Record<string, any>;
+  assert.ok(Object.keys(current.paths).includes("/reviews"));
+  assert.not.match(JSON.stringify(current.components.schemas), /"shelfMark"/, "retired after version 2");
+  const changelog = await fetch(`${origin}/docs/changelog.html`);
+  assert.is(changelog.status, 200);
+  assert.match(await changelog.text(), /shelfMark/);
+});
+
 test.run();

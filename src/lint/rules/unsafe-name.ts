@@ -34,6 +34,13 @@ export const unsafeName = defineRule({
       const unsafeLinks = new Set(r.fields.filter((f) => f.link?.kind === "collection" && !isSegmentName(f.name)).map((f) => f.name));
       selectableNames(r.schema, r.origin.file, "", unsafeLinks, out);
       for (const f of r.fields) {
+        // An older name (x-renamed) is a property name in its versions, and a collection link's its sub-collection's segment there.
+        for (const rename of f.history?.renames ?? []) {
+          const at = { file: f.origin.file, pointer: childPointer(f.origin.pointer, "x-renamed", String(rename.upTo)), kind: "value" as const };
+          const why = unsafeReason(rename.name);
+          if (why) out.push(report("unsafe-name", at, { what: "older name", name: rename.name, reason: why, fix: IDENTIFIER_FIX }));
+          else if (f.link?.kind === "collection" && !isSegmentName(rename.name)) out.push(report("unsafe-name", at, { what: "older name of a collection link", name: rename.name, reason: notSegment(), fix: camelFixText(rename.name, "items") }));
+        }
         // A collection link is a URL segment (/books/{id}/<name>), written into the route as it is.
         if (f.link?.kind !== "collection" || unsafeReason(f.name) || isSegmentName(f.name)) continue;
         out.push(report("unsafe-name", { ...f.origin, kind: "key" }, { what: "collection link", name: f.name, reason: notSegment(), fix: camelFixText(f.name, "items") }));
