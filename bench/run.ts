@@ -68,7 +68,7 @@ function generationTable(rows: readonly GenerationRow[]): string {
 
 function serverTable({ rows, ratios }: { rows: readonly ServerRow[]; ratios: readonly RouteRatio[] }): string {
   const routes = [...new Set(rows.map((r) => r.route))];
-  const lines = ["| route | generated req/s | baseline req/s | floor req/s | generated/baseline | p99 generated | p99 baseline | p99 ratio | CPU/req generated | CPU/req baseline | CPU ratio |", "|---|---|---|---|---|---|---|---|---|---|---|"];
+  const lines = ["| route | generated req/s | baseline req/s | floor req/s | generated/baseline | p99 generated | p99 baseline | p99 ratio | p99 ratio, all rounds pooled | CPU/req generated | CPU/req baseline | CPU ratio |", "|---|---|---|---|---|---|---|---|---|---|---|---|"];
   for (const route of routes) {
     const get = (s: ServerRow["server"]) => rows.find((r) => r.route === route && r.server === s);
     const g = get("generated");
@@ -79,7 +79,8 @@ function serverTable({ rows, ratios }: { rows: readonly ServerRow[]; ratios: rea
     const p99 = paired ? paired.p99.toFixed(2) : "";
     const us = (r: ServerRow | undefined) => (r?.cpuUsPerReq === undefined ? "" : `${r.cpuUsPerReq} µs`);
     const cpu = paired?.cpu === undefined ? "" : paired.cpu.toFixed(2);
-    lines.push(`| ${route} | ${g?.reqPerSec ?? ""} | ${b?.reqPerSec ?? ""} | ${f?.reqPerSec ?? "—"} | ${ratio} | ${g ? `${g.p99Ms.toFixed(2)} ms` : ""} | ${b ? `${b.p99Ms.toFixed(2)} ms` : ""} | ${p99} | ${us(g)} | ${us(b)} | ${cpu} |`);
+    const pooled = paired?.p99Pooled === undefined ? "" : paired.p99Pooled.toFixed(2);
+    lines.push(`| ${route} | ${g?.reqPerSec ?? ""} | ${b?.reqPerSec ?? ""} | ${f?.reqPerSec ?? "—"} | ${ratio} | ${g ? `${g.p99Ms.toFixed(2)} ms` : ""} | ${b ? `${b.p99Ms.toFixed(2)} ms` : ""} | ${p99} | ${pooled} | ${us(g)} | ${us(b)} | ${cpu} |`);
   }
   return lines.join("\n");
 }

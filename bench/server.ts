@@ -27,6 +27,11 @@ export interface RouteRatio {
   readonly route: string;
   readonly reqPerSec: number;
   readonly p99: number;
+  /**
+   * The p99 of every round's 2xx response times pooled per server, generated over baseline: the rounds
+   * alternate, so both pools saw the same conditions, and a pool of 21 rounds is not moved by one round's hiccup.
+   */
+  readonly p99Pooled?: number | undefined;
   /** The median of each pair's ratio of CPU time per request (the servers' own cost, whatever the load generator got of the cores). */
   readonly cpu?: number | undefined;
 }
@@ -40,7 +45,7 @@ export interface ServerOptions {
   readonly log: (line: string) => void;
 }
 
-type Load = (o: { url: string; method: string; headers: Record<string, string>; body?: string | undefined; connections: number; duration: number }) => Promise<{ requests: { average: number; total: number }; latency: { p99: number }; non2xx: number; errors: number }>;
+type Load = (o: { url: string; method: string; headers: Record<string, string>; body?: string | undefined; connections: number; duration: number }) => Promise<{ requests: { average: number; total: number }; latency: { p99: number }; non2xx: number; errors: number; times: number[] }>;
 
 /**
  * autocannon when bench/ has its dependencies; otherwise (the CI smoke) a small fetch loop with the
@@ -58,7 +63,7 @@ export async function loadGenerator(): Promise<Load> {
         if (status >= 200 && status < 300) times.push(ms);
       });
       const result = await run;
-      return { ...result, latency: { p99: percentile(times, 0.99) } };
+      return { ...result, latency: { p99: percentile(times, 0.99) }, times };
     };
   } catch {
     return async ({ url, method, headers, body, connections, duration }) => {
@@ -81,7 +86,7 @@ export async function loadGenerator(): Promise<Load> {
           }
         }),
       );
-      return { requests: { average: latencies.length / duration, total: latencies.length }, latency: { p99: percentile(latencies, 0.99) }, non2xx, errors };
+      return { requests: { average: latencies.length / duration, total: latencies.length }, latency: { p99: percentile(latencies, 0.99) }, non2xx, errors, times: latencies };
     };
   }
 }
@@ -189,6 +194,7 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
       };
       for (const server of servers) await measure(server, Math.max(1, Math.round(o.durationSec / 2))); // warm-up
       const pairs: { rps: number; p99: number; cpu: number | undefined }[] = [];
+      const pooled = new Map<string, number[]>();
       for (let round = 0; round < o.rounds; round++) {
         // Alternate which server goes first, so that neither always follows the other's load.
         const order = round % 2 === 0 ? servers : [...servers].reverse();
@@ -202,6 +208,8 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
           if (result.cpuUsPerReq !== undefined) s.cpu.push(result.cpuUsPerReq);
           samples.set(key, s);
           got.set(server, { rps: result.requests.average, p99: result.latency.p99, cpu: result.cpuUsPerReq });
+          const pool = pooled.get(server) ?? pooled.set(server, []).get(server)!;
+          for (const t of result.times) pool.push(t);
           const cpu = result.cpuUsPerReq === undefined ? "" : `  cpu ${Math.round(result.cpuUsPerReq)} µs/req`;
           o.log(`  ${route.name.padEnd(20)} round ${round + 1} ${server.padEnd(9)} ${Math.round(result.requests.average)} req/s  p99 ${result.latency.p99.toFixed(2)} ms${cpu}`);
         }
@@ -210,7 +218,9 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
         pairs.push({ rps: g.rps / b.rps, p99: b.p99 > 0 ? g.p99 / b.p99 : 1, cpu: g.cpu !== undefined && b.cpu ? g.cpu / b.cpu : undefined });
       }
       const cpuPairs = pairs.flatMap((p) => (p.cpu === undefined ? [] : [p.cpu]));
-      ratios.push({ route: route.name, reqPerSec: median(pairs.map((p) => p.rps)), p99: median(pairs.map((p) => p.p99)), cpu: cpuPairs.length > 0 ? median(cpuPairs) : undefined });
+      const [pg, pb] = [pooled.get("generated") ?? [], pooled.get("baseline") ?? []];
+      const p99Pooled = pg.length > 0 && pb.length > 0 ? percentile(pg, 0.99) / percentile(pb, 0.99) : undefined;
+      ratios.push({ route: route.name, reqPerSec: median(pairs.map((p) => p.rps)), p99: median(pairs.map((p) => p.p99)), p99Pooled, cpu: cpuPairs.length > 0 ? median(cpuPairs) : undefined });
     }
   } finally {
     for (const stop of stops) await stop();

@@ -733,24 +733,38 @@ function firstFailed(svc: ServiceContext, checks: readonly LinkCheck[], ok: read
  */
 async function verifyLinks(svc: ServiceContext, ctx: HandlerContext, checks: readonly LinkCheck[]): Promise<void> {
   if (checks.length === 0) return;
-  const { store, caller } = ctx;
-  const ok: boolean[] = [];
-  const byTarget = new Map<string, string[]>();
-  checks.forEach((c) => existenceOnly(svc, caller, c) && (byTarget.get(c.target) ?? byTarget.set(c.target, []).get(c.target)!).push(c.id));
+  const { only, byTarget } = existenceChecks(svc, ctx.caller, checks);
   const found = new Map<string, Set<string>>();
-  for (const [target, ids] of byTarget) found.set(target, await store.existing(target, ids));
-  for (const c of checks) ok.push(existenceOnly(svc, caller, c) ? found.get(c.target)!.has(c.id) : await visible(svc, ctx, c));
+  for (const [target, ids] of byTarget) found.set(target, await ctx.store.existing(target, ids));
+  const ok: boolean[] = [];
+  for (const [i, c] of checks.entries()) ok.push(only[i] ? found.get(c.target)!.has(c.id) : await visible(svc, ctx, c));
   firstFailed(svc, checks, ok);
 }
 
 /** verifyLinks in a synchronous transaction (ImmediateWrites), for checks that ask no read hook (checkableNow). */
 function verifyLinksNow(svc: ServiceContext, caller: Caller, tx: ImmediateTransaction, checks: readonly LinkCheck[]): void {
-  const ok = checks.map((c) => {
-    if (existenceOnly(svc, caller, c)) return tx.existing(c.target, [c.id]).size > 0;
+  if (checks.length === 0) return;
+  const { only, byTarget } = existenceChecks(svc, caller, checks);
+  const found = new Map([...byTarget].map(([target, ids]) => [target, tx.existing(target, ids)]));
+  const ok = checks.map((c, i) => {
+    if (only[i]) return found.get(c.target)!.has(c.id);
     const record = tx.get(c.target, c.id);
     return record !== undefined && canSee(caller, svc.resources.get(c.target)!, record);
   });
   firstFailed(svc, checks, ok);
+}
+
+/** Which checks are of existence alone (existenceOnly), and their ids by target collection: one query each. */
+function existenceChecks(svc: ServiceContext, caller: Caller, checks: readonly LinkCheck[]): { only: boolean[]; byTarget: Map<string, string[]> } {
+  const only = checks.map((c) => existenceOnly(svc, caller, c));
+  const byTarget = new Map<string, string[]>();
+  for (const [i, c] of checks.entries()) {
+    if (!only[i]) continue;
+    const ids = byTarget.get(c.target);
+    if (ids === undefined) byTarget.set(c.target, [c.id]);
+    else ids.push(c.id);
+  }
+  return { only, byTarget };
 }
 
 /** True when a check can be made in a synchronous transaction: it asks no read hook. */
