@@ -206,12 +206,8 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
       const inputs = inputsHash(dir, sources, target);
       const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
       if (unchanged) return { check, plan: unchanged, written: false };
-      // The breaking-change gate: the versions OUT served stay as their clients know them.
-      const gated = options.clientOnly ? undefined : gate(model, dir, out, options.allowBreaking ?? false);
-      if (gated && gated.breaks.length > 0) {
-        cancel();
-        return { check: { ...check, diagnostics: [...check.diagnostics, ...gated.breaks] }, written: false };
-      }
+      // The breaking-change gate: the versions OUT served stay as their clients know them (--force writes anyway).
+      const gated = options.clientOnly ? undefined : gate(model, dir, out, (options.allowBreaking ?? false) || (options.force ?? false));
       const contractFile = gated?.file;
       // A first generation writes each file into its staging folder as soon as it is emitted.
       const stage = !options.clientOnly && !options.dryRun && !fs.existsSync(out) ? new FreshStage(out) : undefined;
@@ -228,6 +224,14 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
           plan = planWrite(out, files, previous, options.force ?? false);
         }
         mark("planned");
+        // The user's code against the new generation: a file of theirs that would no longer compile stops the write (--force writes anyway).
+        const user = !options.clientOnly && !options.force && previous !== undefined && fs.existsSync(out) ? await (await import("./user-code/index.js")).userCodeFindings(out, plan, gated?.changes ?? []) : undefined;
+        if (user?.checked) mark("user code checked");
+        const refusals = [...(gated?.breaks ?? []), ...(user?.diagnostics ?? [])];
+        if (refusals.length > 0) {
+          const sources = user && user.sources.size > 0 ? new Map([...check.sources, ...user.sources]) : check.sources;
+          return { check: { ...check, diagnostics: [...check.diagnostics, ...refusals], sources }, written: false };
+        }
         if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
         commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0 }, stage);
         mark("committed");

@@ -298,6 +298,12 @@ export const codes = {
     message: (a) => `version ${a.version} is "deprecated" on ${a.deprecated}, after its "sunset" ${a.sunset}`,
     hint: (a) => `a version is deprecated first and stops being served at its sunset (RFC 9745, RFC 8594): set "deprecated" on or before ${a.sunset}, or move the sunset`,
   }),
+  "user-code": def<{ message: string; ts: number; cause: string }>({
+    severity: "error",
+    title: "Your code compiles against the new generation",
+    message: (a) => `this file of yours would no longer compile: ${a.message} (TS${a.ts})${a.cause}`,
+    hint: () => "change your code to the new generated types (src/generated/types.ts), or the definitions back; `generate --force` writes anyway",
+  }),
   "older-version": def<{ version: number; current: number }>({
     severity: "error",
     title: "versions lists older versions only",

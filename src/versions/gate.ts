@@ -50,9 +50,10 @@ function parentPointer(pointer: string): string {
  * The gate of one generation: the contract file to write for `model` (definitions in `dir`), and the breaks it
  * makes against the contract recorded in `out` (none when nothing is recorded there, or with `allowBreaking`).
  */
-export function gate(model: Model, dir: string, out: string, allowBreaking: boolean): { file: EmittedFile; breaks: Diagnostic[] } {
+export function gate(model: Model, dir: string, out: string, allowBreaking: boolean): { file: EmittedFile; breaks: Diagnostic[]; changes: ContractChange[] } {
   const contract = contractOf(model, dir);
-  const recorded = allowBreaking ? undefined : readContract(out);
-  const breaks = recorded ? breakDiagnostics(classify(recorded, contract), model.service.version, dir) : [];
-  return { file: { path: CONTRACT_FILE, owner: "generated", contents: `${JSON.stringify(contract, null, 1)}\n` }, breaks };
+  const recorded = readContract(out);
+  const changes = recorded ? classify(recorded, contract) : [];
+  const breaks = allowBreaking ? [] : breakDiagnostics(changes, model.service.version, dir);
+  return { file: { path: CONTRACT_FILE, owner: "generated", contents: `${JSON.stringify(contract, null, 1)}\n` }, breaks, changes };
 }

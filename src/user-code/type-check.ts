@@ -1,0 +1,150 @@
+/**
+ * Your code against the next generation (CONTRACT §5, "Regenerating carries your code along"): before a
+ * regeneration is written, the files of yours under `src/` (outside `src/generated/`) are type-checked
+ * against the generated files as they are about to be, held in memory over the folder as it is. An error
+ * the new generation causes (one your files did not have against the current generation) stops the write.
+ * TypeScript comes from ts-morph, loaded only here: plain emission never loads it.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { ts as TS } from "ts-morph";
+
+/** One type error the next generation would cause in a file of the user's. */
+export interface UserCodeError {
+  /** Absolute path of the user's file. */
+  readonly file: string;
+  /** Character offset of the error in it. */
+  readonly offset: number;
+  /** TypeScript's message, flattened to one line. */
+  readonly message: string;
+  /** TypeScript's error number (2339: no such property, …). */
+  readonly code: number;
+}
+
+/** The folder of generated code inside a package. */
+const GENERATED = "src/generated/";
+
+/** Every .ts file of the user's under `out`/src, outside src/generated (paths relative to `out`, forward slashes). */
+export function userSourceFiles(out: string): string[] {
+  const found: string[] = [];
+  const walk = (rel: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(out, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = `${rel}/${e.name}`;
+      if (e.isDirectory() && !e.isSymbolicLink() && `${child}/` !== GENERATED) walk(child);
+      else if (e.isFile() && /\.(c|m)?tsx?$/.test(e.name) && !e.name.endsWith(".d.ts")) found.push(child);
+    }
+  };
+  walk("src");
+  return found.filter((f) => !f.startsWith(GENERATED)).sort();
+}
+
+/** Relative module specifiers ("../generated/types.js") of a TypeScript text: imports, exports, import types. */
+function relativeImports(text: string): string[] {
+  const out: string[] = [];
+  const re = /(?:from\s*|import\s*\(\s*|import\s+)["'](\.{1,2}\/[^"']+)["']/g;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) out.push(m[1]!);
+  return out;
+}
+
+/** The package path a relative specifier of `from` names, as a .ts file ("src/generated/types.ts"). */
+function resolveSpecifier(from: string, specifier: string): string {
+  const joined = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
+  return joined.replace(/\.(c|m)?js$/, (_m, k: string | undefined) => `.${k ?? ""}ts`);
+}
+
+/**
+ * The files of the package the user's files depend on, theirs left out: those they import (src/generated/,
+ * client/), and what those import in turn. `contentOf` gives a file's text (the new generation's, or the folder's).
+ */
+export function generatedDependencies(users: ReadonlyMap<string, string>, contentOf: (file: string) => string | undefined): Set<string> {
+  const seen = new Set<string>();
+  const queue: string[] = [];
+  for (const [file, text] of users) for (const s of relativeImports(text)) queue.push(resolveSpecifier(file, s));
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (users.has(file) || file.startsWith("../") || seen.has(file)) continue;
+    seen.add(file);
+    const text = contentOf(file);
+    if (text !== undefined) for (const s of relativeImports(text)) queue.push(resolveSpecifier(file, s));
+  }
+  return seen;
+}
+
+/**
+ * The type errors of the user's files (`users`: path relative to `out` → text) against the next generation:
+ * `next` maps each generated file that changes to its new text (null: deleted); every other file is read
+ * from `out`. Errors the files have against the current generation too are not the new generation's, and
+ * are left out (as are those of files the user has not installed the modules of).
+ */
+export async function typeErrors(out: string, users: ReadonlyMap<string, string>, next: ReadonlyMap<string, string | null>): Promise<UserCodeError[]> {
+  const { ts } = await import("ts-morph");
+  const options = compilerOptions(ts, out);
+  const roots = [...users.keys()].map((f) => path.join(out, f));
+  const overlay = new Map<string, string | null>([...next].map(([f, text]) => [path.join(out, f), text]));
+  // Files neither generation changes (the lib, node_modules, the user's) are parsed once for both programs.
+  const parsed = new Map<string, TS.SourceFile | undefined>();
+  const programOf = (withOverlay: boolean): TS.Program => {
+    const host = ts.createCompilerHost(options, true);
+    const own = (file: string) => (withOverlay ? overlay.get(path.resolve(file)) : undefined);
+    const hasOwn = (file: string) => withOverlay && overlay.has(path.resolve(file));
+    const fileExists = host.fileExists.bind(host);
+    const readFile = host.readFile.bind(host);
+    const getSourceFile = host.getSourceFile.bind(host);
+    host.fileExists = (file) => (hasOwn(file) ? own(file) !== null : fileExists(file));
+    host.readFile = (file) => (hasOwn(file) ? (own(file) ?? undefined) : readFile(file));
+    host.getSourceFile = (file, language, onError, create) => {
+      const resolved = path.resolve(file);
+      if (hasOwn(resolved)) {
+        const text = own(resolved);
+        return text === null || text === undefined ? undefined : ts.createSourceFile(file, text, language, true);
+      }
+      const changing = overlay.has(resolved);
+      if (!changing && parsed.has(resolved)) return parsed.get(resolved);
+      const sf = getSourceFile(file, language, onError, create);
+      if (!changing) parsed.set(resolved, sf);
+      return sf;
+    };
+    return ts.createProgram({ rootNames: roots, options, host });
+  };
+  const errorsOf = (program: TS.Program): UserCodeError[] => {
+    const out: UserCodeError[] = [];
+    for (const root of roots) {
+      const sf = program.getSourceFile(root);
+      if (sf === undefined) continue;
+      for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
+        if (d.category !== ts.DiagnosticCategory.Error || d.file === undefined || d.start === undefined) continue;
+        out.push({ file: path.resolve(d.file.fileName), offset: d.start, message: ts.flattenDiagnosticMessageText(d.messageText, " "), code: d.code });
+      }
+    }
+    return out;
+  };
+  const after = errorsOf(programOf(true));
+  if (after.length === 0) return [];
+  const key = (e: UserCodeError) => `${e.file}\n${e.offset}\n${e.code}\n${e.message}`;
+  const before = new Set(errorsOf(programOf(false)).map(key));
+  return after.filter((e) => !before.has(key(e)));
+}
+
+/** The package's compiler options (its tsconfig.json), for checking only: nothing emitted, libraries unchecked. */
+function compilerOptions(ts: typeof TS, out: string): TS.CompilerOptions {
+  const file = path.join(out, "tsconfig.json");
+  const read = ts.readConfigFile(file, ts.sys.readFile);
+  const parsed = read.error ? undefined : ts.parseJsonConfigFileContent(read.config, ts.sys, out);
+  return {
+    ...(parsed?.options ?? { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022 }),
+    noEmit: true,
+    skipLibCheck: true,
+    incremental: false,
+    composite: false,
+    declaration: false,
+    declarationMap: false,
+    sourceMap: false,
+    tsBuildInfoFile: undefined,
+  };
+}

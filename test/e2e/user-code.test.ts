@@ -1,0 +1,95 @@
+/**
+ * Regenerating carries the user's code along (CONTRACT §5): before a regeneration is written, the user's
+ * files are type-checked against the new generated code. A schema change that breaks a hook stops generate
+ * with the hook's file, line and column, the TypeScript error and the schema change behind it, exit 1 and
+ * OUT as it was; `--force` writes anyway. An error the user's code had already is not the generation's.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { repoRoot, runCli } from "../helpers/cli.js";
+import { linkModules, snapshot } from "../helpers/package.js";
+
+type Json = Record<string, any>;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-user-code-"));
+const defs = path.join(tmp, "defs");
+const out = path.join(tmp, "library-service");
+const bookFile = path.join(defs, "resources/book.json");
+const hookFile = path.join(out, "src/hooks/books.ts");
+const readJson = (file: string): Json => JSON.parse(fs.readFileSync(file, "utf8"));
+const writeJson = (file: string, value: unknown) => fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
+
+/** A hook of the user's that reads books' pages. */
+const HOOK = `import type { ResourceHooks } from "../generated/errors.js";
+import type * as types from "../generated/types.js";
+
+/** Business rules of books. */
+export const hooks: ResourceHooks<types.BookInput, types.Book> = {
+  beforeCreate(input, ctx) {
+    if (input.pages !== undefined && input.pages > 5000) throw ctx.error("invalidProperty", "pages", "Too many pages.");
+  },
+};
+`;
+
+test.before(() => {
+  fs.cpSync(path.join(repoRoot, "examples/library"), defs, { recursive: true });
+  const first = runCli(["generate", defs, "--out", out]);
+  assert.is(first.code, 0, first.stdout + first.stderr);
+  linkModules(out);
+  fs.writeFileSync(hookFile, HOOK);
+});
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+test("a compatible change that leaves the hook compiling is written", () => {
+  const book = readJson(bookFile);
+  book.properties.subtitle = { type: "string" };
+  writeJson(bookFile, book);
+  const gen = runCli(["generate", defs, "--out", out]);
+  assert.is(gen.code, 0, gen.stdout + gen.stderr);
+  assert.match(fs.readFileSync(path.join(out, "client/types.ts"), "utf8"), /subtitle/);
+});
+
+test("removing the property the hook reads is refused: the hook's file, line and column, the error, the schema change; OUT as it was", () => {
+  const book = readJson(bookFile);
+  delete book.properties.pages;
+  writeJson(bookFile, book);
+  const before = snapshot(out);
+  const gen = runCli(["generate", defs, "--out", out, "--allow-breaking"]);
+  assert.is(gen.code, 1, gen.stdout + gen.stderr);
+  const line = HOOK.split("\n").findIndex((l) => l.includes("input.pages")) + 1;
+  const column = HOOK.split("\n")[line - 1]!.indexOf("pages") + 1;
+  assert.ok(gen.stdout.includes(`library-service/src/hooks/books.ts:${line}:${column}  error  user-code`), gen.stdout);
+  assert.match(gen.stdout, /Property 'pages' does not exist on type/);
+  assert.match(gen.stdout, /because in the definitions books\.pages: property "pages" was removed.* \(resources\/book\.json#\/properties\/pages\)/);
+  assert.not.match(gen.stdout, /\n\s+at /, "no stack trace");
+  assert.equal(snapshot(out), before, "nothing written");
+});
+
+test("--json carries the same diagnostic with its position", () => {
+  const gen = runCli(["generate", defs, "--out", out, "--allow-breaking", "--json"]);
+  assert.is(gen.code, 1);
+  const found = (JSON.parse(gen.stdout).diagnostics as Json[]).filter((d) => d.rule === "user-code" || d.code === "user-code");
+  assert.is(found.length >= 1, true, gen.stdout);
+  assert.is(found[0]!.line > 1, true);
+});
+
+test("--force writes anyway, and the hook is kept as the user wrote it", () => {
+  const gen = runCli(["generate", defs, "--out", out, "--force"]);
+  assert.is(gen.code, 0, gen.stdout + gen.stderr);
+  assert.is(fs.readFileSync(hookFile, "utf8"), HOOK);
+  assert.not.match(fs.readFileSync(path.join(out, "client/types.ts"), "utf8"), /\bpages\?:/);
+});
+
+test("an error the user's code already had is not the new generation's: a change is written", () => {
+  // The hook no longer compiles since the forced generation; a further change does not stop on that.
+  const book = readJson(bookFile);
+  book.properties.edition = { type: "integer" };
+  writeJson(bookFile, book);
+  const gen = runCli(["generate", defs, "--out", out]);
+  assert.is(gen.code, 0, gen.stdout + gen.stderr);
+  assert.match(fs.readFileSync(path.join(out, "client/types.ts"), "utf8"), /edition/);
+});
+
+test.run();
