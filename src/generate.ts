@@ -161,6 +161,8 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
 
   // The docs worker loads its modules on the second core while this thread checks the definitions.
   if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");
+  // A regeneration of a package with code of the user's: its worker reads that code meanwhile (--force writes whatever it finds).
+  const userCheck = !options.clientOnly && !options.force && fs.existsSync(path.join(out, ".resourcery/manifest.json")) ? (await import("./user-code/index.js")).UserCodeCheck.start(out) : undefined;
   // Heavy modules load only when there is something to check and generate: first what builds the model and
   // starts the docs worker on it (the docs take longest), then the rest, after the check.
   const [{ checkProject }, { startDocs, startValidators }] = await Promise.all([import("./pipeline.js"), import("./emit/started.js")]);
@@ -179,6 +181,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   const cancel = () => {
     started?.validators.cancel();
     started?.docs.cancel();
+    userCheck?.cancel();
   };
   if (unfinished.finish) mark("checked but schema-compile");
   const check = unfinished.finish ? unfinished.finish(await schemaCompileFindings(unfinished.model!, started!.validators.compiled!)) : unfinished;
@@ -225,7 +228,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
         }
         mark("planned");
         // The user's code against the new generation: a file of theirs that would no longer compile stops the write (--force writes anyway).
-        const user = !options.clientOnly && !options.force && previous !== undefined && fs.existsSync(out) ? await (await import("./user-code/index.js")).userCodeFindings(out, plan, gated?.changes ?? []) : undefined;
+        const user = userCheck && previous !== undefined ? await userCheck.findings(plan, gated?.changes ?? []) : undefined;
         if (user?.checked) mark("user code checked");
         const refusals = [...(gated?.breaks ?? []), ...(user?.diagnostics ?? [])];
         if (refusals.length > 0) {

@@ -1,63 +1,136 @@
 /**
  * What a regeneration checks of the user's code before it writes (CONTRACT §5): whether the user's files
- * still compile against the new generation. This module is light; TypeScript (ts-morph) is loaded by
- * type-check.ts only when a generated file the user's files depend on changes.
+ * still compile against the new generation. This module is light: TypeScript (ts-morph) is loaded in a
+ * worker thread (worker.ts), started as soon as generate knows it regenerates a package with code of the
+ * user's in it, so that it reads that code while the definitions are checked and emitted; it is asked only
+ * when a file the user's code depends on changes, and stopped otherwise.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceText } from "../diagnostics/locate.js";
 import { report } from "../diagnostics/report.js";
-import type { Plan } from "../write/plan.js";
 import type { ContractChange } from "../versions/classify.js";
+import type { Plan } from "../write/plan.js";
+import type { UserCodeReply, UserCodeRequest } from "./worker.js";
 
 /** The user's files that would no longer compile, as diagnostics, and their texts (to place them). */
 export interface UserCodeFindings {
   readonly diagnostics: readonly Diagnostic[];
   readonly sources: ReadonlyMap<string, SourceText>;
-  /** True when the check ran (a generated file the user's files depend on changes); false when it was skipped. */
+  /** True when the check ran (a file the user's files depend on changes); false when it was skipped. */
   readonly checked: boolean;
 }
 
 const NONE: UserCodeFindings = { diagnostics: [], sources: new Map(), checked: false };
 
-/**
- * Type-checks the user's files of `out` against the generation `plan` would write, when a generated file
- * they depend on changes; each error it would cause is one `user-code` diagnostic at the user's file, line
- * and column, with the schema change behind it when `changes` (the wire contract's) has one that fits.
- */
-export async function userCodeFindings(out: string, plan: Plan, changes: readonly ContractChange[]): Promise<UserCodeFindings> {
-  const { generatedDependencies, typeErrors, userSourceFiles } = await import("./type-check.js");
-  const next = new Map<string, string | null>();
-  const users = new Map<string, string>();
-  for (const rel of userSourceFiles(out)) users.set(rel, fs.readFileSync(path.join(out, rel), "utf8"));
-  for (const step of plan.steps) {
-    if (step.kind === "delete" && /\.(c|m)?tsx?$/.test(step.path)) next.set(step.path, null);
-    if ((step.kind !== "create" && step.kind !== "update") || !("contents" in step.file) || !/\.(c|m)?tsx?$/.test(step.file.path)) continue;
-    if (step.file.owner === "generated") next.set(step.file.path, step.file.contents);
-    else if (step.file.path.startsWith("src/")) {
-      // A seed the new generation adds (a new resource's hooks): the user's from now on, checked with the rest.
-      users.set(step.file.path, step.file.contents);
-      next.set(step.file.path, step.file.contents);
+/** Where the user's code lives in a package, and what of it is not the user's. */
+const SOURCE = "src";
+const GENERATED = "src/generated/";
+const TS_FILE = /\.(c|m)?tsx?$/;
+
+// From dist/ the worker is worker.js; when src/ runs through tsx (tests, bin/dev.js), worker.ts.
+const fromSource = import.meta.url.endsWith(".ts");
+const workerFile = new URL(fromSource ? "./worker.ts" : "./worker.js", import.meta.url);
+
+/** The user-code check of one regeneration, its worker started. */
+export class UserCodeCheck {
+  private constructor(
+    private readonly out: string,
+    private readonly worker: Worker,
+  ) {}
+
+  /** Starts the check's worker on `out` when it holds code of the user's (a .ts file under src/ outside src/generated/); undefined otherwise. */
+  static start(out: string): UserCodeCheck | undefined {
+    if (!hasUserCode(path.join(out, SOURCE), "src")) return undefined;
+    let worker: Worker;
+    if (!fromSource) worker = new Worker(workerFile, { workerData: { out } });
+    else {
+      // A worker inherits --import tsx but not the loader hooks it registers: it registers them itself first.
+      const tsx = import.meta.resolve("tsx/esm/api");
+      const code = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); });`;
+      worker = new Worker(code, { eval: true, workerData: { out } });
     }
+    worker.unref();
+    worker.on("error", () => undefined); // reported by findings()
+    return new UserCodeCheck(out, worker);
   }
-  const contentOf = (rel: string): string | undefined => {
-    if (next.has(rel)) return next.get(rel) ?? undefined;
-    try {
-      return fs.readFileSync(path.join(out, rel), "utf8");
-    } catch {
-      return undefined;
+
+  /** Stops the worker (the check is not needed, or generate stops). */
+  cancel(): void {
+    void this.worker.terminate();
+  }
+
+  /**
+   * The errors the generation `plan` would write causes in the user's files, when a file they depend on
+   * changes (else none, and the worker is stopped): one `user-code` diagnostic per error at the user's
+   * file, line and column, with the schema change behind it when `changes` (the wire contract's) has one.
+   */
+  async findings(plan: Plan, changes: readonly ContractChange[]): Promise<UserCodeFindings> {
+    const { generatedDependencies, userSourceFiles } = await import("./type-check.js");
+    const { out } = this;
+    const next = new Map<string, string | null>();
+    const users = new Map<string, string>();
+    for (const rel of userSourceFiles(out)) users.set(rel, fs.readFileSync(path.join(out, rel), "utf8"));
+    for (const step of plan.steps) {
+      if (step.kind === "delete" && TS_FILE.test(step.path)) next.set(step.path, null);
+      if ((step.kind !== "create" && step.kind !== "update") || !("contents" in step.file) || !TS_FILE.test(step.file.path)) continue;
+      if (step.file.owner === "generated") next.set(step.file.path, step.file.contents);
+      else if (step.file.path.startsWith(`${SOURCE}/`)) {
+        // A seed the new generation adds (a new resource's hooks): the user's from now on, checked with the rest.
+        users.set(step.file.path, step.file.contents);
+        next.set(step.file.path, step.file.contents);
+      }
     }
-  };
-  const dependencies = generatedDependencies(users, contentOf);
-  if (![...dependencies].some((f) => next.has(f))) return NONE;
-  const errors = await typeErrors(out, users, next);
-  const sources = new Map<string, SourceText>();
-  const diagnostics = errors.map((e) => {
-    if (!sources.has(e.file)) sources.set(e.file, { text: users.get(path.relative(out, e.file).split(path.sep).join("/")) ?? fs.readFileSync(e.file, "utf8"), tree: undefined });
-    return report("user-code", { file: e.file, pointer: "", offset: e.offset }, { message: e.message, ts: e.code, cause: causeOf(e.message, changes) });
-  });
-  return { diagnostics, sources, checked: true };
+    const contentOf = (rel: string): string | undefined => {
+      if (next.has(rel)) return next.get(rel) ?? undefined;
+      try {
+        return fs.readFileSync(path.join(out, rel), "utf8");
+      } catch {
+        return undefined;
+      }
+    };
+    if (![...generatedDependencies(users, contentOf)].some((f) => next.has(f))) {
+      this.cancel();
+      return NONE;
+    }
+    const reply = await this.ask({ users, next });
+    if ("failure" in reply) throw new Error(`the check of your code against the new generation failed: ${reply.failure}`);
+    const sources = new Map<string, SourceText>();
+    const diagnostics = reply.errors.map((e) => {
+      if (!sources.has(e.file)) sources.set(e.file, { text: users.get(path.relative(out, e.file).split(path.sep).join("/")) ?? fs.readFileSync(e.file, "utf8"), tree: undefined });
+      return report("user-code", { file: e.file, pointer: "", offset: e.offset }, { message: e.message, ts: e.code, cause: causeOf(e.message, changes) });
+    });
+    return { diagnostics, sources, checked: true };
+  }
+
+  private ask(request: UserCodeRequest): Promise<UserCodeReply> {
+    const { worker } = this;
+    worker.ref();
+    return new Promise<UserCodeReply>((resolve, reject) => {
+      worker.once("message", (reply: UserCodeReply) => {
+        resolve(reply);
+        void worker.terminate();
+      });
+      worker.once("error", reject);
+      worker.once("exit", (code) => reject(new Error(`the user-code worker exited with code ${code} before it answered`)));
+      worker.postMessage(request);
+    });
+  }
+}
+
+/** True when `dir` (the package's src, `rel` below the package) holds a .ts file outside src/generated. */
+function hasUserCode(dir: string, rel: string): boolean {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  return entries.some((e) =>
+    e.isDirectory() && !e.isSymbolicLink() ? `${rel}/${e.name}/` !== GENERATED && hasUserCode(path.join(dir, e.name), `${rel}/${e.name}`) : e.isFile() && TS_FILE.test(e.name) && !e.name.endsWith(".d.ts"),
+  );
 }
 
 /**

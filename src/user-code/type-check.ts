@@ -76,43 +76,82 @@ export function generatedDependencies(users: ReadonlyMap<string, string>, conten
   return seen;
 }
 
+/** The key two errors are compared by: the same error at the same place. */
+const keyOf = (e: UserCodeError) => `${e.file}\n${e.offset}\n${e.code}\n${e.message}`;
+
 /**
- * The type errors of the user's files (`users`: path relative to `out` → text) against the next generation:
- * `next` maps each generated file that changes to its new text (null: deleted); every other file is read
- * from `out`. Errors the files have against the current generation too are not the new generation's, and
- * are left out (as are those of files the user has not installed the modules of).
+ * The user's code of one package, type-checked: first against the generated files as they are in `out`
+ * (made when it opens, while the caller goes on), then against the next generation (`errorsWith`): only
+ * the errors the next generation causes are its, those the user's files have now are left out (as are those
+ * of modules the user has not installed). Files neither generation changes (the lib, node_modules, the
+ * user's) are parsed once, and the second program reuses the first's structure.
  */
-export async function typeErrors(out: string, users: ReadonlyMap<string, string>, next: ReadonlyMap<string, string | null>): Promise<UserCodeError[]> {
-  const { ts } = await import("ts-morph");
-  const options = compilerOptions(ts, out);
-  const roots = [...users.keys()].map((f) => path.join(out, f));
-  const overlay = new Map<string, string | null>([...next].map(([f, text]) => [path.join(out, f), text]));
-  // Files neither generation changes (the lib, node_modules, the user's) are parsed once for both programs.
-  const parsed = new Map<string, TS.SourceFile | undefined>();
-  const programOf = (withOverlay: boolean): TS.Program => {
-    const host = ts.createCompilerHost(options, true);
-    const own = (file: string) => (withOverlay ? overlay.get(path.resolve(file)) : undefined);
-    const hasOwn = (file: string) => withOverlay && overlay.has(path.resolve(file));
+export class UserCodeChecker {
+  private readonly parsed = new Map<string, TS.SourceFile | undefined>();
+  private current: TS.Program | undefined;
+  private currentRoots: readonly string[] = [];
+  private currentErrors: ReadonlySet<string> | undefined;
+
+  private constructor(
+    private readonly ts: typeof TS,
+    private readonly out: string,
+    private readonly options: TS.CompilerOptions,
+  ) {}
+
+  /** Loads TypeScript and reads the user's files of `out` with the generated files there (a program, not yet checked). */
+  static async open(out: string): Promise<UserCodeChecker> {
+    const t0 = performance.now();
+    const { ts } = await import("ts-morph");
+    const t1 = performance.now();
+    const checker = new UserCodeChecker(ts, out, compilerOptions(ts, out));
+    checker.currentRoots = userSourceFiles(out).map((f) => path.join(out, f));
+    checker.current = checker.program(checker.currentRoots, new Map());
+    if (process.env.RESOURCERY_TIMING) console.error(`user-code worker: ts loaded ${(t1 - t0).toFixed(0)} ms, program ${(performance.now() - t1).toFixed(0)} ms`);
+    return checker;
+  }
+
+  /**
+   * The errors the next generation causes in the user's files (`users`: path relative to `out` → text, new
+   * seeds included): `next` maps each generated file that changes to its new text (null: deleted).
+   */
+  errorsWith(users: ReadonlyMap<string, string>, next: ReadonlyMap<string, string | null>): UserCodeError[] {
+    const roots = [...users.keys()].map((f) => path.join(this.out, f));
+    const overlay = new Map<string, string | null>([...next].map(([f, text]) => [path.join(this.out, f), text]));
+    const t0 = performance.now();
+    const program = this.program(roots, overlay, this.current);
+    const t1 = performance.now();
+    const errors = this.errorsOf(program, roots);
+    if (process.env.RESOURCERY_TIMING) console.error(`user-code worker: next program ${(t1 - t0).toFixed(0)} ms, checked ${(performance.now() - t1).toFixed(0)} ms`);
+    if (errors.length === 0) return [];
+    // Only now the errors the user's files have against the current generation: most regenerations cause none.
+    this.currentErrors ??= new Set(this.errorsOf(this.current!, this.currentRoots).map(keyOf));
+    return errors.filter((e) => !this.currentErrors!.has(keyOf(e)));
+  }
+
+  private program(roots: readonly string[], overlay: ReadonlyMap<string, string | null>, old?: TS.Program): TS.Program {
+    const { ts, parsed } = this;
+    const host = ts.createCompilerHost(this.options, true);
     const fileExists = host.fileExists.bind(host);
     const readFile = host.readFile.bind(host);
     const getSourceFile = host.getSourceFile.bind(host);
-    host.fileExists = (file) => (hasOwn(file) ? own(file) !== null : fileExists(file));
-    host.readFile = (file) => (hasOwn(file) ? (own(file) ?? undefined) : readFile(file));
+    host.fileExists = (file) => (overlay.has(path.resolve(file)) ? overlay.get(path.resolve(file)) !== null : fileExists(file));
+    host.readFile = (file) => (overlay.has(path.resolve(file)) ? (overlay.get(path.resolve(file)) ?? undefined) : readFile(file));
     host.getSourceFile = (file, language, onError, create) => {
       const resolved = path.resolve(file);
-      if (hasOwn(resolved)) {
-        const text = own(resolved);
+      if (overlay.has(resolved)) {
+        const text = overlay.get(resolved);
         return text === null || text === undefined ? undefined : ts.createSourceFile(file, text, language, true);
       }
-      const changing = overlay.has(resolved);
-      if (!changing && parsed.has(resolved)) return parsed.get(resolved);
+      if (parsed.has(resolved)) return parsed.get(resolved);
       const sf = getSourceFile(file, language, onError, create);
-      if (!changing) parsed.set(resolved, sf);
+      parsed.set(resolved, sf);
       return sf;
     };
-    return ts.createProgram({ rootNames: roots, options, host });
-  };
-  const errorsOf = (program: TS.Program): UserCodeError[] => {
+    return ts.createProgram({ rootNames: roots, options: this.options, host, ...(old ? { oldProgram: old } : {}) });
+  }
+
+  private errorsOf(program: TS.Program, roots: readonly string[]): UserCodeError[] {
+    const { ts } = this;
     const out: UserCodeError[] = [];
     for (const root of roots) {
       const sf = program.getSourceFile(root);
@@ -123,12 +162,7 @@ export async function typeErrors(out: string, users: ReadonlyMap<string, string>
       }
     }
     return out;
-  };
-  const after = errorsOf(programOf(true));
-  if (after.length === 0) return [];
-  const key = (e: UserCodeError) => `${e.file}\n${e.offset}\n${e.code}\n${e.message}`;
-  const before = new Set(errorsOf(programOf(false)).map(key));
-  return after.filter((e) => !before.has(key(e)));
+  }
 }
 
 /** The package's compiler options (its tsconfig.json), for checking only: nothing emitted, libraries unchecked. */
