@@ -19,6 +19,7 @@ import { generatorId, inputsHash, relativeSources, upToDate, type Target } from 
 import { outErrorOf } from "./write/out-error.js";
 import { checkOutFolder, realOut } from "./write/out-folder.js";
 import type { Plan } from "./write/plan.js";
+import { identitiesOf, renamesOf } from "./user-code/identities.js";
 
 export { generatorId } from "./write/inputs.js";
 
@@ -45,15 +46,18 @@ export interface GenerateResult {
   readonly written: boolean;
 }
 
-/** The type names the kept user files of removed resources and actions import, unless the model still defines them. */
-function orphanTypes(plan: Plan, out: string, model: Model): Orphans {
+/**
+ * The type names the kept user files of removed resources and actions import, unless the model still defines
+ * them; the hook files of renamed collections (`moved`) are no orphans: they move, their names renamed.
+ */
+function orphanTypes(plan: Plan, out: string, model: Model, moved: ReadonlySet<string>): Orphans {
   const defined = new Set([
     ...model.resources.flatMap((r) => resourceTypeNames(r.name)),
     ...model.actions.flatMap((a) => [`${a.typeName}Params`, `${a.typeName}Result`]),
   ]);
   const types: { name: string; file: string }[] = [];
   for (const step of plan.steps) {
-    if (step.kind !== "orphan") continue;
+    if (step.kind !== "orphan" || moved.has(step.path)) continue;
     const hook = /^src\/hooks\/([^/]+)\.ts$/.exec(step.path);
     const action = /^src\/actions\/([^/]+)\.ts$/.exec(step.path);
     if (hook) {
@@ -219,13 +223,17 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
         let files: typeof emitted = !contractFile ? emitted : stage ? [...(emitted as StagedFile[]), stage.write(contractFile.path, contractFile.owner, contractFile.contents)] : [...(emitted as EmittedFile[]), contractFile];
         mark("emitted");
         let plan = planWrite(out, files, previous, options.force ?? false);
-        const orphans = orphanTypes(plan, out, model);
+        // A collection renamed in the same schema file: the user's hooks move with it (CONTRACT §5).
+        const identities = options.clientOnly ? undefined : identitiesOf(model, dir);
+        const renames = identities === undefined ? [] : renamesOf(previous?.resources, identities);
+        const orphans = orphanTypes(plan, out, model, new Set(renames.map((r) => `src/hooks/${r.from.collection}.ts`)));
         if (orphans.types.length > 0 && !options.clientOnly) {
           // Hook and action files of removed resources and actions are kept: their type names stay defined.
           files = await emitService(model, orphans, undefined, started);
           if (contractFile) files = [...files, contractFile];
           plan = planWrite(out, files, previous, options.force ?? false);
         }
+        if (renames.length > 0) plan = await (await import("./user-code/rename.js")).carryRenames(out, plan, renames);
         mark("planned");
         // The user's code against the new generation: a file of theirs that would no longer compile stops the write (--force writes anyway).
         const user = userCheck && previous !== undefined ? await userCheck.findings(plan, gated?.changes ?? []) : undefined;
@@ -236,7 +244,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
           return { check: { ...check, diagnostics: [...check.diagnostics, ...refusals], sources }, written: false };
         }
         if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
-        commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0 }, stage);
+        commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0, ...(identities ? { resources: identities } : {}) }, stage);
         mark("committed");
         return { check, plan, written: true };
       } finally {

@@ -64,6 +64,9 @@ export function describeStep(s: Step): { path: string; action: string; reason?: 
   if (s.kind === "orphan") return { path: p, action: actions[s.kind], reason: "your file; its resource or action is gone: delete it when you no longer need it" };
   if (s.kind === "absent") return { path: p, action: actions[s.kind], reason: "you deleted it; resourcery seeds a file of yours once" };
   if (s.kind === "create" && "recreated" in s && s.recreated !== undefined) return { path: p, action: "recreated", reason: `you deleted it, but ${s.recreated}` };
+  if (s.kind === "create" && "movedFrom" in s && s.movedFrom !== undefined) return { path: p, action: "moved", reason: `your ${s.movedFrom}, its collection renamed${"renamed" in s && s.renamed ? `; ${s.renamed}` : ""}` };
+  if (s.kind === "update" && "renamed" in s && s.renamed !== undefined) return { path: p, action: "renamed", reason: `your file: ${s.renamed}; every other line kept` };
+  if (s.kind === "delete" && s.movedTo !== undefined) return { path: p, action: "moved", reason: `to ${s.movedTo}` };
   return { path: p, action: actions[s.kind] };
 }
 

@@ -74,11 +74,14 @@ export class UserCodeCheck {
     const users = new Map<string, string>();
     for (const rel of userSourceFiles(out)) users.set(rel, fs.readFileSync(path.join(out, rel), "utf8"));
     for (const step of plan.steps) {
-      if (step.kind === "delete" && TS_FILE.test(step.path)) next.set(step.path, null);
+      if (step.kind === "delete" && TS_FILE.test(step.path)) {
+        next.set(step.path, null);
+        users.delete(step.path); // a renamed collection's hooks, moved
+      }
       if ((step.kind !== "create" && step.kind !== "update") || !("contents" in step.file) || !TS_FILE.test(step.file.path)) continue;
       if (step.file.owner === "generated") next.set(step.file.path, step.file.contents);
       else if (step.file.path.startsWith(`${SOURCE}/`)) {
-        // A seed the new generation adds (a new resource's hooks): the user's from now on, checked with the rest.
+        // A seed the new generation adds (a new resource's hooks), a moved or renamed file of the user's: checked as it will be.
         users.set(step.file.path, step.file.contents);
         next.set(step.file.path, step.file.contents);
       }

@@ -21,6 +21,17 @@ export interface Manifest {
   /** True when the check of those definitions found nothing at all (not even a warning). */
   readonly clean?: boolean;
   readonly files: Readonly<Record<string, ManifestEntry>>;
+  /**
+   * Each resource's identity (its schema file, relative to the definitions folder) and the names it had:
+   * the next generation tells a renamed collection (same file, another x-collection) from a new one by it.
+   */
+  readonly resources?: Readonly<Record<string, ResourceIdentity>>;
+}
+
+/** What a generation named a resource: its collection and its singular name (its type names come from it). */
+export interface ResourceIdentity {
+  readonly collection: string;
+  readonly name: string;
 }
 
 /** Folder of resourcery's own bookkeeping inside OUT. */

@@ -12,6 +12,10 @@ export type Step =
       readonly file: EmittedFile;
       /** A user-owned file the user deleted, created again because the package needs it: what needs it. */
       readonly recreated?: string;
+      /** A file of the user's moved here from this path (a renamed collection's hooks), its code kept. */
+      readonly movedFrom?: string;
+      /** A file of the user's whose uses of renamed generated type names were renamed: what was renamed. */
+      readonly renamed?: string;
     }
   /** A file of a first generation, written into its staging folder already (write/stage.ts). */
   | { readonly kind: "create"; readonly file: StagedFile }
@@ -21,7 +25,12 @@ export type Step =
   /** A user-owned file that exists already: never overwritten. */
   | { readonly kind: "keep"; readonly file: EmittedFile }
   /** A generated file of the earlier generation that is no longer emitted. */
-  | { readonly kind: "delete"; readonly path: string }
+  | {
+      readonly kind: "delete";
+      readonly path: string;
+      /** A file of the user's moved to this path (a renamed collection's hooks). */
+      readonly movedTo?: string;
+    }
   /** A user-owned file of a removed resource or action: kept, and reported. */
   | { readonly kind: "orphan"; readonly path: string; readonly hash: string }
   /** A user-owned file seeded once that the user deleted and nothing needs: not created again, and recorded so. */

@@ -10,14 +10,14 @@ import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { repoRoot, runCli } from "../helpers/cli.js";
-import { linkModules, snapshot } from "../helpers/package.js";
+import { freePort, linkModules, run, snapshot, start } from "../helpers/package.js";
 
 type Json = Record<string, any>;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-user-code-"));
 const defs = path.join(tmp, "defs");
 const out = path.join(tmp, "library-service");
 const bookFile = path.join(defs, "resources/book.json");
-const hookFile = path.join(out, "src/hooks/books.ts");
+let hookFile = path.join(out, "src/hooks/books.ts");
 const readJson = (file: string): Json => JSON.parse(fs.readFileSync(file, "utf8"));
 const writeJson = (file: string, value: unknown) => fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
 
@@ -51,6 +51,45 @@ test("a compatible change that leaves the hook compiling is written", () => {
   assert.match(fs.readFileSync(path.join(out, "client/types.ts"), "utf8"), /subtitle/);
 });
 
+test("a renamed collection (same schema file): the hook file moves, its type names renamed, every other line kept; it compiles and runs on the new route", async () => {
+  const book = readJson(bookFile);
+  book["x-collection"] = "volumes";
+  book.title = "Volume";
+  writeJson(bookFile, book);
+  const gen = runCli(["generate", defs, "--out", out, "--allow-breaking"]);
+  assert.is(gen.code, 0, gen.stdout + gen.stderr);
+  assert.match(gen.stdout, /moved\s+src\/hooks\/volumes\.ts\s+\(your src\/hooks\/books\.ts, its collection renamed; Book → Volume, BookInput → VolumeInput\)/);
+  assert.match(gen.stdout, /moved\s+src\/hooks\/books\.ts\s+\(to src\/hooks\/volumes\.ts\)/);
+  assert.not.match(gen.stdout, /orphaned/);
+  assert.not.ok(fs.existsSync(hookFile), "the old hook file is gone");
+  hookFile = path.join(out, "src/hooks/volumes.ts");
+  const moved = fs.readFileSync(hookFile, "utf8");
+  assert.is(moved, HOOK.replace("ResourceHooks<types.BookInput, types.Book>", "ResourceHooks<types.VolumeInput, types.Volume>"), "only the type names changed");
+  assert.not.match(fs.readFileSync(path.join(out, "client/types.ts"), "utf8"), /@deprecated[^\n]*\n[^\n]*\bBook\b/, "no deprecated alias for the old name");
+  // It compiles, and the hook runs on the renamed route.
+  const tsc = run(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], out);
+  assert.is(tsc.code, 0, tsc.output);
+  const keysFile = path.join(tmp, "keys.json");
+  const key = run("npm", ["run", "--silent", "keys", "--", "create", "--roles", "librarian"], out, { KEYS_FILE: keysFile });
+  assert.is(key.code, 0, key.output);
+  const secret = (JSON.parse(key.output.trim()) as { secret: string }).secret;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}/v2`;
+  const server = await start(out, { PORT: String(port), BASE_URL: base, KEYS_FILE: keysFile, DATABASE_FILE: path.join(tmp, "data.db"), LOG_LEVEL: "warn" }, `${base}/`);
+  try {
+    const headers = { authorization: `Bearer ${secret}`, "content-type": "application/json" };
+    const author = (await (await fetch(`${base}/authors`, { method: "POST", headers, body: JSON.stringify({ name: "Le Guin" }) })).json()) as Json;
+    const refused = await fetch(`${base}/volumes`, { method: "POST", headers, body: JSON.stringify({ title: "Huge", pages: 6000, author: { meta: { href: author.meta.href } } }) });
+    const body = (await refused.json()) as Json;
+    assert.is(refused.status, 400, JSON.stringify(body));
+    assert.is(body.dev, "Too many pages.");
+    const fine = await fetch(`${base}/volumes`, { method: "POST", headers, body: JSON.stringify({ title: "Small", pages: 60, author: { meta: { href: author.meta.href } } }) });
+    assert.is(fine.status, 201);
+  } finally {
+    await server.stop();
+  }
+});
+
 test("removing the property the hook reads is refused: the hook's file, line and column, the error, the schema change; OUT as it was", () => {
   const book = readJson(bookFile);
   delete book.properties.pages;
@@ -60,9 +99,9 @@ test("removing the property the hook reads is refused: the hook's file, line and
   assert.is(gen.code, 1, gen.stdout + gen.stderr);
   const line = HOOK.split("\n").findIndex((l) => l.includes("input.pages")) + 1;
   const column = HOOK.split("\n")[line - 1]!.indexOf("pages") + 1;
-  assert.ok(gen.stdout.includes(`library-service/src/hooks/books.ts:${line}:${column}  error  user-code`), gen.stdout);
+  assert.ok(gen.stdout.includes(`library-service/src/hooks/volumes.ts:${line}:${column}  error  user-code`), gen.stdout);
   assert.match(gen.stdout, /Property 'pages' does not exist on type/);
-  assert.match(gen.stdout, /because in the definitions books\.pages: property "pages" was removed.* \(resources\/book\.json#\/properties\/pages\)/);
+  assert.match(gen.stdout, /because in the definitions volumes\.pages: property "pages" was removed.* \(resources\/book\.json#\/properties\/pages\)/);
   assert.not.match(gen.stdout, /\n\s+at /, "no stack trace");
   assert.equal(snapshot(out), before, "nothing written");
 });
@@ -78,7 +117,7 @@ test("--json carries the same diagnostic with its position", () => {
 test("--force writes anyway, and the hook is kept as the user wrote it", () => {
   const gen = runCli(["generate", defs, "--out", out, "--force"]);
   assert.is(gen.code, 0, gen.stdout + gen.stderr);
-  assert.is(fs.readFileSync(hookFile, "utf8"), HOOK);
+  assert.is(fs.readFileSync(hookFile, "utf8"), HOOK.replace("ResourceHooks<types.BookInput, types.Book>", "ResourceHooks<types.VolumeInput, types.Volume>"));
   assert.not.match(fs.readFileSync(path.join(out, "client/types.ts"), "utf8"), /\bpages\?:/);
 });
 
