@@ -46,6 +46,18 @@ export interface GenerateResult {
   readonly written: boolean;
 }
 
+/** The export src/generated/handlers.ts imports from each user-owned file: `hooks`, an action's handler, an older version's `converters`. */
+function wiringExportOf(model: Model, handlerName: (action: Model["actions"][number]) => string): (file: string) => string | undefined {
+  const wanted = new Map<string, string>([
+    ...model.resources.map((r) => [`src/hooks/${r.collection}.ts`, "hooks"] as const),
+    ...model.actions.map((a) => [`src/actions/${a.name}.ts`, handlerName(a)] as const),
+    ...servedVersions(model.service)
+      .slice(0, -1)
+      .map((v) => [`src/versions/v${v}.ts`, "converters"] as const),
+  ]);
+  return (file) => wanted.get(file);
+}
+
 /**
  * The type names the kept user files of removed resources and actions import, unless the model still defines
  * them; the hook files of renamed collections (`moved`) are no orphans: they move, their names renamed.
@@ -234,6 +246,8 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
           plan = planWrite(out, files, previous, options.force ?? false);
         }
         if (renames.length > 0) plan = await (await import("./user-code/rename.js")).carryRenames(out, plan, renames);
+        // What the generated wiring imports from the user's files, added where a kept one lacks it.
+        if (!options.clientOnly && previous !== undefined) plan = await (await import("./user-code/merge.js")).mergeNeeded(out, plan, wiringExportOf(model, (await import("./emit/handlers.js")).handlerName));
         mark("planned");
         // The user's code against the new generation: a file of theirs that would no longer compile stops the write (--force writes anyway).
         const user = userCheck && previous !== undefined ? await userCheck.findings(plan, gated?.changes ?? []) : undefined;

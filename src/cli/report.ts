@@ -65,6 +65,7 @@ export function describeStep(s: Step): { path: string; action: string; reason?: 
   if (s.kind === "absent") return { path: p, action: actions[s.kind], reason: "you deleted it; resourcery seeds a file of yours once" };
   if (s.kind === "create" && "recreated" in s && s.recreated !== undefined) return { path: p, action: "recreated", reason: `you deleted it, but ${s.recreated}` };
   if (s.kind === "create" && "movedFrom" in s && s.movedFrom !== undefined) return { path: p, action: "moved", reason: `your ${s.movedFrom}, its collection renamed${"renamed" in s && s.renamed ? `; ${s.renamed}` : ""}` };
+  if (s.kind === "update" && "merged" in s && s.merged !== undefined) return { path: p, action: "merged", reason: `your file: ${s.merged}, which the generated wiring imports; every line of yours kept` };
   if (s.kind === "update" && "renamed" in s && s.renamed !== undefined) return { path: p, action: "renamed", reason: `your file: ${s.renamed}; every other line kept` };
   if (s.kind === "delete" && s.movedTo !== undefined) return { path: p, action: "moved", reason: `to ${s.movedTo}` };
   return { path: p, action: actions[s.kind] };

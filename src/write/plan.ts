@@ -16,6 +16,8 @@ export type Step =
       readonly movedFrom?: string;
       /** A file of the user's whose uses of renamed generated type names were renamed: what was renamed. */
       readonly renamed?: string;
+      /** A file of the user's that gains what the generated wiring imports from it, every line of it kept: what was added. */
+      readonly merged?: string;
     }
   /** A file of a first generation, written into its staging folder already (write/stage.ts). */
   | { readonly kind: "create"; readonly file: StagedFile }

@@ -42,13 +42,35 @@ test.before(() => {
 });
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-test("a compatible change that leaves the hook compiling is written", () => {
+/** A hook file of the user's that lost the export the generated wiring imports (renamed by hand). */
+const AUTHORS = `// Rules for authors, kept by hand.
+import type { ResourceHooks } from "../generated/errors.js";
+
+export const authorRules = { maxBooks: 3 };
+`;
+
+test("a compatible change that leaves the hook compiling is written; a kept file that lacks what the wiring imports gains it, every line kept", () => {
+  const authorsFile = path.join(out, "src/hooks/authors.ts");
+  fs.writeFileSync(authorsFile, AUTHORS);
   const book = readJson(bookFile);
   book.properties.subtitle = { type: "string" };
   writeJson(bookFile, book);
   const gen = runCli(["generate", defs, "--out", out]);
   assert.is(gen.code, 0, gen.stdout + gen.stderr);
   assert.match(fs.readFileSync(path.join(out, "client/types.ts"), "utf8"), /subtitle/);
+  assert.match(gen.stdout, /merged\s+src\/hooks\/authors\.ts\s+\(your file: added export hooks and 1 import/);
+  const merged = fs.readFileSync(authorsFile, "utf8").split("\n");
+  // Only added lines: the user's lines are all there, in order, byte for byte.
+  let at = 0;
+  for (const line of AUTHORS.split("\n")) {
+    while (at < merged.length && merged[at] !== line) at++;
+    assert.ok(at < merged.length, `the user's line ${JSON.stringify(line)} is kept in order`);
+    at++;
+  }
+  assert.ok(merged.length > AUTHORS.split("\n").length);
+  assert.match(merged.join("\n"), /export const hooks: ResourceHooks<types\.AuthorInput, types\.Author>/);
+  const tsc = run(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json", "--noEmit"], out);
+  assert.is(tsc.code, 0, tsc.output);
 });
 
 test("a renamed collection (same schema file): the hook file moves, its type names renamed, every other line kept; it compiles and runs on the new route", async () => {
