@@ -1,7 +1,10 @@
 // Runs the uvu suite and ends with the one line CI reads: `uvu: <P> passed, <F> failed, <S> skipped`.
-// A test file that throws while loading, or a crashed run, counts as a failure.
+// A test file that throws while loading, or a crashed run, counts as a failure. The files are run in two
+// uvu processes at once (one per core: the suite's budget is 20 minutes on a 2-core machine), shared out
+// by how long each took; RESOURCERY_TEST_SHARDS=1 runs them in one.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,36 +17,91 @@ if (!fs.existsSync(path.join(root, "test/interop/node_modules/.package-lock.json
   const r = spawnSync("npm", ["ci", "--prefix", "test/interop", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
   if (r.status !== 0) console.log("could not install them: test/e2e/interop.test.ts will fail and name the command");
 }
-const pattern = process.argv[2] ?? "\\.test\\.ts$";
-const child = spawn(
-  process.execPath,
-  ["--import", "tsx", "node_modules/uvu/bin.js", "test", pattern, "--ignore", "^(golden|fixtures)$", "--no-color"],
-  { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } },
-);
-let out = "";
-// uvu prints each file's name as it starts the file: the time between two names is a file's time. The slowest
-// are listed at the end, to keep the suite within its time budget (20 minutes on a 2-core machine).
-const started = [];
-let partial = "";
-child.stdout.on("data", (d) => {
-  out += d;
-  process.stdout.write(d);
-  const lines = (partial + d).split("\n");
-  partial = lines.pop();
-  for (const line of lines) if (/^[\w./-]+\.test\.ts$/.test(line.trim())) started.push({ file: line.trim(), at: performance.now() });
-});
-child.stderr.on("data", (d) => process.stderr.write(d));
-child.on("close", (code, signal) => {
-  const num = (label) => Number((new RegExp(`${label}:\\s+(\\d+)`).exec(out) ?? [])[1] ?? NaN);
-  const total = num("Total"), passed = num("Passed"), skipped = num("Skipped");
-  const counted = Number.isFinite(total) && Number.isFinite(passed);
-  let failed = counted ? total - passed : 1;
-  if (code !== 0 && failed === 0) failed = 1; // crashed or a file failed to load
-  const p = counted ? passed : 0;
-  const s = Number.isFinite(skipped) ? skipped : 0;
-  const times = started.map((f, i) => ({ file: f.file, ms: (started[i + 1]?.at ?? performance.now()) - f.at }));
-  const slowest = times.sort((x, y) => y.ms - x.ms).slice(0, 12);
-  if (slowest.length > 0) console.log(`slowest test files: ${slowest.map((t) => `${t.file} ${(t.ms / 1000).toFixed(0)} s`).join(", ")}`);
-  console.log(`uvu: ${p} passed, ${failed} failed, ${s} skipped`);
-  process.exit(failed > 0 || code !== 0 || signal ? 1 : 0);
-});
+const pattern = new RegExp(process.argv[2] ?? "\\.test\\.ts$");
+const IGNORE = [/^.git/, /node_modules/, /^(golden|fixtures)$/];
+
+/** The test files uvu would run (paths relative to test/), as its own search finds them. */
+function testFiles(dir = path.join(root, "test"), rel = "") {
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const name = rel === "" ? e.name : `${rel}/${e.name}`;
+    if (IGNORE.some((re) => re.test(name))) continue;
+    if (e.isDirectory()) out.push(...testFiles(path.join(dir, e.name), name));
+    else if (pattern.test(name)) out.push(name);
+  }
+  return out.sort();
+}
+
+// Seconds each of the slowest files took in a serial run on the 2-core machine (others count 2): the files
+// are shared between the shards by these, longest first, each to the shard with the least so far.
+const SECONDS = {
+  "e2e/regenerate.test.ts": 152, "e2e/serve.test.ts": 117, "e2e/out-folder.test.ts": 87, "e2e/bench-smoke.test.ts": 66, "e2e/generate.test.ts": 61,
+  "e2e/user-code.test.ts": 46, "e2e/own-tests.test.ts": 45, "e2e/big-package.test.ts": 39, "e2e/service-faults.test.ts": 31, "e2e/generated-names.test.ts": 29,
+  "e2e/hostile-definitions.test.ts": 26, "e2e/interop.test.ts": 25, "e2e/fuzz.test.ts": 22, "e2e/null-and-start.test.ts": 24, "e2e/versions.test.ts": 20,
+  "e2e/real-apis.test.ts": 20, "e2e/docs-browser.test.ts": 15, "e2e/breaking-gate.test.ts": 15, "e2e/up-to-date.test.ts": 15, "e2e/client.test.ts": 15,
+};
+// Two shards by default, one per core of the machine the suite is budgeted on; RESOURCERY_TEST_SHARDS=1 runs it in one.
+const shardCount = Math.max(1, Number(process.env.RESOURCERY_TEST_SHARDS ?? Math.min(2, os.availableParallelism())));
+const shards = Array.from({ length: shardCount }, () => ({ files: [], seconds: 0 }));
+for (const file of testFiles().sort((a, b) => (SECONDS[b] ?? 2) - (SECONDS[a] ?? 2) || a.localeCompare(b))) {
+  const shard = shards.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+  shard.files.push(file);
+  shard.seconds += SECONDS[file] ?? 2;
+}
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const suiteStarted = performance.now();
+
+/** Runs one shard's files in one uvu process; resolves with its output, its per-file times and how it ended. */
+function runShard(files, index) {
+  return new Promise((resolve) => {
+    const only = `^(?:${files.map(escape).join("|")})$`;
+    const child = spawn(process.execPath, ["--import", "tsx", "node_modules/uvu/bin.js", "test", only, "--ignore", "^(golden|fixtures)$", "--no-color"], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, FORCE_COLOR: "0" },
+    });
+    let out = "";
+    let partial = "";
+    // uvu prints each file's name as it starts the file: the time between two names is a file's time.
+    const started = [];
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (shardCount === 1) process.stdout.write(d);
+      const lines = (partial + d).split("\n");
+      partial = lines.pop();
+      for (const line of lines) if (/^[\w./-]+\.test\.ts$/.test(line.trim())) started.push({ file: line.trim(), at: performance.now() });
+    });
+    child.stderr.on("data", (d) => (shardCount === 1 ? process.stderr.write(d) : (out += d)));
+    child.on("close", (code, signal) => {
+      const times = started.map((f, i) => ({ file: f.file, ms: (started[i + 1]?.at ?? performance.now()) - f.at }));
+      // With several shards each prints whole when it ends, so that their lines do not interleave.
+      if (shardCount > 1) process.stdout.write(`\n===== shard ${index + 1} of ${shardCount}: ${files.length} files =====\n${out}\n`);
+      resolve({ out, times, code, signal });
+    });
+  });
+}
+
+const results = await Promise.all(shards.filter((s) => s.files.length > 0).map((s, i) => runShard(s.files, i)));
+const num = (out, label) => Number((new RegExp(`${label}:\\s+(\\d+)`).exec(out) ?? [])[1] ?? NaN);
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const r of results) {
+  const total = num(r.out, "Total");
+  const p = num(r.out, "Passed");
+  const s = num(r.out, "Skipped");
+  const counted = Number.isFinite(total) && Number.isFinite(p);
+  let f = counted ? total - p : 1;
+  if (r.code !== 0 && f === 0) f = 1; // crashed or a file failed to load
+  passed += counted ? p : 0;
+  failed += f;
+  skipped += Number.isFinite(s) ? s : 0;
+  if (r.signal) failed += 1;
+}
+// The slowest files, to keep the suite within its time budget (20 minutes on a 2-core machine).
+const slowest = results.flatMap((r) => r.times).sort((x, y) => y.ms - x.ms).slice(0, 12);
+if (slowest.length > 0) console.log(`slowest test files: ${slowest.map((t) => `${t.file} ${(t.ms / 1000).toFixed(0)} s`).join(", ")}`);
+console.log(`suite: ${((performance.now() - suiteStarted) / 1000).toFixed(0)} s in ${results.length} shard${results.length > 1 ? "s" : ""}`);
+console.log(`uvu: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed > 0 ? 1 : 0);

@@ -6,6 +6,8 @@
  * with; the package's own tests pass.
  */
 import path from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import formatsPlugin from "ajv-formats";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { repoRoot } from "../helpers/cli.js";
@@ -121,6 +123,22 @@ test("the docs of each version are served: openapi.v2.json with version 2's name
   const current = (await (await fetch(`${origin}/docs/openapi.json`)).json()) as Record<string, any>;
   assert.ok(Object.keys(current.paths).includes("/reviews"));
   assert.not.match(JSON.stringify(current.components.schemas), /"shelfMark"/, "retired after version 2");
+  // V2: each version's JSON Schemas, which a version-2 representation validates against.
+  const schemas = await fetch(`${origin}/docs/schemas/v2.json`);
+  assert.is(schemas.status, 200);
+  const defs = (await schemas.json()) as Record<string, any>;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ((formatsPlugin as unknown as { default?: (a: Ajv2020) => void }).default ?? (formatsPlugin as unknown as (a: Ajv2020) => void))(ajv);
+  const validate = ajv.compile({ ...defs, $ref: "#/$defs/Book" });
+  const author = await call("POST", "/v2/authors", { name: "Delany" });
+  const written = await call("POST", "/v2/books", { name: "Dhalgren", shelfMark: "D-1", author: { meta: { href: author.body.meta.href } } });
+  const writtenId = written.body.id as string;
+  assert.ok(validate(written.body), JSON.stringify(validate.errors));
+  assert.ok(defs.$defs.Book.properties.name && defs.$defs.Book.properties.shelfMark && !defs.$defs.Book.properties.title, "version 2's names");
+  const read = await call("GET", `/v3/books/${writtenId}`);
+  const v3 = ajv.compile({ ...((await (await fetch(`${origin}/docs/schemas/v3.json`)).json()) as object), $ref: "#/$defs/Book" });
+  assert.ok(v3(read.body), JSON.stringify(v3.errors));
+  assert.not.ok(validate(read.body), "a version-3 representation is not version 2's");
   const changelog = await fetch(`${origin}/docs/changelog.html`);
   assert.is(changelog.status, 200);
   assert.match(await changelog.text(), /shelfMark/);

@@ -66,10 +66,40 @@ export function openApiFiles(model: Model): LazyFile[] {
   useSharedSchemas(model.schemas);
   const current = model.service.version;
   const older = servedVersions(model.service).filter((v) => v !== current);
+  // Each version's document is built once, whichever of its files asks first.
+  const documents = new Map<number, Json>();
+  const documentOf = (v: number): Json => {
+    let doc = documents.get(v);
+    if (doc === undefined) documents.set(v, (doc = openApiOf(modelOfVersion(model, v))));
+    return doc;
+  };
   return [
-    { path: "openapi.json", owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, current)), null, 2) + "\n" },
-    ...older.map((v): LazyFile => ({ path: openApiFile(v, current), owner: "generated", render: () => JSON.stringify(openApiOf(modelOfVersion(model, v)), null, 2) + "\n" })),
+    { path: "openapi.json", owner: "generated", render: () => JSON.stringify(documentOf(current), null, 2) + "\n" },
+    ...older.map((v): LazyFile => ({ path: openApiFile(v, current), owner: "generated", render: () => JSON.stringify(documentOf(v), null, 2) + "\n" })),
+    // V2: the JSON Schemas a link's media type may name with its `schema` parameter, per version served.
+    ...(older.length === 0 ? [] : [...older, current].map((v): LazyFile => ({ path: `schemas/v${v}.json`, owner: "generated", render: () => JSON.stringify(jsonSchemasOf(documentOf(v), v), null, 2) + "\n" }))),
   ];
+}
+
+/**
+ * The JSON Schemas of one version's OpenAPI document (its components) as one JSON Schema 2020-12 document:
+ * each under `$defs`, references between them rewritten (`#/components/schemas/Book` → `#/$defs/Book`). The
+ * schema of version 2's book is `<docs>/schemas/v2.json#/$defs/Book`.
+ */
+export function jsonSchemasOf(document: Json, version: number): Json {
+  const components = ((document.components as Json | undefined)?.schemas ?? {}) as Json;
+  const rewrite = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (value === null || typeof value !== "object") return value;
+    const out: Json = {};
+    for (const [key, v] of Object.entries(value as Json)) {
+      const next = key === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/") ? `#/$defs/${v.slice("#/components/schemas/".length)}` : rewrite(v);
+      Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
+  const info = (document.info ?? {}) as Json;
+  return { $schema: "https://json-schema.org/draft/2020-12/schema", title: `${String(info.title ?? "")}, version ${version}: representations and bodies`, $defs: rewrite(components) };
 }
 
 /** Component names of one resource. */
