@@ -48,7 +48,7 @@ const v2: Json = JSON.parse(files.get("openapi.json") ?? "{}");
 const olderDocs = new Map([
   ["versions-docs/openapi.v1.json", files.get("openapi.v1.json") ?? ""],
   ...emitOpenApi(corpus)
-    .filter((f) => f.path !== "openapi.json")
+    .filter((f) => /^openapi\.v\d+\.json$/.test(f.path))
     .map((f) => [`clean-versions/${f.path}`, f.contents] as [string, string]),
 ]);
 
@@ -82,14 +82,19 @@ function operations(doc: Json): Json[] {
 // openapi.v<N>.json
 
 test("openapi.json is the current version's, and each older version served has its openapi.v<N>.json", () => {
-  assert.equal([...files.keys()], ["openapi.json", "openapi.v1.json"]);
+  assert.equal([...files.keys()], ["openapi.json", "openapi.v1.json", "schemas/v1.json", "schemas/v2.json"]);
   assert.equal(JSON.parse(files.get("openapi.json")!), openApiOf(modelOfVersion(model, 2)));
   assert.is(v2.info.version, "2");
   assert.is(v1.info.version, "1");
   assert.equal(
     emitOpenApi(corpus).map((f) => f.path),
-    ["openapi.json", "openapi.v1.json", "openapi.v2.json", "openapi.v3.json"],
+    ["openapi.json", "openapi.v1.json", "openapi.v2.json", "openapi.v3.json", "schemas/v1.json", "schemas/v2.json", "schemas/v3.json", "schemas/v4.json"],
   );
+  // V2: each version's JSON Schemas, their references to one another inside the document.
+  const schemas: Json = JSON.parse(emitOpenApi(corpus).find((f) => f.path === "schemas/v1.json")!.contents);
+  assert.is(schemas.$schema, "https://json-schema.org/draft/2020-12/schema");
+  assert.ok(Object.keys(schemas.$defs).length > 0);
+  assert.not.match(JSON.stringify(schemas), /#\/components\//, "every $ref is rewritten into $defs");
   // A service of one version has openapi.json alone.
   assert.equal(emitOpenApi(modelOf(path.join(repoRoot, "examples/library"))).map((f) => f.path), ["openapi.json"]);
 });
