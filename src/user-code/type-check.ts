@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { ts as TS } from "ts-morph";
+import type { ts as TS } from "@ts-morph/common";
 
 /** One type error the next generation would cause in a file of the user's. */
 export interface UserCodeError {
@@ -20,6 +20,9 @@ export interface UserCodeError {
   /** TypeScript's error number (2339: no such property, …). */
   readonly code: number;
 }
+
+/** Where the compiler host shows TypeScript's lib files (no such folder exists: they are served from memory). */
+const LIB_FOLDER = "/__typescript_lib__";
 
 /** The folder of generated code inside a package. */
 const GENERATED = "src/generated/";
@@ -96,14 +99,16 @@ export class UserCodeChecker {
     private readonly ts: typeof TS,
     private readonly out: string,
     private readonly options: TS.CompilerOptions,
+    /** TypeScript's lib .d.ts files by their path under LIB_FOLDER: ts-morph's TypeScript carries them as text, not as files. */
+    private readonly libs: ReadonlyMap<string, string>,
   ) {}
 
   /** Loads TypeScript and reads the user's files of `out` with the generated files there (a program, not yet checked). */
   static async open(out: string): Promise<UserCodeChecker> {
     const t0 = performance.now();
-    const { ts } = await import("ts-morph");
+    const { ts, getLibFiles } = await import("@ts-morph/common");
     const t1 = performance.now();
-    const checker = new UserCodeChecker(ts, out, compilerOptions(ts, out));
+    const checker = new UserCodeChecker(ts, out, compilerOptions(ts, out), new Map(getLibFiles().map((f) => [path.join(LIB_FOLDER, f.fileName), f.text])));
     checker.currentRoots = userSourceFiles(out).map((f) => path.join(out, f));
     checker.current = checker.program(checker.currentRoots, new Map());
     if (process.env.RESOURCERY_TIMING) console.error(`user-code worker: ts loaded ${(t1 - t0).toFixed(0)} ms, program ${(performance.now() - t1).toFixed(0)} ms`);
@@ -130,14 +135,22 @@ export class UserCodeChecker {
 
   private program(roots: readonly string[], overlay: ReadonlyMap<string, string | null>, old?: TS.Program): TS.Program {
     const { ts, parsed } = this;
+    const { libs } = this;
     const host = ts.createCompilerHost(this.options, true);
     const fileExists = host.fileExists.bind(host);
     const readFile = host.readFile.bind(host);
     const getSourceFile = host.getSourceFile.bind(host);
-    host.fileExists = (file) => (overlay.has(path.resolve(file)) ? overlay.get(path.resolve(file)) !== null : fileExists(file));
-    host.readFile = (file) => (overlay.has(path.resolve(file)) ? (overlay.get(path.resolve(file)) ?? undefined) : readFile(file));
+    host.getDefaultLibLocation = () => LIB_FOLDER;
+    host.getDefaultLibFileName = (options) => path.join(LIB_FOLDER, ts.getDefaultLibFileName(options));
+    host.fileExists = (file) => (libs.has(file) ? true : overlay.has(path.resolve(file)) ? overlay.get(path.resolve(file)) !== null : fileExists(file));
+    host.readFile = (file) => (libs.has(file) ? libs.get(file) : overlay.has(path.resolve(file)) ? (overlay.get(path.resolve(file)) ?? undefined) : readFile(file));
     host.getSourceFile = (file, language, onError, create) => {
       const resolved = path.resolve(file);
+      const lib = libs.get(file);
+      if (lib !== undefined) {
+        if (!parsed.has(file)) parsed.set(file, ts.createSourceFile(file, lib, language, false));
+        return parsed.get(file);
+      }
       if (overlay.has(resolved)) {
         const text = overlay.get(resolved);
         return text === null || text === undefined ? undefined : ts.createSourceFile(file, text, language, true);
