@@ -334,10 +334,11 @@ test("a generate while another run holds the lock: it waits, then is refused nam
     const exited = new Promise((r) => holder.once("exit", r));
     holder.kill("SIGKILL");
     await exited;
-    const next = Date.now();
     const after = await cliAsync(["generate", evolved, "--out", target]);
+    // Taken over, not waited for: a run that waits for a live holder is refused (exit 1, as above), so exit 0
+    // is the takeover (a bound on its time would measure the machine's load: the suite runs two files at once).
     assert.is(after.code, 0, after.stderr);
-    assert.ok(Date.now() - next < 4_000, "the dead holder's lock was taken over at once");
+    assert.not.match(after.stderr, "is being written by another resourcery run", "the dead holder's lock was taken over");
     assertOneGeneration(target, "after the holder was killed");
   }
 });
