@@ -59,9 +59,10 @@ export const IN_CURRENT_NAMES = new WeakSet<object>();
 /** Properties every representation has that no version renames or drops. */
 const SERVER_OWNED = new Set(["meta", "id", "createdAt", "modifiedAt"]);
 
-/** Sets an own property, whatever its name ("__proto__" included). */
+/** Sets an own property, whatever its name: "__proto__" too, as data (an assignment would set the prototype). */
 function put(out: Json, key: string, value: unknown): void {
-  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 /** The names one version gives a resource's properties. */
@@ -161,6 +162,16 @@ export class ServedVersion {
    */
   typeOf(type: string): string {
     if (this.current) return type;
+    const known = this.types.get(type);
+    if (known !== undefined) return known;
+    const mapped = this.mapType(type);
+    // Bounded: the types are the service's own, but a read hook could answer others.
+    if (this.types.size < 1000) this.types.set(type, mapped);
+    return mapped;
+  }
+  private readonly types = new Map<string, string>();
+
+  private mapType(type: string): string {
     for (const vendor of this.vendorNames) {
       const head = vendor + this.currentPrefix;
       if (type.startsWith(head)) return vendor + this.ownPrefix + type.slice(head.length);
@@ -255,6 +266,7 @@ export class ServedVersion {
   downInstance(collection: string, representation: Json): Json {
     const resource = this.resources.get(collection);
     if (resource === undefined) return representation;
+    if (!this.userDowns) return this.downDirect(collection, representation);
     const declared = this.declared.get(collection)!;
     let value = representation;
     let at: number | undefined; // undefined: current names
@@ -269,17 +281,61 @@ export class ServedVersion {
     }
     const names = this.names.get(collection)!;
     value = rename(value, declared, at === undefined ? undefined : this.namesOf(collection, at), names);
+    const links = this.linksOf(collection);
     const out: Json = {};
     for (const key of Object.keys(value)) {
       const v = value[key];
       if (key === "meta") put(out, key, this.meta(v));
       else {
         const current = names.toCurrent.get(key);
-        const field = current === undefined ? undefined : resource.fields.find((f) => f.name === current);
-        if (field?.link === undefined || v === null || typeof v !== "object" || Array.isArray(v)) put(out, key, v);
-        else if (field.kind === "links") put(out, key, this.downPage(field.link.target, v as Json, current !== key ? [current!, key] : undefined));
-        else put(out, key, this.downInstance(field.link.target, v as Json));
+        const field = current === undefined ? undefined : links.get(current);
+        if (field === undefined || v === null || typeof v !== "object" || Array.isArray(v)) put(out, key, v);
+        else if (field.kind === "links") put(out, key, this.downPage(field.link!.target, v as Json, current !== key ? [current!, key] : undefined));
+        else put(out, key, this.downInstance(field.link!.target, v as Json));
       }
+    }
+    return out;
+  }
+
+  /** True when a user converter of this version or a later older one has a `down` (else one pass converts). */
+  private get userDowns(): boolean {
+    return (this.hasUserDowns ??= this.steps.some((s) => Object.values(s.converters ?? {}).some((c) => c?.down !== undefined)));
+  }
+  private hasUserDowns: boolean | undefined;
+
+  /** The link fields of a collection, by current name. */
+  private linksOf(collection: string): ReadonlyMap<string, FieldSpec> {
+    let links = this.links.get(collection);
+    if (links === undefined) this.links.set(collection, (links = new Map(this.resources.get(collection)!.fields.filter((f) => f.link !== undefined).map((f) => [f.name, f]))));
+    return links;
+  }
+  private readonly links = new Map<string, ReadonlyMap<string, FieldSpec>>();
+
+  /** downInstance without user converters: one pass over the representation, renaming, dropping and converting links as it goes. */
+  private downDirect(collection: string, value: Json): Json {
+    const names = this.names.get(collection)!;
+    const declared = this.declared.get(collection)!;
+    const links = this.linksOf(collection);
+    const out: Json = {};
+    for (const key of Object.keys(value)) {
+      const v = value[key];
+      if (key === "meta") {
+        out.meta = this.meta(v);
+        continue;
+      }
+      if (SERVER_OWNED.has(key)) {
+        out[key] = v;
+        continue;
+      }
+      const wire = names.toWire.get(key);
+      if (wire === undefined) {
+        if (!declared.has(key)) put(out, key, v); // an open resource's own property
+        continue;
+      }
+      const field = links.get(key);
+      if (field === undefined || v === null || typeof v !== "object" || Array.isArray(v)) put(out, wire, v);
+      else if (field.kind === "links") put(out, wire, this.downPage(field.link!.target, v as Json, wire !== key ? [key, wire] : undefined));
+      else put(out, wire, this.downDirect(field.link!.target, v as Json));
     }
     return out;
   }
@@ -330,6 +386,8 @@ export class ServedVersion {
   private meta(value: unknown, renamed?: readonly [string, string]): unknown {
     if (value === null || typeof value !== "object") return value;
     const meta = value as Json;
+    // The service's own meta, { href, mediaType }: made at once.
+    if (renamed === undefined && typeof meta.mediaType === "string" && Object.keys(meta).length === 2 && "href" in meta) return { href: meta.href, mediaType: this.typeOf(meta.mediaType) };
     const out: Json = {};
     for (const key of Object.keys(meta)) {
       const v = meta[key];
