@@ -27,7 +27,6 @@ const NONE: UserCodeFindings = { diagnostics: [], sources: new Map(), checked: f
 
 /** Where the user's code lives in a package, and what of it is not the user's. */
 const SOURCE = "src";
-const GENERATED = "src/generated/";
 const TS_FILE = /\.(c|m)?tsx?$/;
 
 // From dist/ the worker is worker.js; when src/ runs through tsx (tests, bin/dev.js), worker.ts.
@@ -42,8 +41,9 @@ export class UserCodeCheck {
   ) {}
 
   /** Starts the check's worker on `out` when it holds code of the user's (a .ts file under src/ outside src/generated/); undefined otherwise. */
-  static start(out: string): UserCodeCheck | undefined {
-    if (!hasUserCode(path.join(out, SOURCE), "src")) return undefined;
+  static async start(out: string): Promise<UserCodeCheck | undefined> {
+    const { userSourceFiles } = await import("./type-check.js");
+    if (userSourceFiles(out).length === 0) return undefined;
     let worker: Worker;
     if (!fromSource) worker = new Worker(workerFile, { workerData: { out } });
     else {
@@ -121,19 +121,6 @@ export class UserCodeCheck {
       worker.postMessage(request);
     });
   }
-}
-
-/** True when `dir` (the package's src, `rel` below the package) holds a .ts file outside src/generated. */
-function hasUserCode(dir: string, rel: string): boolean {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return false;
-  }
-  return entries.some((e) =>
-    e.isDirectory() && !e.isSymbolicLink() ? `${rel}/${e.name}/` !== GENERATED && hasUserCode(path.join(dir, e.name), `${rel}/${e.name}`) : e.isFile() && TS_FILE.test(e.name) && !e.name.endsWith(".d.ts"),
-  );
 }
 
 /**

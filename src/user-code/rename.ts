@@ -67,10 +67,6 @@ export async function carryRenames(out: string, plan: Plan, renames: readonly Re
         continue;
       }
     }
-    if (step.kind === "orphan" && moves.has(step.path) && steps.some((s) => s.kind === "create" && "movedFrom" in s && s.movedFrom === step.path)) {
-      steps.push({ kind: "delete", path: step.path, movedTo: moves.get(step.path)! });
-      continue;
-    }
     if (step.kind === "keep" && step.file.owner === "user" && renamedNames.has(step.file.path)) {
       const contents = textOf(step.file.path);
       if (contents !== undefined) {
@@ -80,7 +76,7 @@ export async function carryRenames(out: string, plan: Plan, renames: readonly Re
     }
     steps.push(step);
   }
-  // An orphan step may come before the create it moves to: placed again now that every move is known.
+  // The old hook file of each move is deleted (an orphan step until now; it may come before the create it moves to).
   const moved = new Set(steps.flatMap((s) => (s.kind === "create" && "movedFrom" in s && s.movedFrom !== undefined ? [s.movedFrom] : [])));
   const final = steps.map((s) => (s.kind === "orphan" && moved.has(s.path) ? ({ kind: "delete", path: s.path, movedTo: moves.get(s.path)! } as const) : s));
   return { ...plan, steps: final };
