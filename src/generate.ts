@@ -178,7 +178,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // The docs worker loads its modules on the second core while this thread checks the definitions.
   if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");
   // A regeneration of a package with code of the user's: its worker reads that code meanwhile (--force writes whatever it finds).
-  const userCheck = !options.clientOnly && !options.force && fs.existsSync(path.join(out, ".resourcery/manifest.json")) ? await (await import("./user-code/index.js")).UserCodeCheck.start(out) : undefined;
+  const userCheck = !options.clientOnly && !options.force && fs.existsSync(path.join(out, ".resourcery/manifest.json")) ? await (await import("./user-code/index.js")).UserCodeCheck.start(out, (await import("./write/manifest.js")).readManifest(out)) : undefined;
   // Heavy modules load only when there is something to check and generate: first what builds the model and
   // starts the docs worker on it (the docs take longest), then the rest, after the check.
   const [{ checkProject }, { startDocs, startValidators }] = await Promise.all([import("./pipeline.js"), import("./emit/started.js")]);

@@ -27,16 +27,22 @@ export function identitiesOf(model: Model, dir: string): Record<string, Resource
   return out;
 }
 
-/** The resources whose collection changed since the last generation (`previous`, from its manifest). */
+/**
+ * The resources whose collection or singular name (its type names: a `title` changed) changed since the last
+ * generation (`previous`, from its manifest).
+ */
 export function renamesOf(previous: Readonly<Record<string, ResourceIdentity>> | undefined, now: Readonly<Record<string, ResourceIdentity>>): Rename[] {
   if (previous === undefined) return [];
   const collections = new Set(Object.values(now).map((r) => r.collection));
   const out: Rename[] = [];
   for (const [identity, to] of Object.entries(now)) {
     const from = Object.hasOwn(previous, identity) ? previous[identity] : undefined;
-    // A collection that changed to one the previous generation also had under another file is no rename of it.
-    if (from === undefined || from.collection === to.collection || Object.values(previous).some((p) => p.collection === to.collection)) continue;
-    if (collections.has(from.collection)) continue; // the old name is taken by another resource now
+    if (from === undefined || (from.collection === to.collection && from.name === to.name)) continue;
+    if (from.collection !== to.collection) {
+      // A collection that changed to one the previous generation also had under another file is no rename of it.
+      if (Object.values(previous).some((p) => p.collection === to.collection)) continue;
+      if (collections.has(from.collection)) continue; // the old name is taken by another resource now
+    } else if (Object.values(previous).some((p) => p.name === to.name)) continue; // the new type names were another resource's
     out.push({ identity, from, to });
   }
   return out;

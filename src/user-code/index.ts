@@ -12,6 +12,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceText } from "../diagnostics/locate.js";
 import { report } from "../diagnostics/report.js";
 import type { ContractChange } from "../versions/classify.js";
+import { hashOf, type Manifest } from "../write/manifest.js";
 import type { Plan } from "../write/plan.js";
 import type { UserCodeReply, UserCodeRequest } from "./worker.js";
 
@@ -35,31 +36,63 @@ const workerFile = new URL(fromSource ? "./worker.ts" : "./worker.js", import.me
 
 /** The user-code check of one regeneration, its worker started. */
 export class UserCodeCheck {
+  private worker: Worker | undefined;
+
   private constructor(
     private readonly out: string,
-    private readonly worker: Worker,
+    /** The user's files still as the last generation seeded them (path → the seed's hash). */
+    private readonly seeded: ReadonlyMap<string, string>,
+    /** The user's files when the check started. */
+    private readonly files: ReadonlySet<string>,
   ) {}
 
-  /** Starts the check's worker on `out` when it holds code of the user's (a .ts file under src/ outside src/generated/); undefined otherwise. */
-  static async start(out: string): Promise<UserCodeCheck | undefined> {
+  /**
+   * Starts the check's worker on `out` when it holds code the user wrote (a .ts file under src/ outside
+   * src/generated/ that is not a seed as the last generation wrote it); undefined when it holds no code of
+   * the user's at all. Seeds left as they were compile against the generation that seeds them (its own
+   * tests build them): a package of untouched seeds starts no worker, and is checked only should a seed
+   * the new generation writes differ from the one left in place (findings).
+   */
+  static async start(out: string, previous: Manifest | undefined): Promise<UserCodeCheck | undefined> {
     const { userSourceFiles } = await import("./type-check.js");
-    if (userSourceFiles(out).length === 0) return undefined;
+    // Not the user's: what the last generation wrote as its own outside src/generated/ (the package's src/index.ts).
+    const files = userSourceFiles(out).filter((f) => previous?.files[f]?.owner !== "generated");
+    if (files.length === 0) return undefined;
+    const seeded = new Map<string, string>();
+    for (const rel of files) {
+      const entry = previous?.files[rel];
+      if (entry?.owner !== "user" || entry.deleted) continue;
+      try {
+        if (hashOf(fs.readFileSync(path.join(out, rel))) === entry.hash) seeded.set(rel, entry.hash);
+      } catch {
+        // gone meanwhile: not a seed left in place
+      }
+    }
+    const check = new UserCodeCheck(out, seeded, new Set(files));
+    const written = files.filter((f) => !seeded.has(f));
+    if (written.length > 0) check.startWorker(written);
+    return check;
+  }
+
+  /** The worker, opening the checker on `roots` (the user's files to check, relative to `out`) against the current generation. */
+  private startWorker(roots: readonly string[]): Worker {
+    const workerData = { out: this.out, roots };
     let worker: Worker;
-    if (!fromSource) worker = new Worker(workerFile, { workerData: { out } });
+    if (!fromSource) worker = new Worker(workerFile, { workerData });
     else {
       // A worker inherits --import tsx but not the loader hooks it registers: it registers them itself first.
       const tsx = import.meta.resolve("tsx/esm/api");
       const code = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerFile.href)}); });`;
-      worker = new Worker(code, { eval: true, workerData: { out } });
+      worker = new Worker(code, { eval: true, workerData });
     }
     worker.unref();
     worker.on("error", () => undefined); // reported by findings()
-    return new UserCodeCheck(out, worker);
+    return (this.worker = worker);
   }
 
   /** Stops the worker (the check is not needed, or generate stops). */
   cancel(): void {
-    void this.worker.terminate();
+    if (this.worker) void this.worker.terminate();
   }
 
   /**
@@ -72,7 +105,10 @@ export class UserCodeCheck {
     const { out } = this;
     const next = new Map<string, string | null>();
     const users = new Map<string, string>();
-    for (const rel of userSourceFiles(out)) users.set(rel, fs.readFileSync(path.join(out, rel), "utf8"));
+    // A seed left as it was, which the new generation seeds alike, compiles against it: not checked.
+    const reseeded = new Set<string>();
+    for (const step of plan.steps) if (step.kind === "keep" && this.seeded.get(step.file.path) === hashOf(step.file.contents)) reseeded.add(step.file.path);
+    for (const rel of userSourceFiles(out)) if (this.files.has(rel) && !reseeded.has(rel)) users.set(rel, fs.readFileSync(path.join(out, rel), "utf8"));
     for (const step of plan.steps) {
       if (step.kind === "delete" && TS_FILE.test(step.path)) {
         next.set(step.path, null);
@@ -81,8 +117,9 @@ export class UserCodeCheck {
       if ((step.kind !== "create" && step.kind !== "update") || !("contents" in step.file) || !TS_FILE.test(step.file.path)) continue;
       if (step.file.owner === "generated") next.set(step.file.path, step.file.contents);
       else if (step.file.path.startsWith(`${SOURCE}/`)) {
-        // A seed the new generation adds (a new resource's hooks), a moved or renamed file of the user's: checked as it will be.
-        users.set(step.file.path, step.file.contents);
+        // A moved, renamed or merged file of the user's: checked as it will be. A seed the new generation adds
+        // (a new resource's hooks) compiles against it: not checked, but there for the files that import it.
+        if (step.kind === "update" || ("movedFrom" in step && step.movedFrom !== undefined) || ("renamed" in step && step.renamed !== undefined)) users.set(step.file.path, step.file.contents);
         next.set(step.file.path, step.file.contents);
       }
     }
@@ -94,10 +131,12 @@ export class UserCodeCheck {
         return undefined;
       }
     };
-    if (![...generatedDependencies(users, contentOf)].some((f) => next.has(f))) {
+    if (users.size === 0 || ![...generatedDependencies(users, contentOf)].some((f) => next.has(f))) {
       this.cancel();
       return NONE;
     }
+    // Only seeds left in place, of which the new generation writes another: checked now, against the current generation first.
+    this.worker ??= this.startWorker([...users.keys()].filter((f) => fs.existsSync(path.join(out, f))));
     const reply = await this.ask({ users, next });
     if ("failure" in reply) throw new Error(`the check of your code against the new generation failed: ${reply.failure}`);
     const sources = new Map<string, SourceText>();
@@ -109,7 +148,7 @@ export class UserCodeCheck {
   }
 
   private ask(request: UserCodeRequest): Promise<UserCodeReply> {
-    const { worker } = this;
+    const worker = this.worker!;
     worker.ref();
     return new Promise<UserCodeReply>((resolve, reject) => {
       worker.once("message", (reply: UserCodeReply) => {

@@ -53,7 +53,7 @@ export async function carryRenames(out: string, plan: Plan, renames: readonly Re
     });
   }
   const textOf = (rel: string) => project.getSourceFile(path.join(out, rel))?.getFullText();
-  const moves = new Map(renames.map((r) => [hookFile(r.from.collection), hookFile(r.to.collection)]));
+  const moves = new Map(renames.filter((r) => r.from.collection !== r.to.collection).map((r) => [hookFile(r.from.collection), hookFile(r.to.collection)]));
   const movedTo = new Set(moves.values());
   const steps: Step[] = [];
   for (const step of plan.steps) {

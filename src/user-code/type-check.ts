@@ -103,13 +103,13 @@ export class UserCodeChecker {
     private readonly libs: ReadonlyMap<string, string>,
   ) {}
 
-  /** Loads TypeScript and reads the user's files of `out` with the generated files there (a program, not yet checked). */
-  static async open(out: string): Promise<UserCodeChecker> {
+  /** Loads TypeScript and reads the user's files `roots` (relative to `out`) with the generated files there (a program, not yet checked). */
+  static async open(out: string, roots: readonly string[]): Promise<UserCodeChecker> {
     const t0 = performance.now();
     const { ts, getLibFiles } = await import("@ts-morph/common");
     const t1 = performance.now();
     const checker = new UserCodeChecker(ts, out, compilerOptions(ts, out), new Map(getLibFiles().map((f) => [path.join(LIB_FOLDER, f.fileName), f.text])));
-    checker.currentRoots = userSourceFiles(out).map((f) => path.join(out, f));
+    checker.currentRoots = roots.map((f) => path.join(out, f));
     checker.current = checker.program(checker.currentRoots, new Map());
     if (process.env.RESOURCERY_TIMING) console.error(`user-code worker: ts loaded ${(t1 - t0).toFixed(0)} ms, program ${(performance.now() - t1).toFixed(0)} ms`);
     return checker;

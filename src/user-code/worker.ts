@@ -16,7 +16,8 @@ export interface UserCodeRequest {
 export type UserCodeReply = { readonly errors: readonly UserCodeError[] } | { readonly failure: string };
 
 const port = parentPort!;
-const opening = UserCodeChecker.open((workerData as { out: string }).out);
+const { out, roots } = workerData as { out: string; roots: readonly string[] };
+const opening = UserCodeChecker.open(out, roots);
 opening.catch(() => undefined); // reported when a request comes
 port.on("message", (request: UserCodeRequest) => {
   const fail = (error: unknown) => port.postMessage({ failure: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies UserCodeReply);
