@@ -178,7 +178,13 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // The docs worker loads its modules on the second core while this thread checks the definitions.
   if (!options.clientOnly) (await import("./emit/in-worker.js")).prestart("docs");
   // A regeneration of a package with code of the user's: its worker reads that code meanwhile (--force writes whatever it finds).
-  const userCheck = !options.clientOnly && !options.force && fs.existsSync(path.join(out, ".resourcery/manifest.json")) ? await (await import("./user-code/index.js")).UserCodeCheck.start(out, (await import("./write/manifest.js")).readManifest(out)) : undefined;
+  // A regeneration: what the last generation wrote, as its manifest says (read again under the lock, before anything is planned).
+  const regenerating = !options.clientOnly && fs.existsSync(path.join(out, ".resourcery/manifest.json"));
+  const manifests = regenerating ? await import("./write/manifest.js") : undefined;
+  const earlier = manifests?.readManifest(out);
+  const userCheck = regenerating && !options.force ? await (await import("./user-code/index.js")).UserCodeCheck.start(out, earlier) : undefined;
+  // Incremental generation: the files whose key is still the one the last generation recorded are not rendered again (--force renders all).
+  const known = manifests && !options.force ? manifests.knownKeys(out, earlier, generatorId()) : undefined;
   // Heavy modules load only when there is something to check and generate: first what builds the model and
   // starts the docs worker on it (the docs take longest), then the rest, after the check.
   const [{ checkProject }, { startDocs, startValidators }] = await Promise.all([import("./pipeline.js"), import("./emit/started.js")]);
@@ -191,7 +197,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // seconds on Stripe's), which the check then leaves to it, and is finished with its findings.
   let started: { validators: ReturnType<typeof startValidators>; docs: ReturnType<typeof startDocs> } | undefined;
   const unfinished = checkProject(dir, options, options.clientOnly ? undefined : (built) => {
-    started = { docs: startDocs(built), validators: startValidators(built, true) };
+    started = { docs: startDocs(built, known), validators: startValidators(built, true) };
     return started.validators.compiled !== undefined;
   });
   const cancel = () => {
@@ -211,7 +217,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   if (unserved) return { check: { ...check, diagnostics: [...check.diagnostics, unserved] }, written: false };
   // A standalone client is of one version: the current one has no property x-until took out of it either.
   const model = options.clientOnly ? (await import("./model/version-model.js")).modelOfVersion(check.model, options.version ?? check.model.service.version) : check.model;
-  const [{ emitService, emitClientOnly }, { planWrite, planUnchanged }, { commitPlan, recover }, { readManifest }, { FreshStage }, { gate }] = await rest.catch((error: unknown) => {
+  const [{ emitService, emitClientOnly }, { planWrite, planUnchanged, StaleKnownFile }, { commitPlan, recover }, { readManifest }, { FreshStage }, { gate }] = await rest.catch((error: unknown) => {
     cancel();
     throw error;
   });
@@ -231,17 +237,25 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
       // A first generation writes each file into its staging folder as soon as it is emitted.
       const stage = !options.clientOnly && !options.dryRun && !fs.existsSync(out) ? new FreshStage(out) : undefined;
       try {
-        const emitted = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage, started) : await emitService(model, undefined, undefined, started);
+        const emitted = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage, started) : await emitService(model, undefined, undefined, started, known);
         let files: typeof emitted = !contractFile ? emitted : stage ? [...(emitted as StagedFile[]), stage.write(contractFile.path, contractFile.owner, contractFile.contents)] : [...(emitted as EmittedFile[]), contractFile];
         mark("emitted");
-        let plan = planWrite(out, files, previous, options.force ?? false);
+        let plan: Plan;
+        try {
+          plan = planWrite(out, files, previous, options.force ?? false);
+        } catch (error) {
+          if (!(error instanceof StaleKnownFile)) throw error;
+          // Another run wrote OUT between this one's start and its lock: every file rendered after all.
+          files = [...(await emitService(model)), ...(contractFile ? [contractFile] : [])];
+          plan = planWrite(out, files, previous, options.force ?? false);
+        }
         // A collection renamed in the same schema file: the user's hooks move with it (CONTRACT §5).
         const identities = options.clientOnly ? undefined : identitiesOf(model, dir);
         const renames = identities === undefined ? [] : renamesOf(previous?.resources, identities);
         const orphans = orphanTypes(plan, out, model, new Set(renames.map((r) => `src/hooks/${r.from.collection}.ts`)));
         if (orphans.types.length > 0 && !options.clientOnly) {
           // Hook and action files of removed resources and actions are kept: their type names stay defined.
-          files = await emitService(model, orphans, undefined, started);
+          files = await emitService(model, orphans, undefined, started, known);
           if (contractFile) files = [...files, contractFile];
           plan = planWrite(out, files, previous, options.force ?? false);
         }

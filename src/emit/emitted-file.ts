@@ -13,6 +13,13 @@ export interface EmittedFile {
    * it"). Deleted by the user, such a file is created again; any other seed the user deleted stays deleted.
    */
   readonly required?: string;
+  /** The file's key (emit/keys.ts): recorded in the manifest, so that the next generation may leave it unrendered. */
+  readonly key?: string;
+  /**
+   * Not rendered: the file is as the last generation wrote it (its key and its size and mtime are as that
+   * generation recorded them). `contents` is then empty; its hash is the manifest's (write/manifest.ts knownFile).
+   */
+  readonly known?: true;
 }
 
 /**
@@ -23,6 +30,8 @@ export interface LazyFile {
   readonly path: string;
   readonly owner: "generated" | "user";
   render(): string;
+  /** The file's key (emit/keys.ts), for a file a regeneration may leave unrendered when it did not change. */
+  key?(): string;
 }
 
 /** A file already written into the staging folder of a first generation (see write/stage.ts). */
@@ -33,11 +42,17 @@ export interface StagedFile {
   readonly hash: string;
   /** Size and mtime (ms) as written, for the stat cache. */
   readonly stat: readonly [size: number, mtimeMs: number];
+  readonly key?: string;
 }
 
 /** Renders lazy files now. */
 export function renderAll(files: readonly LazyFile[]): EmittedFile[] {
   return files.map((f) => ({ path: f.path, owner: f.owner, contents: f.render() }));
+}
+
+/** `file` with a key (emit/keys.ts), computed when asked. */
+export function keyed(file: LazyFile, key: () => string): LazyFile {
+  return { ...file, key };
 }
 
 /** Sorts files by path (the order of every emitted list). */

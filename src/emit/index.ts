@@ -17,7 +17,9 @@ import { emitRuntime } from "./runtime.js";
 import { emitSpec } from "./spec.js";
 import { emitTests } from "./tests.js";
 import { emitTypes, type Orphans } from "./types.js";
-import { startDocs, startValidators, type Started } from "./started.js";
+import { DOCS, startDocs, startValidators, type Started } from "./started.js";
+import type { KnownKeys } from "./keys.js";
+import { knownFile } from "../write/manifest.js";
 
 export type { EmittedFile, PackageFile, StagedFile } from "./emitted-file.js";
 export type { Orphans } from "./types.js";
@@ -30,18 +32,21 @@ export { startDocs, startValidators, type PendingDocs, type PendingValidators, t
  * generation) every file is written into the staging folder as soon as it is at hand — the worker's
  * pages as they arrive, this thread's files once emitted — and comes back as a StagedFile.
  */
-export async function emitService(model: Model, orphans?: Orphans, stage?: undefined, started?: Started): Promise<EmittedFile[]>;
-export async function emitService(model: Model, orphans: Orphans | undefined, stage: FreshStage, started?: Started): Promise<StagedFile[]>;
-export async function emitService(model: Model, orphans?: Orphans, stage?: FreshStage, started: Started = {}): Promise<PackageFile[]> {
-  const pendingDocs = started.docs ?? startDocs(model);
+export async function emitService(model: Model, orphans?: Orphans, stage?: undefined, started?: Started, known?: KnownKeys): Promise<EmittedFile[]>;
+export async function emitService(model: Model, orphans: Orphans | undefined, stage: FreshStage, started?: Started, known?: KnownKeys): Promise<StagedFile[]>;
+export async function emitService(model: Model, orphans?: Orphans, stage?: FreshStage, started: Started = {}, known?: KnownKeys): Promise<PackageFile[]> {
+  const pendingDocs = started.docs ?? startDocs(model, known);
   useSharedSchemas(model.schemas);
   const validators = started.validators ?? startValidators(model);
   const docs: PackageFile[] = [];
   let files: PackageFile[];
   try {
     pendingDocs.follow((f) => {
-      const file = `docs/${f.path}`;
-      docs.push(stage ? stage.write(file, f.owner, f.data) : { path: file, owner: f.owner, contents: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength).toString("utf8") });
+      const file = `${DOCS}${f.path}`;
+      const key = f.key !== undefined ? { key: f.key } : {};
+      const was = f.known ? known?.get(file) : undefined;
+      if (was !== undefined) docs.push(knownFile(file, was.key, was.hash));
+      else docs.push(stage ? stage.write(file, f.owner, f.data, f.key) : { path: file, owner: f.owner, contents: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength).toString("utf8"), ...key });
     });
     const emitters: (() => EmittedFile[] | Promise<EmittedFile[]>)[] = [
       () => emitPackage(model),

@@ -8,6 +8,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Model } from "../model/types.js";
 import type { ValidatorSchemas } from "../model/validator-schemas.js";
 import { mark } from "../timing.js";
+import type { KnownKeys } from "./keys.js";
 import { inWorker, type WorkerFile } from "./in-worker.js";
 import { SCHEMA_COMPILE_FINDINGS, validatorSchemasOf, validatorsFiles } from "./validators.js";
 
@@ -95,13 +96,15 @@ export interface PendingDocs {
  * starts it as soon as the model is built, so that the docs, which take longest, do not wait for the lint;
  * the pages are kept until the caller follows them.
  */
-export function startDocs(model: Model): PendingDocs {
+export function startDocs(model: Model, known?: KnownKeys): PendingDocs {
   const stop = new AbortController();
   const pages: WorkerFile[] = [];
   let onFile: ((file: WorkerFile) => void) | undefined;
+  // The worker sees the docs' own paths (without docs/).
+  const docsKnown = known === undefined ? undefined : new Map([...known].filter(([p]) => p.startsWith(DOCS)).map(([p, k]) => [p.slice(DOCS.length), k.key]));
   const done = inWorker(
     "docs",
-    { model },
+    { model, ...(docsKnown !== undefined && docsKnown.size > 0 ? { known: docsKnown } : {}) },
     (files) => {
       for (const f of files) {
         pages.push(f);
@@ -110,7 +113,7 @@ export function startDocs(model: Model): PendingDocs {
     },
     stop.signal,
   ).then(() => {
-    mark("docs (worker)");
+    mark(`docs (worker; ${pages.filter((p) => p.known).length} of ${pages.length} left unrendered)`);
     return pages;
   });
   done.catch(() => undefined); // awaited by emitService; not an unhandled rejection when cancelled
@@ -123,6 +126,9 @@ export function startDocs(model: Model): PendingDocs {
     cancel: () => stop.abort(new Error("the docs are not needed")),
   };
 }
+
+/** The folder of the package the docs are in. */
+export const DOCS = "docs/";
 
 /** What the caller started before emitService (startValidators, startDocs): each is started there otherwise. */
 export interface Started {

@@ -14,7 +14,8 @@ import type { LazyFile } from "./emitted-file.js";
 
 /** The emitters a worker can run, by name, with the input each takes. */
 export interface WorkerJobs {
-  docs: { model: Model };
+  /** `known`: the key of each file (by its path in the docs) the worker may leave unrendered when it finds that key again. */
+  docs: { model: Model; known?: ReadonlyMap<string, string> };
   validators: { schemas: ValidatorSchemas; model?: Model };
 }
 export type WorkerJob = keyof WorkerJobs;
@@ -24,6 +25,10 @@ export interface WorkerFile {
   readonly path: string;
   readonly owner: LazyFile["owner"];
   readonly data: Uint8Array;
+  /** The file's key, when it has one (emit/keys.ts). */
+  readonly key?: string;
+  /** Not rendered: its key is the one the job's `known` gave (`data` is empty). */
+  readonly known?: true;
 }
 /** What a worker posts: batches of files, then `done`. */
 export type WorkerMessage = { readonly files: readonly WorkerFile[] } | { readonly done: true };
@@ -55,9 +60,15 @@ parentPort!.once("message", async (input: WorkerJobs[WorkerJob]) => {
   let batch: WorkerFile[] = [];
   let transfer: ArrayBuffer[] = [];
   let bytes = 0;
+  const known = "known" in input ? input.known : undefined;
   for (const file of (await emitter)(input)) {
+    const key = file.key?.();
+    if (key !== undefined && known?.get(file.path) === key) {
+      batch.push({ path: file.path, owner: file.owner, data: new Uint8Array(0), key, known: true });
+      continue;
+    }
     const data = Buffer.from(file.render());
-    batch.push({ path: file.path, owner: file.owner, data });
+    batch.push({ path: file.path, owner: file.owner, data, ...(key !== undefined ? { key } : {}) });
     // A buffer of its own is moved; a small one sharing Node's pool is copied.
     if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) transfer.push(data.buffer as ArrayBuffer);
     bytes += data.byteLength;

@@ -9,7 +9,7 @@ import { assertInternal } from "../diagnostics/internal-error.js";
 import { isStaged } from "../emit/emitted-file.js";
 import path from "node:path";
 import { confined, makeDirs, openForWrite, unsafeReason } from "./confine.js";
-import { hashOf, MANIFEST, STAT_CACHE, STATE_DIR, type Manifest, type ManifestEntry, type ManifestInfo, type StatCache } from "./manifest.js";
+import { hashOf, hashOfFile, MANIFEST, STAT_CACHE, STATE_DIR, type Manifest, type ManifestEntry, type ManifestInfo, type StatCache } from "./manifest.js";
 import { OutError } from "./out-error.js";
 import type { Plan } from "./plan.js";
 import { freshTemp, type FreshStage } from "./stage.js";
@@ -101,12 +101,12 @@ function commitFresh(out: string, temp: string, plan: Plan, info: ManifestInfo):
   for (const step of plan.steps) {
     if (step.kind !== "create") continue;
     if (isStaged(step.file)) {
-      files[step.file.path] = { hash: step.file.hash, owner: step.file.owner };
+      files[step.file.path] = { hash: step.file.hash, owner: step.file.owner, ...keyOf(step.file) };
       if (step.file.owner === "generated") stats[step.file.path] = step.file.stat;
       continue;
     }
     writeFile(temp, step.file.path, step.file.contents, false);
-    files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
+    files[step.file.path] = { hash: hashOfFile(step.file), owner: step.file.owner, ...keyOf(step.file) };
     if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(temp, step.file.path));
   }
   writeFile(temp, MANIFEST, manifestText(manifestOf(info, files)), true);
@@ -179,7 +179,7 @@ function stageAll(
     if (step.kind === "orphan") files[step.path] = { hash: step.hash, owner: "user" }; // still the user's: tracked until deleted
     if (step.kind === "absent") files[step.path] = { hash: step.hash, owner: "user", deleted: true }; // so that it stays deleted
     if (step.kind === "unchanged" || step.kind === "keep") {
-      files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
+      files[step.file.path] = { hash: hashOfFile(step.file), owner: step.file.owner, ...keyOf(step.file) };
       if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(out, step.file.path));
     }
     if (step.kind === "create" || step.kind === "update" || step.kind === "merge") {
@@ -188,12 +188,17 @@ function stageAll(
       // Staged files need no fsync of their own: a killed run loses nothing the page cache holds, and
       // the journal (fsynced) is written only after every staged file is complete.
       writeFile(out, staged, step.file.contents, false);
-      files[step.file.path] = { hash: hashOf(step.file.contents), owner: step.file.owner };
+      files[step.file.path] = { hash: hashOfFile(step.file), owner: step.file.owner, ...keyOf(step.file) };
       // The rename into place keeps the staged file's size and mtime: recorded now.
       if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(out, staged));
       moves.push([staged, step.file.path]);
     }
   });
+}
+
+/** The key a generated file's manifest entry records, if it has one (emit/keys.ts). */
+function keyOf(file: { readonly owner: string; readonly key?: string }): { key?: string } {
+  return file.owner === "generated" && file.key !== undefined ? { key: file.key } : {};
 }
 
 /** A file's size and mtime, for the stat cache. */

@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import type { EmittedFile } from "../emit/emitted-file.js";
 import { unsafeReason } from "./confine.js";
 
 export interface ManifestEntry {
@@ -9,6 +10,8 @@ export interface ManifestEntry {
   readonly owner: "generated" | "user";
   /** A user-owned file seeded once and deleted by the user since: not seeded again (`hash` is the seed's). */
   readonly deleted?: true;
+  /** A generated file's key (emit/keys.ts): the next generation leaves the file unrendered when it finds the same. */
+  readonly key?: string;
 }
 
 export interface Manifest {
@@ -41,6 +44,46 @@ export const MANIFEST = `${STATE_DIR}/manifest.json`;
 /** SHA-256 of file contents, hex. */
 export function hashOf(contents: string | Uint8Array): string {
   return createHash("sha256").update(contents).digest("hex");
+}
+
+const fileHashes = new WeakMap<object, string>();
+
+/**
+ * A generated file left unrendered (its key and its stat as the last generation recorded them: see
+ * EmittedFile.known), with the hash the manifest has for it.
+ */
+export function knownFile(path: string, key: string, hash: string): EmittedFile {
+  const file: EmittedFile = { path, owner: "generated", contents: "", key, known: true };
+  fileHashes.set(file, hash);
+  return file;
+}
+
+/**
+ * The keys a regeneration of `out` may leave files unrendered by: each generated file's key in `previous`, when
+ * `previous` was made by this generator and the file's size and mtime are still those the stat cache recorded.
+ */
+export function knownKeys(out: string, previous: Manifest | undefined, generator: string): Map<string, { readonly key: string; readonly hash: string }> {
+  const known = new Map<string, { readonly key: string; readonly hash: string }>();
+  if (previous === undefined || previous.generator !== generator) return known;
+  const stats = readStatCache(out);
+  for (const [rel, entry] of Object.entries(previous.files)) {
+    const cached = stats[rel];
+    if (entry.owner !== "generated" || entry.key === undefined || cached === undefined) continue;
+    try {
+      const stat = fs.statSync(path.join(out, rel));
+      if (stat.isFile() && stat.size === cached[0] && stat.mtimeMs === cached[1]) known.set(rel, { key: entry.key, hash: entry.hash });
+    } catch {
+      // gone: rendered
+    }
+  }
+  return known;
+}
+
+/** hashOf an emitted file's contents, hashed once however often the plan and the commit ask. */
+export function hashOfFile(file: { readonly contents: string }): string {
+  let hash = fileHashes.get(file);
+  if (hash === undefined) fileHashes.set(file, (hash = hashOf(file.contents)));
+  return hash;
 }
 
 /**

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isStaged, type EmittedFile, type PackageFile, type StagedFile } from "../emit/emitted-file.js";
 import { assertSafePaths, confined } from "./confine.js";
-import { hashOf, readStatCache, type Manifest } from "./manifest.js";
+import { hashOf, hashOfFile, readStatCache, type Manifest, type StatCache } from "./manifest.js";
 import { mergePackageJson } from "./merge.js";
 
 export type Step =
@@ -45,11 +45,41 @@ export interface Plan {
   readonly conflicts: readonly Extract<Step, { kind: "conflict" }>[];
 }
 
+/**
+ * The hash of the file at `rel` in `out` as it is now, or undefined when there is none. A file whose size and
+ * mtime are those the stat cache recorded when the last generation wrote it is that generation's (as git's
+ * index tells, and planUnchanged): its hash is the manifest's, and it is not read.
+ */
+function diskHash(out: string, rel: string, previous: Manifest | undefined, stats: StatCache): string | undefined {
+  const file = path.join(out, rel);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+  if (!stat.isFile()) return undefined;
+  const known = previous?.files[rel];
+  const cached = stats[rel];
+  if (known !== undefined && known.owner === "generated" && cached !== undefined && cached[0] === stat.size && cached[1] === stat.mtimeMs) return known.hash;
+  return hashOf(fs.readFileSync(file));
+}
+
 function readIfExists(file: string): Buffer | undefined {
   try {
     return fs.statSync(file).isFile() ? fs.readFileSync(file) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A file a regeneration left unrendered (EmittedFile.known) that changed meanwhile (another run wrote OUT
+ * between the start of this one and its lock): `generate` then emits again, rendering every file.
+ */
+export class StaleKnownFile extends Error {
+  constructor(readonly path: string) {
+    super(`${path} changed while this generation ran`);
   }
 }
 
@@ -62,15 +92,16 @@ export function planWrite(out: string, files: readonly PackageFile[], previous: 
   assertSafePaths(files.map((f) => f.path));
   const steps: Step[] = [];
   const emitted = new Set(files.map((f) => f.path));
+  const stats = previous === undefined ? {} : readStatCache(out);
   for (const file of files) {
     if (isStaged(file)) {
       steps.push({ kind: "create", file }); // staged only when OUT did not exist (commitPlan checks it still does not)
       continue;
     }
-    const disk = readIfExists(path.join(out, file.path));
     const known = previous?.files[file.path];
     if (file.owner === "user") {
-      const merged = disk !== undefined && file.path === "package.json" ? mergePackageJson(disk.toString("utf8"), file.contents) : undefined;
+      const disk = file.path === "package.json" ? readIfExists(path.join(out, file.path)) : fs.existsSync(path.join(out, file.path)) ? true : undefined;
+      const merged = disk instanceof Buffer ? mergePackageJson(disk.toString("utf8"), file.contents) : undefined;
       // Seeded before (the manifest says so) and gone since: the user deleted it.
       const deleted = disk === undefined && known?.owner === "user";
       if (deleted && file.required === undefined) steps.push({ kind: "absent", path: file.path, hash: known.hash });
@@ -80,24 +111,33 @@ export function planWrite(out: string, files: readonly PackageFile[], previous: 
       else steps.push({ kind: "keep", file });
       continue;
     }
-    if (disk === undefined) {
+    if (file.known) {
+      // Left unrendered: still so only when the file and the manifest are as they were when the regeneration began.
+      if (known === undefined || known.key !== file.key || known.hash !== hashOfFile(file) || diskHash(out, file.path, previous, stats) !== known.hash) throw new StaleKnownFile(file.path);
+      steps.push({ kind: "unchanged", file });
+      continue;
+    }
+    const now = diskHash(out, file.path, previous, stats);
+    if (now === undefined) {
       steps.push({ kind: "create", file });
       continue;
     }
-    const diskHash = hashOf(disk);
-    if (!force && (!known || known.hash !== diskHash) && diskHash !== hashOf(file.contents)) {
+    const hash = hashOfFile(file);
+    if (!force && (!known || known.hash !== now) && now !== hash) {
       steps.push({ kind: "conflict", path: file.path, reason: known ? "edited" : "foreign" });
       continue;
     }
-    steps.push(diskHash === hashOf(file.contents) ? { kind: "unchanged", file } : { kind: "update", file });
+    steps.push(now === hash ? { kind: "unchanged", file } : { kind: "update", file });
   }
   for (const [p, entry] of Object.entries(previous?.files ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (emitted.has(p) || readIfExists(path.join(out, p)) === undefined) continue;
+    if (emitted.has(p)) continue;
+    const now = diskHash(out, p, previous, stats);
+    if (now === undefined) continue;
     if (entry.owner === "user") {
       steps.push({ kind: "orphan", path: p, hash: entry.hash });
       continue;
     }
-    const edited = hashOf(readIfExists(path.join(out, p))!) !== entry.hash;
+    const edited = now !== entry.hash;
     steps.push(edited && !force ? { kind: "conflict", path: p, reason: "edited" } : { kind: "delete", path: p });
   }
   for (const step of steps) {

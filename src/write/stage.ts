@@ -31,7 +31,7 @@ export class FreshStage {
   }
 
   /** Writes one file (not fsynced: the manifest, written last, is) and returns what the manifest records of it. */
-  write(relative: string, owner: StagedFile["owner"], contents: string | Uint8Array): StagedFile {
+  write(relative: string, owner: StagedFile["owner"], contents: string | Uint8Array, key?: string): StagedFile {
     assertSafePath(relative); // before anything of it is written
     const dir = path.posix.dirname(relative);
     if (!this.dirs.has(dir)) {
@@ -46,7 +46,7 @@ export class FreshStage {
     } finally {
       fs.closeSync(fd);
     }
-    return { path: relative, owner, hash: hashOf(contents), stat: [stat.size, stat.mtimeMs] };
+    return { path: relative, owner, hash: hashOf(contents), stat: [stat.size, stat.mtimeMs], ...(key !== undefined ? { key } : {}) };
   }
 
   /** Removes the staging folder (nothing happens once commitPlan has renamed it to OUT). */

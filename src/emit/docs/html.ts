@@ -10,7 +10,8 @@
  */
 import { useSharedSchemas } from "../samples.js";
 import type { Model } from "../../model/types.js";
-import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
+import { keyed, renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
+import { keyOf } from "../keys.js";
 import { escapeHtml, render, trusted, type Html } from "../shared/templates.js";
 import { buildReference, hrefFrom, PAGES, relativePath, type ErrorPage, type ErrorRef, type OperationDoc, type ParamDoc, type Reference, type Target, type Text } from "./reference.js";
 import { CHANGELOG, docsVersionOf, inFolder, versionNotice, versionSwitch, type DocsVersion, type DocsVersions } from "./versions.js";
@@ -42,12 +43,18 @@ export function htmlReferenceFiles(model: Model, versions?: DocsVersions): LazyF
   const ref = inFolder(buildReference(model), folder);
   const site = new Site(ref, folder, versions, here);
   const file = (path: string, render: () => string): LazyFile => ({ path, owner: "generated", render });
+  // What every resource page reads beside its resource (incremental generation: emit/keys.ts).
+  let shared: string | undefined;
+  const sharedKey = () => (shared ??= keyOf("html resource page", ref.title, ref.version, folder, site.index, site.actions, site.searchIndex, versions ?? null, here ?? null, ref.resources.map((r) => [r.page, r.collection])));
   const pages = [
     file(`${site.index}.html`, () => site.page(`${site.index}.html`, "Overview", indexBody(site, `${site.index}.html`))),
     file(`${site.actions}.html`, () => site.page(`${site.actions}.html`, "Actions", actionsBody(site, `${site.actions}.html`))),
     ...ref.resources.map((r, i) => {
       const path = `${r.page}.html`;
-      return file(path, () => site.page(path, r.title, resourceBody(site, i, path), i));
+      return keyed(
+        file(path, () => site.page(path, r.title, resourceBody(site, i, path), i)),
+        () => keyOf(sharedKey(), path, i, r),
+      );
     }),
   ];
   if (here && !here.current) return [...pages, file(site.searchIndex, () => render("docs/search-index.js.hbs", { entries: searchEntries(ref) }))];

@@ -6,7 +6,8 @@
  */
 import { useSharedSchemas } from "../samples.js";
 import type { Model } from "../../model/types.js";
-import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
+import { keyed, renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
+import { keyOf } from "../keys.js";
 import { codeBlock, codeSpan, escapeMd } from "../shared/escape.js";
 import { render } from "../shared/templates.js";
 import { buildReference, hrefFrom, PAGES, relativePath, type ErrorPage, type OperationDoc, type Reference, type Target, type Text } from "./reference.js";
@@ -29,10 +30,13 @@ export function markdownReferenceFiles(model: Model, versions?: DocsVersions): L
   const ref = inFolder(buildReference(model), folder);
   const pages: Pages = { index: `${folder}${PAGES.index}`, actions: `${folder}${PAGES.actions}`, notice: versions ? versionNotice(here, versions.all.at(-1)!.version) : [] };
   const file = (path: string, render: () => string): LazyFile => ({ path, owner: "generated", render });
+  // What every resource page reads beside its resource (incremental generation: emit/keys.ts).
+  let shared: string | undefined;
+  const sharedKey = () => (shared ??= keyOf("markdown resource page", ref.title, pages, ref.resources.map((r) => r.page)));
   const own = [
     file(`${pages.index}.md`, () => indexPage(ref, pages, `${pages.index}.md`)),
     file(`${pages.actions}.md`, () => actionsPage(ref, pages, `${pages.actions}.md`)),
-    ...ref.resources.map((r) => file(`${r.page}.md`, () => resourcePage(ref, pages, r.page))),
+    ...ref.resources.map((r) => keyed(file(`${r.page}.md`, () => resourcePage(ref, pages, r.page)), () => keyOf(sharedKey(), r.page, r))),
   ];
   if (here && !here.current) return own;
   return [

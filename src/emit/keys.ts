@@ -1,0 +1,22 @@
+/**
+ * Keys of emitted files (incremental generation): a file's key is the digest of everything its contents are
+ * made of — the view its template renders, the page it sits at, what the pages of its set share. Two
+ * generations that give a file the same key give it the same bytes, so a regeneration that finds a file's
+ * key as the last generation recorded it (and the file on disk as that generation wrote it) knows the file
+ * unchanged without rendering it. The generator is not part of a key: keys of another generator are not used
+ * (generate compares the manifest's generator first).
+ */
+import { createHash } from "node:crypto";
+
+/** The key of `parts` (JSON values): SHA-256 of their JSON, base64url. */
+export function keyOf(...parts: readonly unknown[]): string {
+  const hash = createHash("sha256");
+  for (const part of parts) hash.update(typeof part === "string" ? `${part.length}:${part}` : JSON.stringify(part) ?? "undefined").update("\0");
+  return hash.digest("base64url");
+}
+
+/**
+ * What a regeneration may leave unrendered: each generated file's key and hash as the last generation recorded
+ * them, by path, for files on disk as it wrote them (write/manifest.ts knownKeys).
+ */
+export type KnownKeys = ReadonlyMap<string, { readonly key: string; readonly hash: string }>;
