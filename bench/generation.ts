@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { median } from "./stats.js";
-import { openApiOf, typeSpecOf, writeResourcery } from "./synth.js";
+import { openApiOf, resourcesOf, typeSpecOf, writeResourcery } from "./synth.js";
 
 export interface GenerationRow {
   tool: string;
@@ -31,6 +31,8 @@ export interface GenerationOptions {
   runs: number;
   smoke: boolean;
   log: (line: string) => void;
+  /** False: resourcery alone, the peers left out. */
+  peers?: boolean;
 }
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
@@ -388,6 +390,8 @@ interface Lane {
   readonly dir: string;
   readonly generate: Timing;
   readonly noop: Timing;
+  /** A regenerate after one resource's description changed (incremental generation). */
+  readonly change: Timing;
   readonly docs: Timing;
   readonly peers: ReadonlyMap<Peer, Timing>;
 }
@@ -430,6 +434,30 @@ function laneFor(n: number, cli: string, allPeers: readonly Peer[], memory: Memo
   }, memory);
   // The no-op regenerate needs a generated folder: made once, untimed (a failure shows in its rows).
   spawnSync(process.execPath, [cli, "generate", defs, "--out", noopOut], { cwd: dir, stdio: "ignore" });
+  // One resource changed: before each run, the description of the middle resource's name is edited (a change
+  // every user makes, which the breaking-change gate lets through), and the folder generated before is regenerated.
+  // Its own copy of the definitions: the no-op regenerate's stay as they are.
+  const changeDefs = path.join(dir, "defs-changed");
+  fs.cpSync(defs, changeDefs, { recursive: true });
+  const changeOut = path.join(dir, "change-out");
+  const changed = path.join(changeDefs, "resources", resourcesOf(n)[Math.floor(n / 2)]!.file);
+  let edits = 0;
+  const change = new Timing("resourcery", "regenerate (one changed)", n, {
+    args: [cli, "generate", changeDefs, "--out", changeOut],
+    cwd: dir,
+    before: () => {
+      const schema = JSON.parse(fs.readFileSync(changed, "utf8")) as { properties: { name: { description: string } } };
+      schema.properties.name.description = `Name of the resource, edit ${++edits}.`;
+      fs.writeFileSync(changed, JSON.stringify(schema, null, 2));
+    },
+    check: () => requireFiles([path.join(changeOut, "src", "generated", "server.ts")]),
+    remark: (r) => {
+      const m = GENERATED_COUNTS.exec(r.stdout);
+      if (!m) return "could not read the change counts";
+      return m[2] !== "0" && m[1] === "0" && m[3] === "0" ? undefined : `not a one-resource change: ${m[0]}`;
+    },
+  }, memory);
+  spawnSync(process.execPath, [cli, "generate", changeDefs, "--out", changeOut], { cwd: dir, stdio: "ignore" });
   const docs = new Timing("resourcery", "docs", n, {
     args: [cli, "docs", defs, "--out", path.join(dir, "docs-out")],
     cwd: dir,
@@ -438,7 +466,7 @@ function laneFor(n: number, cli: string, allPeers: readonly Peer[], memory: Memo
   }, memory);
   // Peers on the same API (those not installed are reported as skipped).
   const peerTimings = new Map(allPeers.filter((peer) => peer.script).map((peer) => [peer, new Timing(peer.tool, peer.task, n, peer.invocation(peer.script!, dir, n), memory)] as const));
-  return { n, dir, generate, noop, docs, peers: peerTimings };
+  return { n, dir, generate, noop, change, docs, peers: peerTimings };
 }
 
 export async function runGenerationBench(options: GenerationOptions): Promise<GenerationRow[]> {
@@ -451,7 +479,7 @@ export async function runGenerationBench(options: GenerationOptions): Promise<Ge
   log(`generation: sizes ${sizes.join(", ")}, ${runs} round(s), whole processes, memory via ${memory}`);
   if (!fs.existsSync(path.join(root, "dist", "cli"))) log("  warning: dist/cli is missing — run `npm run build` in the repository first");
 
-  const allPeers = peers();
+  const allPeers = options.peers === false ? [] : peers();
   const lanes: Lane[] = [];
   try {
     for (const n of sizes) {
@@ -465,7 +493,7 @@ export async function runGenerationBench(options: GenerationOptions): Promise<Ge
     // other, the tasks in an order that rotates from round to round. This machine's speed drifts within
     // minutes, so what is compared — a tool against a peer at one size, a size against the next — is
     // timed within the same round and compared round by round.
-    const kinds: ((lane: Lane) => Timing | undefined)[] = [(l) => l.generate, (l) => l.noop, (l) => l.docs, ...allPeers.map((peer) => (l: Lane) => l.peers.get(peer))];
+    const kinds: ((lane: Lane) => Timing | undefined)[] = [(l) => l.generate, (l) => l.noop, (l) => l.change, (l) => l.docs, ...allPeers.map((peer) => (l: Lane) => l.peers.get(peer))];
     for (let round = 0; round < runs; round++) {
       const order = [...kinds.slice(round % kinds.length), ...kinds.slice(0, round % kinds.length)];
       for (const kind of order) for (const lane of lanes) await kind(lane)?.runOnce();
@@ -475,7 +503,7 @@ export async function runGenerationBench(options: GenerationOptions): Promise<Ge
     for (const lane of lanes) {
       const made = new Map<Timing, GenerationRow>();
       const rowOf = (t: Timing) => made.get(t) ?? made.set(t, t.row(log)).get(t)!;
-      rows.push(rowOf(lane.generate), rowOf(lane.noop), rowOf(lane.docs));
+      rows.push(rowOf(lane.generate), rowOf(lane.noop), rowOf(lane.change), rowOf(lane.docs));
       for (const peer of allPeers) {
         const t = lane.peers.get(peer);
         rows.push(t ? rowOf(t) : skipped(peer.tool, peer.task, lane.n, `${peer.bin} not installed (npm install in bench/)`, log));
@@ -486,6 +514,7 @@ export async function runGenerationBench(options: GenerationOptions): Promise<Ge
         ...paired("generate / openapi-typescript", lane.generate, peerTiming("openapi-typescript")),
         ...paired("generate / typespec", lane.generate, peerTiming("typespec")),
         ...paired("no-op regenerate / generate", lane.noop, lane.generate),
+        ...paired("one-resource regenerate / generate", lane.change, lane.generate),
       );
     }
 

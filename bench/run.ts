@@ -20,6 +20,8 @@ const USAGE = `usage: npm run bench [-- options]   (or: node --import tsx run.ts
   --only server         only the served-throughput half; writes nothing
   --only versions       only the cost of serving an older version; writes nothing
   --runs N              runs per generation measurement (default 5)
+  --size N              with --only generation: only this size (repeatable; default 10, 100 and 500)
+  --no-peers            with --only generation: resourcery alone (the peers skipped)
   --duration S          seconds per autocannon measurement (default 1)
   --rounds R            back-to-back rounds of the servers per route (default 21)
   --route NAME          only the routes whose names contain NAME (repeatable); writes nothing`;
@@ -87,7 +89,7 @@ function serverTable({ rows, ratios }: { rows: readonly ServerRow[]; ratios: rea
 
 const started = Date.now();
 log(`resourcery bench${smoke ? " (smoke)" : ""}`);
-const generation = only === "server" || only === "versions" ? [] : await runGenerationBench({ sizes: smoke ? [10] : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log });
+const generation = only === "server" || only === "versions" ? [] : await runGenerationBench({ sizes: smoke ? [10] : valuesOf("--size").length > 0 ? valuesOf("--size").map(Number) : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log, peers: !process.argv.includes("--no-peers") });
 const server = only === "generation" || only === "versions" ? { rows: [], ratios: [] } : await runServerBench({ durationSec: smoke ? 1 : flag("duration", 1), rounds: smoke ? 1 : flag("rounds", 21), connections: smoke ? 4 : 50, routes: valuesOf("--route"), log });
 const versioned =
   only === "generation" || only === "server" || valuesOf("--route").length > 0
