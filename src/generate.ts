@@ -183,8 +183,13 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   const manifests = regenerating ? await import("./write/manifest.js") : undefined;
   const earlier = manifests?.readManifest(out);
   const userCheck = regenerating && !options.force ? await (await import("./user-code/index.js")).UserCodeCheck.start(out, earlier) : undefined;
-  // Incremental generation: the files whose key is still the one the last generation recorded are not rendered again (--force renders all).
+  // Incremental generation: the files whose key is still the one the last generation recorded are not rendered
+  // again, and what an earlier generation computed from the same parts of the model is taken from its memo
+  // (--force renders and computes everything).
   const known = manifests && !options.force ? manifests.knownKeys(out, earlier, generatorId()) : undefined;
+  const { Memo, useMemo } = await import("./emit/memo.js");
+  const memo = regenerating && !options.force ? Memo.read(out, generatorId()) : new Memo();
+  useMemo(memo);
   // Heavy modules load only when there is something to check and generate: first what builds the model and
   // starts the docs worker on it (the docs take longest), then the rest, after the check.
   const [{ checkProject }, { startDocs, startValidators }] = await Promise.all([import("./pipeline.js"), import("./emit/started.js")]);
@@ -273,6 +278,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
         }
         if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
         commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0, ...(identities ? { resources: identities } : {}) }, stage);
+        if (!options.clientOnly) memo.save(out, generatorId());
         mark("committed");
         return { check, plan, written: true };
       } finally {
@@ -281,5 +287,6 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
     });
   } finally {
     cancel(); // done by now, unless something failed before the emitters took them
+    useMemo(new Memo()); // this generation's memo is not the next one's
   }
 }

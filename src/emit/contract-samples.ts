@@ -4,9 +4,10 @@
  * `examples`/`default` and the generator give), parameters and a response per action, and, where no
  * sample satisfies a schema, why: the tests skip what they cannot feed and print that reason.
  */
+import { memo } from "./memo.js";
 import { SERVER_OWNED } from "../model/conventions.js";
 import type { Action, Field, JsonSchema, Resource } from "../model/types.js";
-import { firstSample, isValidSample, SAMPLE_SEEDS, sampleOf } from "./samples.js";
+import { firstSample, isValidSample, SAMPLE_SEEDS, sampleOf, sharedSchemasKey } from "./samples.js";
 import { bodySchemaOf } from "./spec.js";
 
 type Json = Record<string, unknown>;
@@ -39,7 +40,8 @@ const exampleCache = new WeakMap<Resource, { body: unknown }>();
 /** The resource's sample bodies (cached: the tests, the docs and the README all ask). */
 export function resourceSamples(resource: Resource): ResourceSamples {
   let found = sampleCache.get(resource);
-  if (!found) sampleCache.set(resource, (found = computeSamples(resource)));
+  // A function of the resource and the shared schemas only: kept between generations (emit/memo.ts).
+  if (!found) sampleCache.set(resource, (found = memo().get("resource samples", [resource, sharedSchemasKey()], () => computeSamples(resource))));
   return found;
 }
 

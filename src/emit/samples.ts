@@ -2,6 +2,7 @@
  * Sample values that satisfy a schema, for the generated tests and the docs' examples. Decided at
  * generate time and checked as ajv would; a schema no sample can satisfy yields undefined.
  */
+import { keyOf } from "./keys.js";
 import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
 import RandExp from "randexp";
@@ -52,6 +53,7 @@ let sharedList: readonly SharedSchema[] = [];
 export function useSharedSchemas(schemas: readonly SharedSchema[]): void {
   if (schemas === sharedList) return;
   sharedList = schemas;
+  sharedKey = undefined;
   shared = new SharedSchemas(schemas);
   ajv = undefined; // the next validator holds these
   // Every answer below may follow a shared reference: none is kept across shared schemas.
@@ -59,6 +61,13 @@ export function useSharedSchemas(schemas: readonly SharedSchema[]): void {
   givenCache = new WeakMap();
   quickChecks = new WeakMap();
   refs = new RefChecks();
+}
+
+let sharedKey: string | undefined;
+
+/** The key (emit/keys.ts) of the shared schemas in use: part of the key of anything sampled from a schema that may $ref them. */
+export function sharedSchemasKey(): string {
+  return (sharedKey ??= keyOf("shared schemas", sharedList));
 }
 
 /**

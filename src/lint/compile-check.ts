@@ -6,6 +6,8 @@
  * service compiles comes from a function of the model (`compileSetOf` today), so this module compiles
  * whatever shape the model gives its schemas: shared schemas added by id, bodies that $ref them.
  */
+import { keyOf } from "../emit/keys.js";
+import { memo } from "../emit/memo.js";
 import type { Ajv, ErrorObject } from "ajv";
 import { childPointer, tokensOf, type Diagnostic, type Target } from "../diagnostics/diagnostic.js";
 import { report } from "../diagnostics/report.js";
@@ -496,8 +498,31 @@ export function schemaCompileRule(setOf: (model: Model) => CompileSet): Rule {
   return defineRule({
     codes: ["schema-compile"],
     description: "every body, query and response schema compiles with the generated service's ajv settings, so a checked service starts",
-    check: (model) => compileCheck(setOf(model)),
+    check: (model) => rememberedCompileCheck(setOf(model)),
   });
+}
+
+/**
+ * compileCheck, skipped when every unit of `set` compiled clean in an earlier generation (emit/memo.ts): a
+ * unit's key is its kind, its schema and the shared schemas it may $ref. A set that compiles clean records
+ * its units; one with findings records none (a later check compiles it all again).
+ */
+function rememberedCompileCheck(set: CompileSet): Diagnostic[] {
+  const remembered = memo();
+  const shared = keyOf("compiled shared", set.shared.map((u) => [u.id, u.schema]));
+  const units = [
+    ...set.shared.map((u) => ["shared", u.id, u.schema, shared]),
+    ...set.bodies.map((u) => ["body", u.schema, shared]),
+    ...set.queries.map((u) => ["query", u.schema, shared]),
+    ...set.responses.map((u) => ["response", u.schema, shared]),
+  ];
+  if (units.every((parts) => remembered.has("compiled clean", parts))) {
+    for (const parts of units) remembered.keep("compiled clean", parts);
+    return [];
+  }
+  const found = compileCheck(set);
+  if (found.length === 0) for (const parts of units) remembered.set("compiled clean", parts, true);
+  return found;
 }
 
 /** Every schema the service compiles compiles with its validator's settings (the rule `check` runs). */

@@ -112,14 +112,14 @@ const edits: (() => string)[] = [
   },
 ];
 
-/** Every file under `dir` (relative paths) but the machine-local stat cache, with its bytes. */
+/** Every file under `dir` (relative paths) but the caches (the stat cache, the memo), with its bytes. */
 function tree(dir: string): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   const walk = (rel: string) => {
     for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const child = rel === "" ? e.name : `${rel}/${e.name}`;
       if (e.isDirectory()) walk(child);
-      else if (child !== ".resourcery/stat-cache.json") files.set(child, fs.readFileSync(path.join(dir, child)));
+      else if (child !== ".resourcery/stat-cache.json" && child !== ".resourcery/memo.json") files.set(child, fs.readFileSync(path.join(dir, child)));
     }
   };
   walk("");

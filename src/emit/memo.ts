@@ -1,0 +1,108 @@
+/**
+ * Incremental generation's memory: the results of pure computations over parts of the model (a resource's
+ * sample bodies, the schemas ajv compiled clean), kept between generations in OUT/.resourcery/memo.json and
+ * keyed by the digest of exactly what each is computed from (emit/keys.ts). A regeneration that finds a key
+ * takes the result instead of computing it; what it computes it records. Like the stat cache it is never
+ * needed for correctness: a missing, stale or corrupt memo only makes a generation compute everything, and
+ * `--force` neither reads it nor trusts it (it renders everything, as the test of incremental generation
+ * compares against). Entries of another generator are not read.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { keyOf } from "./keys.js";
+
+/** The memo's file inside OUT. */
+export const MEMO_FILE = ".resourcery/memo.json";
+
+interface MemoFile {
+  readonly generator: string;
+  readonly entries: Readonly<Record<string, unknown>>;
+}
+
+/** What one generation found and computed. */
+export class Memo {
+  private readonly found: ReadonlyMap<string, unknown>;
+  /** Every entry this generation used or made: the next memo (entries no longer asked for are dropped). */
+  private readonly used = new Map<string, unknown>();
+  private made = 0;
+
+  constructor(entries: ReadonlyMap<string, unknown> = new Map()) {
+    this.found = entries;
+  }
+
+  /** `compute()`'s result for what `parts` digest, from the memo when an earlier generation computed it. */
+  get<T>(kind: string, parts: readonly unknown[], compute: () => T): T {
+    const key = keyOf(kind, ...parts);
+    if (this.used.has(key)) return this.used.get(key) as T;
+    if (this.found.has(key)) {
+      const value = this.found.get(key) as T;
+      this.used.set(key, value);
+      return value;
+    }
+    const value = compute();
+    this.used.set(key, value);
+    this.made++;
+    return value;
+  }
+
+  /** True when `kind`/`parts` is remembered (found or made by this generation). */
+  has(kind: string, parts: readonly unknown[]): boolean {
+    const key = keyOf(kind, ...parts);
+    return this.used.has(key) || this.found.has(key);
+  }
+
+  /** Records `value` for `kind`/`parts`. */
+  set(kind: string, parts: readonly unknown[], value: unknown): void {
+    const key = keyOf(kind, ...parts);
+    if (!this.used.has(key)) this.made++;
+    this.used.set(key, value);
+  }
+
+  /** Keeps a found entry for the next generation without reading it. */
+  keep(kind: string, parts: readonly unknown[]): void {
+    const key = keyOf(kind, ...parts);
+    if (!this.used.has(key) && this.found.has(key)) this.used.set(key, this.found.get(key));
+  }
+
+  /**
+   * Writes the memo of this generation into `out` (not durably: it is only a cache), unless it is the one
+   * found. A disk error leaves the old one, or none.
+   */
+  save(out: string, generator: string): void {
+    if (this.made === 0 && this.used.size === this.found.size) return;
+    const file = path.join(out, MEMO_FILE);
+    const text = JSON.stringify({ generator, entries: Object.fromEntries(this.used) } satisfies MemoFile);
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(`${file}.tmp`, text);
+      fs.renameSync(`${file}.tmp`, file);
+    } catch (error) {
+      if (!(error as NodeJS.ErrnoException).code) throw error;
+      fs.rmSync(`${file}.tmp`, { force: true });
+    }
+  }
+
+  /** The memo `out` holds from a generation of `generator`, or an empty one. */
+  static read(out: string, generator: string): Memo {
+    try {
+      const value = JSON.parse(fs.readFileSync(path.join(out, MEMO_FILE), "utf8")) as MemoFile;
+      if (value?.generator !== generator || value.entries === null || typeof value.entries !== "object") return new Memo();
+      return new Memo(new Map(Object.entries(value.entries)));
+    } catch {
+      return new Memo();
+    }
+  }
+}
+
+/** The memo emitters and rules consult: an empty one (nothing found, nothing kept) unless generate sets one. */
+let current = new Memo();
+
+/** Makes `memo` the one emitters and rules consult (generate, for one generation). */
+export function useMemo(memo: Memo): void {
+  current = memo;
+}
+
+/** The memo of the generation under way. */
+export function memo(): Memo {
+  return current;
+}

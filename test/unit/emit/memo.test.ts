@@ -1,0 +1,54 @@
+/** The memo of incremental generation (emit/memo.ts): found entries are taken, made ones kept, and only a memo of the same generator is read. */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { Memo, MEMO_FILE } from "../../../src/emit/memo.js";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-memo-"));
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+test("a result is computed once, saved, and found by the next generation of the same generator only", () => {
+  let computed = 0;
+  const first = new Memo();
+  assert.equal(first.get("samples", [{ a: 1 }], () => (computed++, { bodies: [1, 2] })), { bodies: [1, 2] });
+  assert.equal(first.get("samples", [{ a: 1 }], () => (computed++, { bodies: [3] })), { bodies: [1, 2] });
+  assert.is(computed, 1);
+  first.save(tmp, "gen-1");
+  const again = Memo.read(tmp, "gen-1");
+  assert.equal(again.get("samples", [{ a: 1 }], () => (computed++, { bodies: [9] })), { bodies: [1, 2] });
+  assert.is(computed, 1);
+  assert.ok(again.has("samples", [{ a: 1 }]));
+  assert.not.ok(again.has("samples", [{ a: 2 }]), "other parts, another key");
+  assert.not.ok(again.has("other kind", [{ a: 1 }]), "another kind, another key");
+  const other = Memo.read(tmp, "gen-2");
+  assert.not.ok(other.has("samples", [{ a: 1 }]), "another generator's memo is not read");
+});
+
+test("entries no generation asks for are dropped; a memo that changed nothing is not written again", () => {
+  const memo = new Memo();
+  memo.set("x", [1], "one");
+  memo.set("x", [2], "two");
+  memo.save(tmp, "gen");
+  const next = Memo.read(tmp, "gen");
+  next.keep("x", [1]);
+  next.save(tmp, "gen");
+  const third = Memo.read(tmp, "gen");
+  assert.ok(third.has("x", [1]));
+  assert.not.ok(third.has("x", [2]));
+  const before = fs.statSync(path.join(tmp, MEMO_FILE)).mtimeMs;
+  third.keep("x", [1]);
+  third.save(tmp, "gen");
+  assert.is(fs.statSync(path.join(tmp, MEMO_FILE)).mtimeMs, before);
+});
+
+test("a corrupt or foreign memo file is an empty memo, never an error", () => {
+  for (const text of ["{", "null", '{"generator":"gen","entries":null}', '"text"', "[]"]) {
+    fs.writeFileSync(path.join(tmp, MEMO_FILE), text);
+    const memo = Memo.read(tmp, "gen");
+    assert.is(memo.get("k", [], () => "computed"), "computed", text);
+  }
+});
+
+test.run();
