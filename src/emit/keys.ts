@@ -8,10 +8,21 @@
  */
 import { createHash } from "node:crypto";
 
-/** The key of `parts` (JSON values): SHA-256 of their JSON, base64url. */
+/** The digests of objects already keyed, by identity: the model and the views built from it are not changed once built. */
+const digests = new WeakMap<object, string>();
+
+/** The key of `parts` (JSON values): SHA-256 of their JSON, base64url. An object part is digested once however many keys name it (a resource's view keys both its HTML and its Markdown page). */
 export function keyOf(...parts: readonly unknown[]): string {
   const hash = createHash("sha256");
-  for (const part of parts) hash.update(typeof part === "string" ? `${part.length}:${part}` : JSON.stringify(part) ?? "undefined").update("\0");
+  for (const part of parts) {
+    if (typeof part === "string") hash.update(`${part.length}:${part}`);
+    else if (part !== null && typeof part === "object") {
+      let digest = digests.get(part);
+      if (digest === undefined) digests.set(part, (digest = createHash("sha256").update(JSON.stringify(part)).digest("base64url")));
+      hash.update(`#${digest}`);
+    } else hash.update(JSON.stringify(part) ?? "undefined");
+    hash.update("\0");
+  }
   return hash.digest("base64url");
 }
 
