@@ -202,7 +202,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // seconds on Stripe's), which the check then leaves to it, and is finished with its findings.
   let started: { validators: ReturnType<typeof startValidators>; docs: ReturnType<typeof startDocs> } | undefined;
   const unfinished = checkProject(dir, options, options.clientOnly ? undefined : (built) => {
-    started = { docs: startDocs(built, known), validators: startValidators(built, true) };
+    started = { docs: startDocs(built, known, known !== undefined ? { out, generator: generatorId() } : undefined), validators: startValidators(built, true) };
     return started.validators.compiled !== undefined;
   });
   const cancel = () => {

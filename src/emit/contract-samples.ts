@@ -50,7 +50,7 @@ export function resourceSamples(resource: Resource): ResourceSamples {
  * need one body per resource, the contract tests all of them.
  */
 export function exampleBody(resource: Resource): unknown {
-  const all = sampleCache.get(resource);
+  const all = sampleCache.get(resource) ?? memo().find<ResourceSamples>("resource samples", [resource, sharedSchemasKey()]);
   if (all) return all.bodies[0];
   let found = exampleCache.get(resource);
   if (!found) {

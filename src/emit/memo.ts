@@ -45,6 +45,12 @@ export class Memo {
     return value;
   }
 
+  /** The remembered result for `kind`/`parts`, if any, without computing or recording anything. */
+  find<T>(kind: string, parts: readonly unknown[]): T | undefined {
+    const key = keyOf(kind, ...parts);
+    return (this.used.has(key) ? this.used.get(key) : this.found.get(key)) as T | undefined;
+  }
+
   /** True when `kind`/`parts` is remembered (found or made by this generation). */
   has(kind: string, parts: readonly unknown[]): boolean {
     const key = keyOf(kind, ...parts);

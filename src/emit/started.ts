@@ -96,7 +96,7 @@ export interface PendingDocs {
  * starts it as soon as the model is built, so that the docs, which take longest, do not wait for the lint;
  * the pages are kept until the caller follows them.
  */
-export function startDocs(model: Model, known?: KnownKeys): PendingDocs {
+export function startDocs(model: Model, known?: KnownKeys, memo?: { readonly out: string; readonly generator: string }): PendingDocs {
   const stop = new AbortController();
   const pages: WorkerFile[] = [];
   let onFile: ((file: WorkerFile) => void) | undefined;
@@ -104,7 +104,7 @@ export function startDocs(model: Model, known?: KnownKeys): PendingDocs {
   const docsKnown = known === undefined ? undefined : new Map([...known].filter(([p]) => p.startsWith(DOCS)).map(([p, k]) => [p.slice(DOCS.length), k.key]));
   const done = inWorker(
     "docs",
-    { model, ...(docsKnown !== undefined && docsKnown.size > 0 ? { known: docsKnown } : {}) },
+    { model, ...(docsKnown !== undefined && docsKnown.size > 0 ? { known: docsKnown } : {}), ...(memo !== undefined ? { memo } : {}) },
     (files) => {
       for (const f of files) {
         pages.push(f);

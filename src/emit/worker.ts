@@ -15,7 +15,7 @@ import type { LazyFile } from "./emitted-file.js";
 /** The emitters a worker can run, by name, with the input each takes. */
 export interface WorkerJobs {
   /** `known`: the key of each file (by its path in the docs) the worker may leave unrendered when it finds that key again. */
-  docs: { model: Model; known?: ReadonlyMap<string, string> };
+  docs: { model: Model; known?: ReadonlyMap<string, string>; memo?: { readonly out: string; readonly generator: string } };
   validators: { schemas: ValidatorSchemas; model?: Model };
 }
 export type WorkerJob = keyof WorkerJobs;
@@ -42,7 +42,12 @@ const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
     const { docsFiles, prepareDocs } = await import("./docs/index.js");
     // While the model is being built on the main thread: the first page rendered would do it otherwise.
     prepareDocs();
-    return ({ model }) => docsFiles(model);
+    const { Memo, useMemo } = await import("./memo.js");
+    // The memo of the last generation (emit/memo.ts), read here: what the docs share with the rest (sample bodies) is not computed twice.
+    return ({ model, memo }) => {
+      if (memo !== undefined) useMemo(Memo.read(memo.out, memo.generator));
+      return docsFiles(model);
+    };
   },
   validators: async () => {
     const { validatorsFiles } = await import("./validators.js");
