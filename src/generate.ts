@@ -15,7 +15,7 @@ import { resourceTypeNames, singularize, typeIdentifier } from "./model/names.js
 import type { Model } from "./model/types.js";
 import { servedVersions } from "./model/versions.js";
 import { mark } from "./timing.js";
-import { generatorId, inputsHash, relativeSources, upToDate, type Target } from "./write/inputs.js";
+import { generatorFingerprint, generatorId, inputsHash, relativeSources, upToDate, type Target } from "./write/inputs.js";
 import { outErrorOf } from "./write/out-error.js";
 import { checkOutFolder, realOut } from "./write/out-folder.js";
 import type { Plan } from "./write/plan.js";
@@ -186,9 +186,10 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // Incremental generation: the files whose key is still the one the last generation recorded are not rendered
   // again, and what an earlier generation computed from the same parts of the model is taken from its memo
   // (--force renders and computes everything).
-  const known = manifests && !options.force ? manifests.knownKeys(out, earlier, generatorId()) : undefined;
+  // The memo records the generator that wrote it (its code and templates): the keys are taken only after a generation of the same.
   const { Memo, useMemo } = await import("./emit/memo.js");
-  const memo = regenerating && !options.force ? Memo.read(out, generatorId()) : new Memo();
+  const memo = regenerating && !options.force ? Memo.read(out, generatorFingerprint()) : new Memo();
+  const known = manifests && memo.matched ? manifests.knownKeys(out, earlier) : undefined;
   useMemo(memo);
   // Heavy modules load only when there is something to check and generate: first what builds the model and
   // starts the docs worker on it (the docs take longest), then the rest, after the check.
@@ -202,7 +203,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // seconds on Stripe's), which the check then leaves to it, and is finished with its findings.
   let started: { validators: ReturnType<typeof startValidators>; docs: ReturnType<typeof startDocs> } | undefined;
   const unfinished = checkProject(dir, options, options.clientOnly ? undefined : (built) => {
-    started = { docs: startDocs(built, known, known !== undefined ? { out, generator: generatorId() } : undefined), validators: startValidators(built, true) };
+    started = { docs: startDocs(built, known, known !== undefined ? { out, generator: generatorFingerprint() } : undefined), validators: startValidators(built, true, known) };
     return started.validators.compiled !== undefined;
   });
   const cancel = () => {
@@ -278,7 +279,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
         }
         if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
         commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0, ...(identities ? { resources: identities } : {}) }, stage);
-        if (!options.clientOnly) memo.save(out, generatorId());
+        if (!options.clientOnly) memo.save(out, generatorFingerprint());
         mark("committed");
         return { check, plan, written: true };
       } finally {

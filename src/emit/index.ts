@@ -37,7 +37,7 @@ export async function emitService(model: Model, orphans: Orphans | undefined, st
 export async function emitService(model: Model, orphans?: Orphans, stage?: FreshStage, started: Started = {}, known?: KnownKeys): Promise<PackageFile[]> {
   const pendingDocs = started.docs ?? startDocs(model, known);
   useSharedSchemas(model.schemas);
-  const validators = started.validators ?? startValidators(model);
+  const validators = started.validators ?? startValidators(model, false, known);
   const docs: PackageFile[] = [];
   let files: PackageFile[];
   try {
@@ -68,7 +68,11 @@ export async function emitService(model: Model, orphans?: Orphans, stage?: Fresh
       await new Promise((resolve) => setImmediate(resolve));
     }
     mark("emitted but validators and docs");
-    files.push(...(await validators.files).map((f) => (stage ? stage.write(f.path, f.owner, f.data) : { path: f.path, owner: f.owner, contents: Buffer.from(f.data).toString("utf8") })));
+    for (const f of await validators.files) {
+      const was = f.known ? known?.get(f.path) : undefined;
+      if (was !== undefined) files.push(knownFile(f.path, was.key, was.hash));
+      else files.push(stage ? stage.write(f.path, f.owner, f.data, f.key) : { path: f.path, owner: f.owner, contents: Buffer.from(f.data).toString("utf8"), ...(f.key !== undefined ? { key: f.key } : {}) });
+    }
     mark("validators");
   } catch (error) {
     pendingDocs.cancel(); // no page of the worker's is written after this fails

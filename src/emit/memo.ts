@@ -26,7 +26,14 @@ export class Memo {
   private readonly used = new Map<string, unknown>();
   private made = 0;
 
-  constructor(entries: ReadonlyMap<string, unknown> = new Map()) {
+  /**
+   * @param matched True when the memo was read from a generation of this very generator (its code and
+   * templates): only then are the keys that generation recorded in the manifest taken (emit/keys.ts).
+   */
+  constructor(
+    entries: ReadonlyMap<string, unknown> = new Map(),
+    readonly matched = false,
+  ) {
     this.found = entries;
   }
 
@@ -75,7 +82,7 @@ export class Memo {
    * found. A disk error leaves the old one, or none.
    */
   save(out: string, generator: string): void {
-    if (this.made === 0 && this.used.size === this.found.size) return;
+    if (this.matched && this.made === 0 && this.used.size === this.found.size) return;
     const file = path.join(out, MEMO_FILE);
     const text = JSON.stringify({ generator, entries: Object.fromEntries(this.used) } satisfies MemoFile);
     try {
@@ -93,7 +100,7 @@ export class Memo {
     try {
       const value = JSON.parse(fs.readFileSync(path.join(out, MEMO_FILE), "utf8")) as MemoFile;
       if (value?.generator !== generator || value.entries === null || typeof value.entries !== "object") return new Memo();
-      return new Memo(new Map(Object.entries(value.entries)));
+      return new Memo(new Map(Object.entries(value.entries)), true);
     } catch {
       return new Memo();
     }

@@ -10,7 +10,8 @@ import type { ValidatorSchemas } from "../model/validator-schemas.js";
 import { mark } from "../timing.js";
 import type { KnownKeys } from "./keys.js";
 import { inWorker, type WorkerFile } from "./in-worker.js";
-import { SCHEMA_COMPILE_FINDINGS, validatorSchemasOf, validatorsFiles } from "./validators.js";
+import { SCHEMA_COMPILE_FINDINGS, VALIDATORS_FILE, validatorSchemasOf, validatorsFiles } from "./validators.js";
+import { keyOf } from "./keys.js";
 
 /** The validators module (src/generated/validators.js), compiled or being compiled. */
 export interface PendingValidators {
@@ -37,13 +38,20 @@ const WORKER_FROM_BYTES = 64 * 1024;
  * so `generate` starts it as soon as the model is built, in a worker thread when the schemas are many, so
  * that it runs on the other core while this one lints and emits the rest; few are compiled at once here.
  */
-export function startValidators(model: Model, lint = false): PendingValidators {
+export function startValidators(model: Model, lint = false, known?: KnownKeys): PendingValidators {
   const schemas = validatorSchemasOf(model);
+  // Incremental generation: the module of the same schemas is the last generation's, not compiled again (the
+  // check then runs the schema-compile rule itself, from its memo).
+  const key = keyOf("validators module", schemas);
+  if (known?.get(VALIDATORS_FILE)?.key === key) {
+    const files = Promise.resolve([{ path: VALIDATORS_FILE, owner: "generated" as const, data: new Uint8Array(0), key, known: true as const }]);
+    return { files, cancel: () => undefined };
+  }
   if (schemaBytes(schemas) < WORKER_FROM_BYTES) {
     // Compiled when first awaited (emitService, once the docs worker has its model), not now: the check
     // this is started from holds up the docs, which take longest.
     let files: Promise<readonly WorkerFile[]> | undefined;
-    const compile = () => validatorsFiles(schemas).map((f): WorkerFile => ({ path: f.path, owner: f.owner, data: Buffer.from(f.render()) }));
+    const compile = () => validatorsFiles(schemas).map((f): WorkerFile => ({ path: f.path, owner: f.owner, data: Buffer.from(f.render()), ...(f.path === VALIDATORS_FILE ? { key } : {}) }));
     return {
       get files() {
         return (files ??= new Promise((resolve) => resolve(compile())));
@@ -61,7 +69,7 @@ export function startValidators(model: Model, lint = false): PendingValidators {
     (batch) => {
       for (const f of batch) {
         if (f.path === SCHEMA_COMPILE_FINDINGS) found!(JSON.parse(Buffer.from(f.data).toString("utf8")) as Diagnostic[]);
-        else files.push(f);
+        else files.push(f.path === VALIDATORS_FILE ? { ...f, key } : f);
       }
     },
     stop.signal,

@@ -21,9 +21,10 @@ let fingerprint: string | undefined;
 
 /**
  * This resourcery's name, version and a fingerprint of its code and templates (paths, sizes,
- * mtimes), so that a changed generator never passes for an unchanged one.
+ * mtimes), so that a changed generator never passes for an unchanged one (the up-to-date check, the keys
+ * and the memo of incremental generation). Run from its sources (tests, bin/dev.js), they count too.
  */
-function generatorFingerprint(): string {
+export function generatorFingerprint(): string {
   if (fingerprint !== undefined) return fingerprint;
   const parts: string[] = [generatorId()];
   const walk = (dir: string) => {
@@ -44,6 +45,7 @@ function generatorFingerprint(): string {
   };
   walk(packagePath("dist"));
   walk(packagePath("templates"));
+  if (import.meta.url.endsWith(".ts")) walk(packagePath("src"));
   return (fingerprint = hashOf(parts.sort().join("\n")));
 }
 

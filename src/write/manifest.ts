@@ -59,12 +59,12 @@ export function knownFile(path: string, key: string, hash: string): EmittedFile 
 }
 
 /**
- * The keys a regeneration of `out` may leave files unrendered by: each generated file's key in `previous`, when
- * `previous` was made by this generator and the file's size and mtime are still those the stat cache recorded.
+ * The keys a regeneration of `out` may leave files unrendered by: each generated file's key in `previous`
+ * (the caller asks only when the last generation was made by this very generator: emit/memo.ts `matched`), when the file's size and mtime are still those the stat cache recorded.
  */
-export function knownKeys(out: string, previous: Manifest | undefined, generator: string): Map<string, { readonly key: string; readonly hash: string }> {
+export function knownKeys(out: string, previous: Manifest | undefined): Map<string, { readonly key: string; readonly hash: string }> {
   const known = new Map<string, { readonly key: string; readonly hash: string }>();
-  if (previous === undefined || previous.generator !== generator) return known;
+  if (previous === undefined) return known;
   const stats = readStatCache(out);
   for (const [rel, entry] of Object.entries(previous.files)) {
     const cached = stats[rel];
