@@ -11,10 +11,28 @@ import type { Model } from "../model/types.js";
  * a rule reports there only what the first pass did not find.
  */
 export function visitSchemas(model: Model, visit: (schema: Readonly<Record<string, unknown>>, at: Target, viaRef: boolean) => void): void {
+  for (const site of sitesOf(model)) visit(site.schema, site.at, site.viaRef);
+}
+
+interface Site {
+  readonly schema: Readonly<Record<string, unknown>>;
+  readonly at: Target;
+  readonly viaRef: boolean;
+}
+
+/** The sites of a model, walked once for every rule that visits them (the model does not change once built). */
+const sites = new WeakMap<Model, readonly Site[]>();
+
+function sitesOf(model: Model): readonly Site[] {
+  let found = sites.get(model);
+  if (found !== undefined) return found;
+  const list: Site[] = [];
   for (const root of model.schemaRoots) {
-    walkSchemas(root.schema, root.origin.pointer, (s, pointer) => visit(s, { file: root.origin.file, pointer }, false));
+    walkSchemas(root.schema, root.origin.pointer, (schema, pointer) => list.push({ schema, at: { file: root.origin.file, pointer }, viaRef: false }));
   }
   for (const shared of model.schemas) {
-    walkSchemas(shared.schema, shared.origin.pointer, (s, pointer) => visit(s, { file: shared.origin.file, pointer, kind: "key" }, true));
+    walkSchemas(shared.schema, shared.origin.pointer, (schema, pointer) => list.push({ schema, at: { file: shared.origin.file, pointer, kind: "key" }, viaRef: true }));
   }
+  sites.set(model, list);
+  return list;
 }

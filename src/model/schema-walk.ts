@@ -38,16 +38,20 @@ export function walkSchemas(schema: unknown, pointer: string, visit: SchemaVisit
     visit(obj, at);
     const children: [unknown, string][] = [];
     for (const [k, v] of Object.entries(obj)) {
-      const here = childPointer(at, k);
+      // The pointer of a keyword is made only for those that hold schemas (most keywords do not).
       if (SCHEMA_MAPS.has(k) && isRecord(v)) {
+        const here = childPointer(at, k);
         for (const [name, sub] of Object.entries(v)) children.push([sub, childPointer(here, name)]);
       } else if (SCHEMA_ARRAYS.has(k) && Array.isArray(v)) {
+        const here = childPointer(at, k);
         v.forEach((sub, i) => children.push([sub, childPointer(here, i)]));
       } else if (SCHEMA_VALUES.has(k)) {
+        const here = childPointer(at, k);
         if (Array.isArray(v)) v.forEach((sub, i) => children.push([sub, childPointer(here, i)]));
         else children.push([v, here]);
       } else if (k === "dependencies" && isRecord(v)) {
         // draft-07: a dependency is a schema or a list of property names.
+        const here = childPointer(at, k);
         for (const [name, sub] of Object.entries(v)) children.push([sub, childPointer(here, name)]);
       }
     }
