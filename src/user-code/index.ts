@@ -131,7 +131,19 @@ export class UserCodeCheck {
         return undefined;
       }
     };
-    if (users.size === 0 || ![...generatedDependencies(users, contentOf)].some((f) => next.has(f))) {
+    // A generated file whose new text differs from the one on disk only in its comments (a description edited)
+    // changes no type: not a change the user's code can feel.
+    const changesTypes = (rel: string): boolean => {
+      if (!next.has(rel)) return false;
+      const now = next.get(rel);
+      if (now === null || now === undefined || !GENERATED_PREFIXES.some((prefix) => rel.startsWith(prefix))) return true;
+      try {
+        return withoutComments(fs.readFileSync(path.join(out, rel), "utf8")) !== withoutComments(now);
+      } catch {
+        return true;
+      }
+    };
+    if (users.size === 0 || ![...generatedDependencies(users, contentOf)].some(changesTypes)) {
       this.cancel();
       return NONE;
     }
@@ -160,6 +172,34 @@ export class UserCodeCheck {
       worker.postMessage(request);
     });
   }
+}
+
+/** Where the generated TypeScript is (its comments written by resourcery alone: emit/shared/escape.ts docComment). */
+const GENERATED_PREFIXES = ["src/generated/", "client/"] as const;
+
+/**
+ * A generated module's text without its comment lines: each line that starts (after indentation) with `//`,
+ * and each `/** … *\/` block that starts a line and ends one, as resourcery writes its doc comments. Anything
+ * else, a string that looks like a comment included, is kept: two texts that differ outside such lines are
+ * never taken for the same.
+ */
+export function withoutComments(text: string): string {
+  const lines = text.split("\n");
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trimStart();
+    if (line.startsWith("//")) continue;
+    if (line.startsWith("/**")) {
+      let end = i;
+      while (end < lines.length && !lines[end]!.trimEnd().endsWith("*/")) end++;
+      if (end < lines.length && (end === i ? line.trimEnd().length > 4 : true) && !lines.slice(i, end + 1).join("\n").slice(3, -2).includes("*/")) {
+        i = end;
+        continue;
+      }
+    }
+    kept.push(lines[i]!);
+  }
+  return kept.join("\n");
 }
 
 /**

@@ -58,6 +58,24 @@ test("a seed the user edited is checked against the new generation", () => {
   assert.match(gen.stderr, /user code checked/);
 });
 
+test("an edited description changes only comments of the generated code: the user's code is not checked again", () => {
+  const book = readJson(bookFile);
+  book.properties.title.description = `The title, as printed (${Date.now()}).`;
+  writeJson(bookFile, book);
+  process.env.RESOURCERY_TIMING = "1";
+  let gen;
+  try {
+    gen = runCli(["generate", defs, "--out", out]);
+  } finally {
+    delete process.env.RESOURCERY_TIMING;
+  }
+  assert.is(gen.code, 0, gen.stdout + gen.stderr);
+  assert.match(gen.stdout, /updated\s+client\/types\.ts/, "the doc comment changed");
+  assert.match(gen.stderr, /resourcery timing: committed/);
+  assert.not.match(gen.stderr, /user code checked/);
+  assert.not.match(gen.stderr, /user-code worker: next program/);
+});
+
 test("a title that renames the resource's types: the user's files are renamed with them (the seed too), checked, and compile", () => {
   const hook = path.join(out, "src/hooks/books.ts");
   assert.match(fs.readFileSync(hook, "utf8"), /types\.BookInput/);
