@@ -1,6 +1,7 @@
 /**
  * Starting a generated service: settings from the environment (PORT, HOST, BASE_URL, TLS_CERT_FILE,
- * TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, DATABASE_BUSY_TIMEOUT_MS, EXPAND_LIMIT, the HTTP limits of limits.ts), the embedded SQLite store,
+ * TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, DATABASE_BUSY_TIMEOUT_MS, DATABASE_URL, DATABASE_POOL_SIZE, EXPAND_LIMIT, the HTTP limits
+ * of limits.ts), the embedded SQLite store or PostgreSQL (pg-store.ts, when DATABASE_URL names a database),
  * graceful shutdown on SIGTERM that ends within SHUTDOWN_TIMEOUT_MS however slow the clients.
  */
 import fs from "node:fs";
@@ -22,6 +23,10 @@ export interface Settings {
   readonly baseUrl: string;
   readonly keysFile: string;
   readonly databaseFile: string;
+  /** DATABASE_URL: a PostgreSQL database (postgres://…) instead of the SQLite file; undefined: the file. */
+  readonly databaseUrl: string | undefined;
+  /** Most connections to PostgreSQL per process (DATABASE_POOL_SIZE, default 10). */
+  readonly databasePoolSize: number;
   readonly tls: { readonly cert: Buffer; readonly key: Buffer } | undefined;
   readonly logLevel: string;
   /** Most instances one response inlines through expand and fields (EXPAND_LIMIT, default 1000). */
@@ -54,12 +59,30 @@ export function settingsFrom(env: NodeJS.ProcessEnv, spec: ServiceSpec): Setting
     baseUrl,
     keysFile: env.KEYS_FILE ?? path.join("data", "keys.json"),
     databaseFile: env.DATABASE_FILE ?? path.join("data", `${spec.name.replace(/^@[^/]+\//, "")}.db`),
+    databaseUrl: databaseUrlFrom(env),
+    databasePoolSize: wholeNumber(env, "DATABASE_POOL_SIZE", 10, 1),
     tls: certFile && keyFile ? { cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) } : undefined,
     logLevel: env.LOG_LEVEL ?? "info",
     expandLimit: wholeNumber(env, "EXPAND_LIMIT", DEFAULT_EXPAND_LIMIT, 1),
     databaseBusyTimeoutMs: wholeNumber(env, "DATABASE_BUSY_TIMEOUT_MS", DEFAULT_BUSY_TIMEOUT_MS, 0),
     limits: httpLimitsFrom(env),
   };
+}
+
+/** DATABASE_URL when it names a PostgreSQL database; another kind of URL throws, naming the variable (its password left out). */
+function databaseUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const text = env.DATABASE_URL;
+  if (text === undefined || text === "") return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error("DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new Error(`DATABASE_URL must be a postgres:// URL, not a ${url.protocol}// one (unset it for the embedded SQLite file, DATABASE_FILE)`);
+  }
+  return text;
 }
 
 /** The whole number `env[name]` holds (at least `min`), or `fallback` when it is unset; a bad value throws, naming the variable. */
@@ -113,9 +136,11 @@ export type ServiceHandlers = Pick<AppOptions, "hooks" | "actions" | "docsDir" |
 export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers, options: ServiceOptions = {}): Promise<Service> {
   const settings = settingsFrom(options.env ?? process.env, spec);
   const log = options.logger ?? pino({ level: settings.logLevel });
-  // The tables a new database lacks are created on another thread while the routes are registered here.
-  const opened = options.store === undefined ? openSqliteStoreInParallel(spec, settings.databaseFile, { busyTimeoutMs: settings.databaseBusyTimeoutMs }) : undefined;
-  const store = options.store ?? opened!.store;
+  // PostgreSQL when DATABASE_URL names it (its module loaded only then); else the SQLite file, whose missing
+  // tables are created on another thread while the routes are registered here.
+  const postgres = options.store === undefined && settings.databaseUrl !== undefined ? await (await import("./pg-store.js")).openPgStore(spec, settings.databaseUrl, { poolSize: settings.databasePoolSize }) : undefined;
+  const opened = options.store === undefined && postgres === undefined ? openSqliteStoreInParallel(spec, settings.databaseFile, { busyTimeoutMs: settings.databaseBusyTimeoutMs }) : undefined;
+  const store = options.store ?? postgres ?? opened!.store;
   const created = opened?.created.then(
     () => undefined,
     (error: unknown) => error,

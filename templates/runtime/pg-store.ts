@@ -1,0 +1,444 @@
+/**
+ * The PostgreSQL store (`DATABASE_URL=postgres://…`, CONTRACT §9): many server processes share one database.
+ * One table per collection, as the SQLite store has: `id` (text; bigint for a collection whose ids are a
+ * sequence, so its pages order them as numbers), `created_at` and `modified_at` (ISO text, ordered as
+ * text), `owner`, and the field values as one `json` document: kept as written, as SQLite keeps its text (a
+ * `jsonb` column would reorder the keys of every object and drop repeated ones, so that representations would
+ * differ between the two stores). Indexes and queries read it as `jsonb` (`data::jsonb`, an immutable cast).
+ * Each x-unique property is a unique expression index on its JSON value (JSON null and absence repeat freely,
+ * as on SQLite), so a duplicate is refused by the database whichever process sends it (SQLSTATE 23505 →
+ * UniqueViolation → 409 naming the property); each instance-link field has an index for inverse-collection
+ * queries.
+ *
+ * The schema is created and brought in line with the spec at start-up under an advisory lock, so that N
+ * processes starting at once take turns and the last ones find nothing left to do. Indexes this module owns
+ * are named `rsc_…` (by a digest: PostgreSQL cuts names at 63 bytes); those the spec no longer asks for are
+ * dropped. Property names are the definition's text: they reach SQL only as bound parameters or as escaped
+ * string literals (jsonb keys) inside index expressions, never as identifiers.
+ *
+ * Statements are named (prepared once per pooled connection: pg does it on first use). A transaction holds one
+ * connection of the pool from BEGIN to COMMIT; a nested one is a savepoint. Links stay whole across processes
+ * by row locks: in a transaction an instance read (`get`, the read before an update or a delete) is locked
+ * `FOR UPDATE` and the targets of links checked (`existing`) `FOR SHARE`, so that a delete and a write linking to
+ * the same instance take turns, and the later one sees the earlier one's commit (the link refused, or the delete
+ * refused while linked). The database out of reach (refused,
+ * restarting, a connection cut) is StoreBusy: the service answers 503 with Retry-After and the error body, and
+ * the pool connects again by itself once the database is back.
+ */
+import { createHash } from "node:crypto";
+import pg from "pg";
+import type { ResourceSpec, ServiceSpec } from "./spec.js";
+import { StoreBusy, UniqueViolation } from "./store.js";
+import type { ListQuery, Page, Store, StoredRecord } from "./store.js";
+
+/** Options of openPgStore. */
+export interface PgStoreOptions {
+  /** Most connections the process opens (default 10: with N processes, N × this must stay below the server's max_connections). */
+  readonly poolSize?: number | undefined;
+  /** How long a request waits for a free connection, or for the database to answer a connect, before StoreBusy (ms; default 5000). */
+  readonly connectTimeoutMs?: number | undefined;
+}
+
+/** The default of PgStoreOptions.poolSize. */
+export const DEFAULT_POOL_SIZE = 10;
+
+/** The advisory lock the schema is migrated under (one number for every resourcery service: they migrate one at a time). */
+const MIGRATION_LOCK = 0x72736373; // "rscs"
+
+/** The table of the sequences' counters (see the SQLite store's): `rsc_` cannot be a collection's name. */
+const SEQUENCES = "rsc_sequences";
+const OWNED_PREFIX = "rsc_";
+
+/** A double-quoted SQL identifier. */
+function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A single-quoted SQL string literal (standard_conforming_strings is on: a backslash is itself). */
+function literal(text: string): string {
+  if (text.includes("\u0000")) throw new Error(`pg store: a property name holds U+0000, which PostgreSQL text cannot hold: ${JSON.stringify(text)}`);
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** The JSON value of one top-level property, as index expressions and queries write it (the same text, so that a query uses the index). */
+function fieldExpr(property: string, column = "data"): string {
+  return `((${column})::jsonb -> ${literal(property)})`;
+}
+
+/** The text of one top-level property's value (a link's id), as the link indexes and the inverse queries read it. */
+function fieldText(property: string, column = "data"): string {
+  return `((${column})::jsonb ->> ${literal(property)})`;
+}
+
+/**
+ * An index name of ours: `rsc_<kind>_` and a digest of the statement that makes it (short of PostgreSQL's 63
+ * bytes), so that an index whose definition changes in a later version is another index: the old one dropped.
+ */
+function indexName(kind: string, sql: string): string {
+  return `${OWNED_PREFIX}${kind}_${createHash("sha256").update(sql).digest("hex").slice(0, 24)}`;
+}
+
+function isSequence(resource: ResourceSpec): boolean {
+  return resource.idForm?.kind === "sequence";
+}
+
+/** What the schema of one collection should be: index name → CREATE INDEX statement (as pg_indexes shows it, minus the schema). */
+function wantedIndexes(resource: ResourceSpec): Map<string, { sql: string; unique?: string }> {
+  const table = ident(resource.collection);
+  const wanted = new Map<string, { sql: string; unique?: string }>();
+  const add = (kind: string, definition: string, unique?: string) => {
+    const name = indexName(kind, `${table} ${definition}`);
+    wanted.set(name, { sql: `CREATE ${unique !== undefined ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${ident(name)} ON ${table} ${definition}`, ...(unique !== undefined ? { unique } : {}) });
+  };
+  // JSON null and a missing property are no value: they may repeat, as on SQLite (json_extract gives NULL for both).
+  for (const property of new Set(resource.unique)) add("unique", `(${fieldExpr(property)}) WHERE jsonb_typeof(${fieldExpr(property)}) <> 'null'`, property);
+  for (const field of resource.fields) if (field.link?.kind === "instance") add("link", `(${fieldText(field.name)}, created_at, id)`);
+  add("owner", "(owner, created_at, id)");
+  add("order", "(created_at, id)");
+  return wanted;
+}
+
+/**
+ * Errors of a database that cannot serve now, which a retry may get past: connection exceptions (08…), shutting
+ * down or restarting (57P…), too many connections (53300), a deadlock between two writes (40P01: one of them is
+ * undone) or a serialization failure (40001).
+ */
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== "string") return error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message);
+  return code.startsWith("08") || code.startsWith("57P") || code === "53300" || code === "40P01" || code === "40001" || code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ETIMEDOUT" || code === "EPIPE" || code === "ENOTFOUND" || code === "EAI_AGAIN";
+}
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+/**
+ * Opens the store on the database at `url`, creating and migrating the tables of `spec` (under an advisory
+ * lock: processes starting at once take turns). Throws when the database cannot be reached or the schema
+ * cannot be brought in line (a clear message: existing duplicates of a new x-unique, ids of another form).
+ * @example const store = await openPgStore(spec, process.env.DATABASE_URL!);
+ */
+export async function openPgStore(spec: ServiceSpec, url: string, options: PgStoreOptions = {}): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000 });
+  // An idle connection the server closes (a restart) is an error of the pool's, not of a request: logged by nobody, replaced on demand.
+  pool.on("error", () => undefined);
+  try {
+    await migrate(pool, spec);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return new PgStore(pool, spec);
+}
+
+/** Creates and migrates every collection's table and index under the migration lock. */
+async function migrate(pool: pg.Pool, spec: ServiceSpec): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    try {
+      const present = await client.query<{ table_name: string; data_type: string }>(
+        "SELECT table_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'id'",
+      );
+      const idTypes = new Map(present.rows.map((r) => [r.table_name, r.data_type]));
+      const owned = await client.query<{ tablename: string; indexname: string }>("SELECT tablename, indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'rsc\\_%'");
+      const indexes = new Map<string, Set<string>>();
+      for (const r of owned.rows) (indexes.get(r.tablename) ?? indexes.set(r.tablename, new Set()).get(r.tablename)!).add(r.indexname);
+      for (const resource of spec.resources) await migrateCollection(client, resource, idTypes.get(resource.collection), indexes.get(resource.collection) ?? new Set());
+      if (spec.resources.some(isSequence)) await client.query(`CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection text PRIMARY KEY, last bigint NOT NULL)`);
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function migrateCollection(client: pg.PoolClient, resource: ResourceSpec, idType: string | undefined, ownedIndexes: ReadonlySet<string>): Promise<void> {
+  const c = resource.collection;
+  const table = ident(c);
+  const sequence = isSequence(resource);
+  if (idType === undefined) {
+    await client.query(`CREATE TABLE IF NOT EXISTS ${table} (id ${sequence ? "bigint" : "text"} PRIMARY KEY, created_at text NOT NULL, modified_at text NOT NULL, owner text, data json NOT NULL)`);
+  } else if ((idType === "bigint") !== sequence) {
+    // Ids cannot change form in place: every stored link and every href clients keep names the old ids.
+    throw new Error(
+      `pg store: the instances of ${JSON.stringify(c)} in this database have ${idType === "bigint" ? "integer" : "string"} ids, and the definitions now ask for ` +
+        `${sequence ? 'integer ids ("x-id": "sequence")' : "string ids"}; keep the x-id the collection was created with, or start on a new database`,
+    );
+  }
+  const wanted = wantedIndexes(resource);
+  for (const name of ownedIndexes) if (!wanted.has(name)) await client.query(`DROP INDEX IF EXISTS ${ident(name)}`);
+  for (const [name, { sql, unique }] of wanted) {
+    if (ownedIndexes.has(name)) continue;
+    try {
+      await client.query(sql);
+    } catch (error) {
+      if (unique !== undefined && (error as { code?: unknown }).code === "23505") {
+        const dup = await client.query<{ value: unknown; n: string }>(
+          `SELECT ${fieldExpr(unique)} AS value, count(*) AS n FROM ${table} WHERE jsonb_typeof(${fieldExpr(unique)}) <> 'null' GROUP BY 1 HAVING count(*) > 1 LIMIT 1`,
+        );
+        const example = dup.rows[0] ? ` (e.g. ${JSON.stringify(dup.rows[0].value)} appears ${dup.rows[0].n} times)` : "";
+        throw new Error(`pg store: cannot make ${c}.${unique} unique: existing records of collection "${c}" repeat a value of property "${unique}"${example}; remove the duplicates or drop x-unique`);
+      }
+      throw error;
+    }
+  }
+}
+
+/** A row as the statements return it. */
+interface Row {
+  readonly id: string;
+  readonly created_at: string;
+  readonly modified_at: string;
+  readonly owner: string | null;
+  readonly data: Record<string, unknown>;
+}
+
+function toRecord(row: Row): StoredRecord {
+  const record: { -readonly [K in keyof StoredRecord]: StoredRecord[K] } = { id: String(row.id), createdAt: row.created_at, modifiedAt: row.modified_at, data: row.data };
+  if (row.owner !== null) record.owner = row.owner;
+  return record;
+}
+
+/** A non-negative integer for LIMIT/OFFSET. */
+function count(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+/** The statements of one collection: texts and names, made once. */
+class Statements {
+  readonly insert: string;
+  readonly get: string;
+  /** In a transaction: the row locked until the commit, so that a link check and a delete of one instance take turns across processes. */
+  readonly getLocked: string;
+  readonly update: string;
+  readonly delete: string;
+  readonly existing: string;
+  /** In a transaction: the rows share-locked until the commit (a delete of one of them waits, and then finds the link). */
+  readonly existingLocked: string;
+  readonly nextId: string | undefined;
+  /** Index name → property, to name the property of a 23505. */
+  readonly uniqueByIndex: ReadonlyMap<string, string>;
+  private readonly lists = new Map<string, { page: string; count: string }>();
+  private readonly table: string;
+  private readonly idCast: string;
+
+  constructor(readonly resource: ResourceSpec) {
+    const t = (this.table = ident(resource.collection));
+    this.idCast = isSequence(resource) ? "::bigint" : "";
+    const idArray = isSequence(resource) ? "bigint[]" : "text[]";
+    const cols = "id, created_at, modified_at, owner, data";
+    this.insert = `INSERT INTO ${t} (${cols}) VALUES ($1${this.idCast}, $2, $3, $4, $5)`;
+    this.get = `SELECT ${cols} FROM ${t} WHERE id = $1${this.idCast}`;
+    this.getLocked = `${this.get} FOR UPDATE`;
+    this.update = `UPDATE ${t} SET modified_at = $1, data = $2 WHERE id = $3${this.idCast}`;
+    this.delete = `DELETE FROM ${t} WHERE id = $1${this.idCast}`;
+    this.existing = `SELECT id FROM ${t} WHERE id = ANY($1::${idArray})`;
+    this.existingLocked = `${this.existing} FOR SHARE`;
+    this.nextId = isSequence(resource)
+      ? `INSERT INTO ${SEQUENCES} (collection, last) VALUES ($1, (SELECT coalesce(max(id), 0) + 1 FROM ${t})) ON CONFLICT (collection) DO UPDATE SET last = ${SEQUENCES}.last + 1 RETURNING last`
+      : undefined;
+    this.uniqueByIndex = new Map([...wantedIndexes(resource)].flatMap(([name, index]) => (index.unique !== undefined ? [[name, index.unique] as const] : [])));
+  }
+
+  /** The page and count statements of one shape of query: $1 limit, $2 offset, then owner, value, ids as present. */
+  list(owner: boolean, where: { field: string; contains: boolean } | undefined, ids: boolean): { page: string; count: string } {
+    const key = `${owner ? 1 : 0}${ids ? 1 : 0}${where?.contains ? 1 : 0}:${where?.field ?? ""}`;
+    let found = this.lists.get(key);
+    if (found) return found;
+    const params: string[] = [];
+    const next = () => `$${params.push("") + 2}`;
+    const conditions: string[] = [];
+    if (owner) conditions.push(`t.owner = ${next()}`);
+    if (where !== undefined) {
+      const value = next();
+      conditions.push(
+        where.contains
+          ? `jsonb_typeof(${fieldExpr(where.field, "t.data")}) = 'array' AND ${fieldExpr(where.field, "t.data")} @> jsonb_build_array(${value}::text)`
+          : `${fieldText(where.field, "t.data")} = ${value} AND jsonb_typeof(${fieldExpr(where.field, "t.data")}) = 'string'`,
+      );
+    }
+    const filter = conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : "";
+    const cols = "t.id, t.created_at, t.modified_at, t.owner, t.data";
+    const from = ids ? `unnest(${next()}::text[]) WITH ORDINALITY AS q(id, pos) JOIN ${this.table} AS t ON t.id = q.id${this.idCast}` : `${this.table} AS t`;
+    const order = ids ? "q.pos" : "t.created_at, t.id";
+    // The count binds the same parameters after the limit and offset: shifted down by two.
+    const page = `SELECT ${cols} FROM ${from}${filter} ORDER BY ${order} LIMIT $1 OFFSET $2`;
+    const counted = `SELECT count(*) AS n FROM ${from}${filter}`.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) - 2}`);
+    found = { page, count: counted };
+    this.lists.set(key, found);
+    return found;
+  }
+}
+
+/** A short statement name per text (pg prepares a named statement once per connection). */
+const names = new Map<string, string>();
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) names.set(text, (name = `rsc_${createHash("sha256").update(text).digest("hex").slice(0, 20)}`));
+  return name;
+}
+
+class PgStore implements Store {
+  private readonly statements = new Map<string, Statements>();
+  private readonly resources: ReadonlyMap<string, ResourceSpec>;
+  private ended = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    spec: ServiceSpec,
+    /** Set for a transaction's store: its connection, and whether it is still open. */
+    private readonly tx?: { readonly client: pg.PoolClient; open: boolean; savepoints: number },
+  ) {
+    this.resources = new Map(spec.resources.map((r) => [r.collection, r]));
+    this.spec = spec;
+  }
+
+  private readonly spec: ServiceSpec;
+
+  private of(collection: string): Statements {
+    let s = this.statements.get(collection);
+    if (s === undefined) {
+      const resource = this.resources.get(collection);
+      if (resource === undefined) throw new Error(`pg store: unknown collection ${JSON.stringify(collection)}`);
+      this.statements.set(collection, (s = new Statements(resource)));
+    }
+    return s;
+  }
+
+  /** Runs one statement on the transaction's connection or the pool; a database out of reach is StoreBusy. */
+  private async run<R extends pg.QueryResultRow>(collection: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.tx !== undefined && !this.tx.open) throw new Error("pg store: this transaction has ended; use the store it was started from");
+    const on: Queryable = this.tx?.client ?? this.pool;
+    try {
+      return await on.query<R>({ name: statementName(text), text, values });
+    } catch (error) {
+      if (isUnavailable(error)) throw new StoreBusy(collection, 1);
+      throw error;
+    }
+  }
+
+  async insert(collection: string, record: StoredRecord): Promise<void> {
+    const s = this.of(collection);
+    try {
+      await this.run(collection, s.insert, [record.id, record.createdAt, record.modifiedAt, record.owner ?? null, JSON.stringify(record.data)]);
+    } catch (error) {
+      throw this.uniqueOf(collection, s, error);
+    }
+  }
+
+  async get(collection: string, id: string): Promise<StoredRecord | undefined> {
+    const s = this.of(collection);
+    if (isSequence(s.resource) && !/^[0-9]{1,18}$/.test(id)) return undefined;
+    const result = await this.run<Row>(collection, this.tx !== undefined ? s.getLocked : s.get, [id]);
+    return result.rows[0] && toRecord(result.rows[0]);
+  }
+
+  async existing(collection: string, ids: readonly string[]): Promise<Set<string>> {
+    const s = this.of(collection);
+    const wanted = isSequence(s.resource) ? ids.filter((id) => /^[0-9]{1,18}$/.test(id)) : [...ids];
+    if (wanted.length === 0) return new Set();
+    const result = await this.run<{ id: string }>(collection, this.tx !== undefined ? s.existingLocked : s.existing, [wanted]);
+    return new Set(result.rows.map((r) => String(r.id)));
+  }
+
+  async list(collection: string, query: ListQuery): Promise<Page> {
+    const s = this.of(collection);
+    const where = query.where === undefined ? undefined : { field: query.where.field, contains: "contains" in query.where };
+    const ids = query.ids === undefined ? undefined : isSequence(s.resource) ? query.ids.filter((id) => /^[0-9]{1,18}$/.test(id)) : query.ids;
+    const statements = s.list(query.owner !== undefined, where, ids !== undefined);
+    const params: unknown[] = [];
+    if (query.owner !== undefined) params.push(query.owner);
+    if (query.where !== undefined) params.push("equals" in query.where ? query.where.equals : query.where.contains);
+    if (ids !== undefined) params.push(ids);
+    const [page, total] = await Promise.all([
+      this.run<Row>(collection, statements.page, [count(query.limit), count(query.offset), ...params]),
+      this.run<{ n: string }>(collection, statements.count, params),
+    ]);
+    return { items: page.rows.map(toRecord), size: Number(total.rows[0]?.n ?? 0) };
+  }
+
+  async update(collection: string, record: StoredRecord): Promise<boolean> {
+    const s = this.of(collection);
+    if (isSequence(s.resource) && !/^[0-9]{1,18}$/.test(record.id)) return false;
+    try {
+      const result = await this.run(collection, s.update, [record.modifiedAt, JSON.stringify(record.data), record.id]);
+      return (result.rowCount ?? 0) > 0;
+    } catch (error) {
+      throw this.uniqueOf(collection, s, error);
+    }
+  }
+
+  async delete(collection: string, id: string): Promise<boolean> {
+    const s = this.of(collection);
+    if (isSequence(s.resource) && !/^[0-9]{1,18}$/.test(id)) return false;
+    const result = await this.run(collection, s.delete, [id]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async nextId(collection: string): Promise<string> {
+    const s = this.of(collection);
+    if (s.nextId === undefined) throw new Error(`pg store: the ids of ${collection} are not a sequence`);
+    const result = await this.run<{ last: string }>(collection, s.nextId, [collection]);
+    return String(result.rows[0]!.last);
+  }
+
+  /** A 23505 of an x-unique index as UniqueViolation naming its property; any other error as it is. */
+  private uniqueOf(collection: string, s: Statements, error: unknown): unknown {
+    const e = error as { code?: unknown; constraint?: unknown };
+    if (e.code === "23505" && typeof e.constraint === "string") {
+      const property = s.uniqueByIndex.get(e.constraint);
+      if (property !== undefined) return new UniqueViolation(collection, property);
+    }
+    return error;
+  }
+
+  async transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    if (this.tx !== undefined) return this.savepoint(work);
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      if (isUnavailable(error)) throw new StoreBusy("*", 1);
+      throw error;
+    }
+    const state = { client, open: true, savepoints: 0 };
+    let broken: unknown;
+    try {
+      await client.query("BEGIN");
+      const tx = new PgStore(this.pool, this.spec, state);
+      const value = await work(tx);
+      await client.query("COMMIT");
+      return value;
+    } catch (error) {
+      await client.query("ROLLBACK").catch((e: unknown) => (broken = e));
+      if (isUnavailable(error)) throw new StoreBusy("*", 1);
+      throw error;
+    } finally {
+      state.open = false;
+      // A connection whose ROLLBACK failed is not given back to the pool as it is.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  /** A nested transaction: a savepoint of the enclosing one. */
+  private async savepoint<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    const state = this.tx!;
+    const name = `rsc_sp_${++state.savepoints}`;
+    await state.client.query(`SAVEPOINT ${name}`);
+    try {
+      const value = await work(this);
+      await state.client.query(`RELEASE SAVEPOINT ${name}`);
+      return value;
+    } catch (error) {
+      await state.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.tx !== undefined || this.ended) return;
+    this.ended = true;
+    await this.pool.end();
+  }
+}

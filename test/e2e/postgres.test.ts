@@ -1,0 +1,131 @@
+/**
+ * A generated service on PostgreSQL (CONTRACT §9): the library example generated, built and started twice —
+ * two server processes on one throwaway database (DATABASE_URL) — and driven over real HTTP: what one
+ * process writes the other reads, links and their integrity hold across processes, 200 concurrent duplicate
+ * POSTs spread over the two give exactly one 201 (the others 409 naming the property), and the database
+ * killed under load answers 503 with the error body, never a 500 and never a dead process, until it is back.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { repoRoot, runCli } from "../helpers/cli.js";
+import { freePort, linkModules, run, start, type Started } from "../helpers/package.js";
+import { startPostgres, type Postgres } from "../helpers/postgres.js";
+
+type Json = Record<string, any>;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-postgres-"));
+const out = path.join(tmp, "library-service");
+const keysFile = path.join(tmp, "keys.json");
+let pg: Postgres;
+let servers: Started[] = [];
+let bases: string[] = [];
+let headers: Record<string, string>;
+
+test.before(async () => {
+  pg = await startPostgres();
+  const gen = runCli(["generate", path.join(repoRoot, "examples/library"), "--out", out]);
+  assert.is(gen.code, 0, gen.stdout + gen.stderr);
+  linkModules(out);
+  const tsc = run(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], out);
+  assert.is(tsc.code, 0, tsc.output);
+  const key = run("npm", ["run", "--silent", "keys", "--", "create", "--roles", "librarian"], out, { KEYS_FILE: keysFile });
+  assert.is(key.code, 0, key.output);
+  headers = { authorization: `Bearer ${(JSON.parse(key.output.trim()) as { secret: string }).secret}`, "content-type": "application/json" };
+  const database = pg.database("library");
+  // Two processes started at once on an empty database: the schema is made once, under the migration lock.
+  const ports = [await freePort(), await freePort()];
+  bases = ports.map((p) => `http://127.0.0.1:${p}/v2`);
+  servers = await Promise.all(ports.map((port, i) => start(out, { PORT: String(port), BASE_URL: bases[i]!, KEYS_FILE: keysFile, DATABASE_URL: database, LOG_LEVEL: "warn" }, `${bases[i]}/`)));
+});
+test.after(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  pg?.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const post = (base: string, collection: string, body: unknown) => fetch(`${base}/${collection}`, { method: "POST", headers, body: JSON.stringify(body) });
+
+test("what one process writes the other reads: instances, links, expand, a sub-collection, a delete refused while linked", async () => {
+  const [a, b] = bases as [string, string];
+  const author = await post(a, "authors", { name: "Ursula K. Le Guin" });
+  assert.is(author.status, 201, await author.clone().text());
+  const authorJson = (await author.json()) as Json;
+  const authorPath = new URL(authorJson.meta.href).pathname.replace(/^\/v2/, "");
+  const book = await post(b, "books", { title: "The Dispossessed", isbn: "9780060512750", pages: 387, author: { meta: { href: `${b}${authorPath}` } } });
+  assert.is(book.status, 201, await book.clone().text());
+  const bookJson = (await book.json()) as Json;
+  const bookPath = new URL(bookJson.meta.href).pathname.replace(/^\/v2/, "");
+  const read = await fetch(`${a}${bookPath}?expand=author`, { headers });
+  assert.is(read.status, 200);
+  const readJson = (await read.json()) as Json;
+  assert.is(readJson.title, "The Dispossessed");
+  assert.is(readJson.author.name, "Ursula K. Le Guin", "expanded from the other process's write");
+  const page = (await (await fetch(`${a}/books?limit=10`, { headers })).json()) as Json;
+  assert.ok(page.items.some((x: Json) => x.title === "The Dispossessed"));
+  const refused = await fetch(`${a}${authorPath}`, { method: "DELETE", headers });
+  assert.is(refused.status, 409, "the author is still linked");
+  assert.is(((await refused.json()) as Json).property, "books.author");
+});
+
+test("200 concurrent duplicate POSTs over two processes: exactly one 201, the rest 409 on isbn", async () => {
+  const [a, b] = bases as [string, string];
+  const author = (await (await post(a, "authors", { name: "Octavia E. Butler" })).json()) as Json;
+  const body = (base: string) => ({ title: "Kindred", isbn: "9780807083052", author: { meta: { href: `${base}${new URL(author.meta.href).pathname.replace(/^\/v2/, "")}` } } });
+  const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? post(a, "books", body(a)) : post(b, "books", body(b)))));
+  const statuses = answers.map((r) => r.status);
+  assert.is(statuses.filter((s) => s === 201).length, 1, JSON.stringify(statuses));
+  assert.is(statuses.filter((s) => s === 409).length, 199, JSON.stringify(statuses));
+  const conflict = (await answers.find((r) => r.status === 409)!.json()) as Json;
+  assert.is(conflict.property, "isbn");
+});
+
+test("links stay whole across processes: a delete and creates linking to the same author race, and never both win", async () => {
+  const [a, b] = bases as [string, string];
+  let deleted = 0;
+  let linked = 0;
+  for (let round = 0; round < 15; round++) {
+    const author = (await (await post(a, "authors", { name: `Racer ${round}` })).json()) as Json;
+    const authorPath = new URL(author.meta.href).pathname.replace(/^\/v2/, "");
+    const [del, ...books] = await Promise.all([
+      fetch(`${a}${authorPath}`, { method: "DELETE", headers }),
+      ...Array.from({ length: 3 }, (_, i) => post(b, "books", { title: `Race ${round}.${i}`, author: { meta: { href: `${b}${authorPath}` } } })),
+    ]);
+    const created = books.filter((r) => r.status === 201).length;
+    assert.ok(del.status === 204 || del.status === 409, `delete: ${del.status} ${await del.text()}`);
+    for (const r of books) assert.ok(r.status === 201 || r.status === 400, `create: ${r.status} ${await r.clone().text()}`);
+    // The delete won: every create that came after it was refused; a create won: the delete was refused.
+    assert.ok(!(del.status === 204 && created > 0), `round ${round}: the author deleted while ${created} book(s) were stored linking to it`);
+    if (del.status === 204) deleted++;
+    if (created > 0) linked++;
+  }
+  assert.ok(deleted + linked >= 15, "every round had a winner");
+});
+
+test("the database killed under load: 503 with the error body while it is down, never a 500, no process dies; back by itself", async () => {
+  const [a, b] = bases as [string, string];
+  pg.kill();
+  const down = await Promise.all([fetch(`${a}/books`, { headers }), post(b, "authors", { name: "Down" })]);
+  for (const r of down) {
+    assert.is(r.status, 503, await r.clone().text());
+    const body = (await r.json()) as Json;
+    assert.is(body.status, 503);
+    assert.ok(typeof body.code === "number" && typeof body.message === "string", JSON.stringify(body));
+    assert.ok(r.headers.get("retry-after"), "Retry-After");
+  }
+  pg.restart();
+  let status = 0;
+  for (let i = 0; i < 100 && status !== 201; i++) {
+    status = (await post(b, "authors", { name: `Back ${i}` })).status;
+    if (status !== 201) {
+      assert.is(status, 503);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  assert.is(status, 201, "writes work again");
+  assert.is((await fetch(`${a}/books`, { headers })).status, 200);
+  for (const s of servers) assert.is(s.child.exitCode, null, s.log());
+});
+
+test.run();

@@ -1,0 +1,312 @@
+/**
+ * The Store contract (templates/runtime/store.ts), the same cases against both stores: the embedded SQLite
+ * store and the PostgreSQL store on a throwaway cluster (test/helpers/postgres.ts). Every answer of one store
+ * is the other's: records read back byte for byte as written (object keys in their order), pages in
+ * (createdAt, id) order (a sequence's ids as numbers), narrowing by owner, by an instance link and by
+ * membership of a stored list, UniqueViolation naming the property (JSON null and absence repeat), sequences
+ * that never give a committed number again, transactions that commit, roll back and nest. Then what only the
+ * PostgreSQL store has to show: processes opening one database at once, migrations that refuse to lose meaning,
+ * and a database out of reach answered as StoreBusy, recovered from by itself.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import type { FieldSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
+import { openPgStore } from "../../../templates/runtime/pg-store.js";
+import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
+import { StoreBusy, UniqueViolation, type Store, type StoredRecord } from "../../../templates/runtime/store.js";
+import { startPostgres, type Postgres } from "../../helpers/postgres.js";
+
+function resource(collection: string, fields: FieldSpec[], unique: string[] = [], extra: Partial<ResourceSpec> = {}): ResourceSpec {
+  return {
+    name: collection.replace(/s$/, ""),
+    collection,
+    fields,
+    required: [],
+    unique,
+    access: {},
+    mediaType: `application/vnd.test.v1.${collection}+json`,
+    collectionMediaType: `application/vnd.test.v1.${collection}-collection+json`,
+    bodySchema: true,
+    ...extra,
+  };
+}
+
+function makeSpec(unique: string[] = ["email"]): ServiceSpec {
+  return {
+    name: "conformance",
+    title: "Conformance",
+    vendor: "test",
+    version: 1,
+    baseUrl: "https://api.example.com/v1",
+    errorDocsUrl: "https://docs.example.com/errors",
+    auth: { schemes: ["apiKey"], realm: "test" },
+    paging: { defaultLimit: 25, maxLimit: 100 },
+    bodyLimit: 1 << 20,
+    resources: [
+      resource("accounts", [{ name: "email", kind: "string" }, { name: "name", kind: "string" }, { name: "it's \"odd\" \\ name", kind: "string" }], unique, { owner: "owner" }),
+      resource("books", [
+        { name: "title", kind: "string" },
+        { name: "author", kind: "link", link: { kind: "instance", target: "accounts" } },
+        { name: "related", kind: "links", link: { kind: "collection", target: "books" } },
+      ]),
+      resource("tickets", [{ name: "subject", kind: "string" }], [], { idForm: { kind: "sequence" } }),
+    ],
+    actions: [],
+    errors: [],
+    mediaTypes: [],
+  } as unknown as ServiceSpec;
+}
+
+let clock = 0;
+function rec(id: string, data: Record<string, unknown>, extra: Partial<StoredRecord> = {}): StoredRecord {
+  const t = new Date(Date.UTC(2024, 0, 1) + clock++ * 1000).toISOString();
+  return { id, createdAt: t, modifiedAt: t, data, ...extra };
+}
+
+async function rejects(promise: Promise<unknown>, check: (e: unknown) => boolean, what: string): Promise<void> {
+  try {
+    await promise;
+  } catch (e) {
+    assert.ok(check(e), `${what}: got ${String(e)}`);
+    return;
+  }
+  assert.unreachable(`expected a rejection: ${what}`);
+}
+
+let pgServer: Postgres;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-conformance-"));
+let databases = 0;
+
+/** A fresh store of each kind on an empty database. */
+const kinds: [string, (spec: ServiceSpec) => Promise<Store>][] = [
+  ["sqlite", async (spec) => openSqliteStore(spec, path.join(tmp, `db-${databases++}.sqlite`))],
+  ["postgres", async (spec) => openPgStore(spec, pgServer.database(`conformance_${databases++}`))],
+];
+
+test.before(async () => {
+  pgServer = await startPostgres();
+});
+test.after(() => {
+  pgServer?.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Runs `body` against a fresh store of each kind and gives back what each returned, for comparison. */
+async function both<T>(body: (store: Store) => Promise<T>, spec = makeSpec()): Promise<[T, T]> {
+  const results: T[] = [];
+  for (const [, open] of kinds) {
+    const store = await open(spec);
+    try {
+      results.push(await body(store));
+    } finally {
+      await store.close();
+    }
+  }
+  return results as [T, T];
+}
+
+test("a record reads back as written: key order of nested objects, numbers, owner, odd property names", async () => {
+  const data = { name: "Ada", email: "ada@example.com", "it's \"odd\" \\ name": "yes", nested: { zeta: 1, alpha: [3, { y: 1, b: 2 }], n: 1.5, big: 12345678901234 } };
+  const record = rec("a1", data, { owner: "key1" });
+  const [sqlite, postgres] = await both(async (store) => {
+    await store.insert("accounts", record);
+    const got = await store.get("accounts", "a1");
+    return { got, text: JSON.stringify(got!.data), missing: await store.get("accounts", "nope") };
+  });
+  assert.is(sqlite.text, JSON.stringify(data));
+  assert.is(postgres.text, sqlite.text, "byte for byte, keys in their order");
+  assert.equal(postgres.got, sqlite.got);
+  assert.is(postgres.got!.owner, "key1");
+  assert.is(postgres.missing, undefined);
+});
+
+test("pages in (createdAt, id) order, sizes, owner and link narrowing, membership of a stored list, ids in their order", async () => {
+  const [sqlite, postgres] = await both(async (store) => {
+    await store.insert("accounts", rec("a1", { email: "a@x" }, { owner: "k1" }));
+    await store.insert("accounts", rec("a2", { email: "b@x" }, { owner: "k2" }));
+    const same = new Date(Date.UTC(2025, 0, 1)).toISOString();
+    for (const id of ["b3", "b1", "b2"]) await store.insert("books", { id, createdAt: same, modifiedAt: same, data: { title: id, author: id === "b2" ? "a2" : "a1", related: id === "b1" ? ["b2", "b3"] : ["b1"] } });
+    await store.insert("books", rec("b0", { title: "no author", related: "b1" }));
+    const titles = (p: { items: readonly StoredRecord[]; size: number }) => [p.items.map((r) => r.id).join(","), p.size];
+    return {
+      all: titles(await store.list("books", { offset: 0, limit: 10 })),
+      paged: titles(await store.list("books", { offset: 1, limit: 2 })),
+      beyond: titles(await store.list("books", { offset: 10, limit: 2 })),
+      owned: titles(await store.list("accounts", { offset: 0, limit: 10, owner: "k2" })),
+      byAuthor: titles(await store.list("books", { offset: 0, limit: 10, where: { field: "author", equals: "a1" } })),
+      containing: titles(await store.list("books", { offset: 0, limit: 10, where: { field: "related", contains: "b1" } })),
+      ids: titles(await store.list("books", { offset: 0, limit: 10, ids: ["b2", "missing", "b0"] })),
+      existing: [...(await store.existing("books", ["b1", "zz", "b0"]))].sort(),
+      none: [...(await store.existing("books", []))],
+    };
+  });
+  assert.equal(postgres, sqlite);
+  assert.equal(sqlite.all, ["b0,b1,b2,b3", 4], "createdAt then id (b0 the oldest; the others at one instant, by id)");
+  assert.equal(sqlite.containing, ["b2,b3", 2], "a lone string is no stored list");
+});
+
+test("x-unique: a duplicate is UniqueViolation naming the property, on insert and on update; null and absence repeat", async () => {
+  const [sqlite, postgres] = await both(async (store) => {
+    const seen: string[] = [];
+    await store.insert("accounts", rec("a1", { email: "same@x" }));
+    await store.insert("accounts", rec("a2", { email: null }));
+    await store.insert("accounts", rec("a3", { email: null }));
+    await store.insert("accounts", rec("a4", { name: "no email" }));
+    await store.insert("accounts", rec("a5", { name: "no email either" }));
+    await store.insert("accounts", rec("a6", { email: "other@x" }));
+    for (const attempt of [() => store.insert("accounts", rec("a7", { email: "same@x" })), () => store.update("accounts", rec("a6", { email: "same@x" }))]) {
+      try {
+        await attempt();
+        seen.push("accepted");
+      } catch (e) {
+        seen.push(e instanceof UniqueViolation ? `${e.collection}.${e.property}` : String(e));
+      }
+    }
+    seen.push(String(await store.update("accounts", rec("a6", { email: "new@x" }))), String(await store.update("accounts", rec("zz", { email: "x" }))));
+    seen.push(String(await store.delete("accounts", "a6")), String(await store.delete("accounts", "a6")));
+    return seen;
+  });
+  assert.equal(sqlite, ["accounts.email", "accounts.email", "true", "false", "true", "false"]);
+  assert.equal(postgres, sqlite);
+});
+
+test("sequences: numbers in order, never a committed one again after a delete; lists as numbers; a non-number id is absent", async () => {
+  const [sqlite, postgres] = await both(async (store) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 11; i++) {
+      const id = await store.nextId!("tickets");
+      ids.push(id);
+      await store.insert("tickets", rec(id, { subject: `t${id}` }));
+    }
+    await store.delete("tickets", "11");
+    ids.push(await store.nextId!("tickets"));
+    const page = await store.list("tickets", { offset: 8, limit: 5 });
+    return { ids, page: page.items.map((r) => r.id), odd: await store.get("tickets", "x1"), existing: [...(await store.existing("tickets", ["2", "abc", "99"]))] };
+  });
+  assert.equal(sqlite.ids, ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"]);
+  assert.equal(postgres, sqlite);
+});
+
+test("transactions: commit, rollback of everything on a throw, a nested failure caught undoes only itself; a finished transaction's store refuses", async () => {
+  const [sqlite, postgres] = await both(async (store) => {
+    await store.transaction!(async (tx) => {
+      await tx.insert("accounts", rec("c1", { email: "c1@x" }));
+    });
+    await rejects(
+      store.transaction!(async (tx) => {
+        await tx.insert("accounts", rec("c2", { email: "c2@x" }));
+        throw new Error("hook refused");
+      }),
+      (e) => (e as Error).message === "hook refused",
+      "the work's error passes through",
+    );
+    let kept: Store | undefined;
+    await store.transaction!(async (tx) => {
+      kept = tx;
+      await tx.insert("accounts", rec("c3", { email: "c3@x" }));
+      try {
+        await tx.transaction!(async (inner) => {
+          await inner.insert("accounts", rec("c4", { email: "c4@x" }));
+          throw new Error("inner");
+        });
+      } catch {
+        // caught: the outer work goes on
+      }
+      await tx.insert("accounts", rec("c5", { email: "c5@x" }));
+    });
+    let refused = false;
+    try {
+      await kept!.get("accounts", "c1");
+    } catch {
+      refused = true;
+    }
+    const ids = (await store.list("accounts", { offset: 0, limit: 10 })).items.map((r) => r.id);
+    return { ids, refused };
+  });
+  assert.equal(sqlite, { ids: ["c1", "c3", "c5"], refused: true });
+  assert.equal(postgres, sqlite);
+});
+
+test("postgres: a unique violation inside a transaction rolls it back whole and names the property", async () => {
+  const store = await openPgStore(makeSpec(), pgServer.database("unique_tx"));
+  try {
+    await store.insert("accounts", rec("u1", { email: "taken@x" }));
+    await rejects(
+      store.transaction!(async (tx) => {
+        await tx.insert("accounts", rec("u2", { email: "free@x" }));
+        await tx.insert("accounts", rec("u3", { email: "taken@x" }));
+      }),
+      (e) => e instanceof UniqueViolation && e.property === "email",
+      "UniqueViolation(email)",
+    );
+    assert.is(await store.get("accounts", "u2"), undefined, "the first insert undone too");
+  } finally {
+    await store.close();
+  }
+});
+
+test("postgres: eight processes' worth of stores opening one empty database at once all start, and share it", async () => {
+  const url = pgServer.database("many_at_once");
+  const stores = await Promise.all(Array.from({ length: 8 }, () => openPgStore(makeSpec(), url, { poolSize: 2 })));
+  try {
+    await stores[0]!.insert("accounts", rec("m1", { email: "m@x" }));
+    assert.is((await stores[7]!.get("accounts", "m1"))?.data.email, "m@x");
+    // 40 concurrent duplicates across the eight: exactly one is stored.
+    const results = await Promise.allSettled(stores.flatMap((s, i) => Array.from({ length: 5 }, (_, j) => s.insert("accounts", rec(`d${i}-${j}`, { email: "dup@x" })))));
+    assert.is(results.filter((r) => r.status === "fulfilled").length, 1);
+    assert.ok(results.every((r) => r.status === "fulfilled" || r.reason instanceof UniqueViolation));
+  } finally {
+    await Promise.all(stores.map((s) => s.close()));
+  }
+});
+
+test("postgres: migrations — a new x-unique over existing duplicates is refused with the value; ids cannot change form; x-unique added and dropped", async () => {
+  const url = pgServer.database("migrations");
+  const first = await openPgStore(makeSpec([]), url);
+  await first.insert("accounts", rec("x1", { email: "twice@x" }));
+  await first.insert("accounts", rec("x2", { email: "twice@x" }));
+  await first.close();
+  await rejects(openPgStore(makeSpec(["email"]), url), (e) => /cannot make accounts\.email unique.*"twice@x" appears 2 times/.test((e as Error).message), "the duplicates named");
+  const spec = makeSpec([]);
+  const changed = { ...spec, resources: spec.resources.map((r) => (r.collection === "tickets" ? { ...r, idForm: { kind: "uuid" as const } } : r)) } as ServiceSpec;
+  await rejects(openPgStore(changed, url), (e) => /tickets.*integer ids.*string ids/.test((e as Error).message), "ids keep their form");
+  const fix = await openPgStore(makeSpec([]), url);
+  await fix.delete("accounts", "x2");
+  await fix.close();
+  const unique = await openPgStore(makeSpec(["email"]), url);
+  await rejects(unique.insert("accounts", rec("x3", { email: "twice@x" })), (e) => e instanceof UniqueViolation, "unique once the duplicates are gone");
+  await unique.close();
+  const loose = await openPgStore(makeSpec([]), url);
+  await loose.insert("accounts", rec("x4", { email: "twice@x" }));
+  await loose.close();
+});
+
+test("postgres: the database down is StoreBusy (a 503), and the store works again by itself once it is back", async () => {
+  const url = pgServer.database("restarts");
+  const store = await openPgStore(makeSpec(), url, { connectTimeoutMs: 1000 });
+  try {
+    await store.insert("accounts", rec("r1", { email: "r@x" }));
+    pgServer.kill();
+    await rejects(store.get("accounts", "r1"), (e) => e instanceof StoreBusy, "StoreBusy while down");
+    await rejects(store.insert("accounts", rec("r2", { email: "r2@x" })), (e) => e instanceof StoreBusy, "StoreBusy while down");
+    await rejects(store.transaction!(async (tx) => tx.get("accounts", "r1")), (e) => e instanceof StoreBusy, "StoreBusy while down");
+    pgServer.restart();
+    let back: StoredRecord | undefined;
+    for (let i = 0; i < 50 && back === undefined; i++) {
+      try {
+        back = await store.get("accounts", "r1");
+      } catch (e) {
+        assert.ok(e instanceof StoreBusy, String(e));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    assert.is(back?.data.email, "r@x");
+  } finally {
+    await store.close();
+  }
+});
+
+test.run();
