@@ -1,7 +1,9 @@
 /**
  * API keys (A5): a key is an id, a secret and roles. Only HMAC-SHA-256(server secret, key secret) is kept,
- * in a JSON keys file (`KEYS_FILE`, default data/keys.json); the server secret comes from KEYS_HMAC_SECRET
- * or from `<keys file>.hmac`, created on first use. Also the Authorization header parser and the
+ * in a JSON keys file (`KEYS_FILE`, default data/keys.json), or, for a service on PostgreSQL (DATABASE_URL), in
+ * its database (KeyRing.openDatabase: every process sees every key, and a revoked key stops working in all of
+ * them within a second). The server secret comes from KEYS_HMAC_SECRET, else from `<keys file>.hmac` (or, on
+ * PostgreSQL, the database), created on first use. Also the Authorization header parser and the
  * WWW-Authenticate challenges (A3, A6).
  */
 import crypto from "node:crypto";
@@ -186,7 +188,22 @@ function checkRoles(roles: readonly string[]): string[] {
 }
 
 /** The service's API keys: verifies Bearer and Basic credentials against the stored hashes and manages the keys file. */
+/** The tables of the keys in a PostgreSQL database (`rsc_`: no collection is named so). */
+const KEYS_TABLE = "rsc_keys";
+const KEYS_STATE = "rsc_keys_state";
+/** How often a process asks the database whether its keys changed (a revocation reaches every process within a second). */
+const DATABASE_POLL_MS = 500;
+
+/** What a key ring on PostgreSQL holds: its pool, the version of the keys it has, the poller. */
+interface DatabaseKeys {
+  readonly pool: import("pg").Pool;
+  version: string;
+  timer: NodeJS.Timeout | undefined;
+  polling: boolean;
+}
+
 export class KeyRing {
+  private database: DatabaseKeys | undefined;
   private keys: StoredKey[] = [];
   private byId = new Map<string, StoredKey>();
   private byHash = new Map<string, StoredKey>();
@@ -226,6 +243,122 @@ export class KeyRing {
     return ring;
   }
 
+  /**
+   * The keys of a service on PostgreSQL (`url`: its DATABASE_URL), in the tables rsc_keys and rsc_keys_state,
+   * made when missing. The HMAC secret is KEYS_HMAC_SECRET, else one kept in the database (made on first use;
+   * set KEYS_HMAC_SECRET to keep it out of the database). The keys are read now and again whenever another
+   * process changes them (asked every half second): verification itself never waits for the database. `close`
+   * stops asking.
+   */
+  static async openDatabase(url: string, options: KeyRingOptions = {}): Promise<KeyRing> {
+    const env = options.env ?? process.env;
+    const configured = options.hmacSecret ?? (env.KEYS_HMAC_SECRET ? env.KEYS_HMAC_SECRET : undefined);
+    if (configured !== undefined && configured.length < MIN_HMAC_SECRET_LENGTH) {
+      throw new Error(`KEYS_HMAC_SECRET must be at least ${MIN_HMAC_SECRET_LENGTH} characters long`);
+    }
+    const { default: pg } = await import("pg");
+    const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5000 });
+    pool.on("error", () => undefined);
+    try {
+      await pool.query(`CREATE TABLE IF NOT EXISTS ${KEYS_TABLE} (id text PRIMARY KEY, roles json NOT NULL, hash text NOT NULL UNIQUE, created_at text NOT NULL)`);
+      await pool.query(`CREATE TABLE IF NOT EXISTS ${KEYS_STATE} (one boolean PRIMARY KEY DEFAULT true CHECK (one), version bigint NOT NULL, hmac text NOT NULL)`);
+      // One row: the keys' version (one more at every change) and the HMAC secret made for the database.
+      await pool.query(`INSERT INTO ${KEYS_STATE} (one, version, hmac) VALUES (true, 0, $1) ON CONFLICT (one) DO NOTHING`, [token(32)]);
+      const state = await pool.query<{ hmac: string }>(`SELECT hmac FROM ${KEYS_STATE}`);
+      const secret = configured !== undefined ? Buffer.from(configured, "utf8") : Buffer.from(state.rows[0]!.hmac, "utf8");
+      const ring = new KeyRing(undefined, secret, options);
+      ring.database = { pool, version: "", timer: undefined, polling: false };
+      await ring.reloadFromDatabase();
+      ring.database.timer = setInterval(() => void ring.pollDatabase(), DATABASE_POLL_MS);
+      ring.database.timer.unref();
+      return ring;
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Stops asking the database for changes and closes its connections (a key ring on a file: nothing to do). */
+  async close(): Promise<void> {
+    const db = this.database;
+    if (db === undefined) return;
+    this.database = undefined;
+    if (db.timer !== undefined) clearInterval(db.timer);
+    await db.pool.end();
+  }
+
+  /** Reads every key of the database and installs them with their version. */
+  private async reloadFromDatabase(): Promise<void> {
+    const db = this.database!;
+    const client = await db.pool.connect();
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const version = await client.query<{ version: string }>(`SELECT version FROM ${KEYS_STATE}`);
+      const rows = await client.query<{ id: string; roles: string[]; hash: string; created_at: string }>(`SELECT id, roles, hash, created_at FROM ${KEYS_TABLE} ORDER BY created_at, id`);
+      await client.query("COMMIT");
+      this.install(
+        rows.rows.map((r) => ({ id: r.id, roles: r.roles, hash: r.hash, createdAt: r.created_at })),
+        "",
+      );
+      db.version = String(version.rows[0]?.version ?? "0");
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Reloads the keys when another process changed them; the database out of reach keeps the keys as they were (none can change meanwhile). */
+  private async pollDatabase(): Promise<void> {
+    const db = this.database;
+    if (db === undefined || db.polling) return;
+    db.polling = true;
+    try {
+      const now = await db.pool.query<{ version: string }>(`SELECT version FROM ${KEYS_STATE}`);
+      if (String(now.rows[0]?.version) !== db.version) await this.reloadFromDatabase();
+    } catch {
+      // asked again in half a second
+    } finally {
+      db.polling = false;
+    }
+  }
+
+  /** Runs `change` on the database's keys in a transaction that counts the keys' version up; this ring is reloaded after. */
+  private async changeDatabase<T>(change: (client: import("pg").PoolClient) => Promise<T>): Promise<T> {
+    const db = this.database!;
+    const client = await db.pool.connect();
+    let result: T;
+    try {
+      await client.query("BEGIN");
+      result = await change(client);
+      await client.query(`UPDATE ${KEYS_STATE} SET version = version + 1`);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    await this.reloadFromDatabase();
+    return result;
+  }
+
+  /** create, on a key ring of either kind: on PostgreSQL it is stored in the database before it returns. */
+  async createKey(roles: readonly string[]): Promise<NewKey> {
+    if (this.database === undefined) return this.create(roles);
+    const checked = checkRoles(roles);
+    const secret = token(32);
+    const hash = this.hash(secret, true);
+    const id = token(16);
+    await this.changeDatabase((client) => client.query(`INSERT INTO ${KEYS_TABLE} (id, roles, hash, created_at) VALUES ($1, $2, $3, $4)`, [id, JSON.stringify(checked), hash, new Date(this.now()).toISOString()]));
+    return { id, secret, roles: checked };
+  }
+
+  /** revoke, on a key ring of either kind: on PostgreSQL every process stops accepting the key within a second. */
+  async revokeKey(id: string): Promise<boolean> {
+    if (this.database === undefined) return this.revoke(id);
+    const removed = await this.changeDatabase((client) => client.query(`DELETE FROM ${KEYS_TABLE} WHERE id = $1`, [id]));
+    return (removed.rowCount ?? 0) > 0;
+  }
+
   /** A key ring that lives only in memory (tests): a random HMAC secret, no file. */
   static memory(options: Omit<KeyRingOptions, "env"> = {}): KeyRing {
     const secret = options.hmacSecret === undefined ? crypto.randomBytes(32) : Buffer.from(options.hmacSecret, "utf8");
@@ -234,6 +367,7 @@ export class KeyRing {
 
   /** Creates a key with these roles, persists its hash, and returns the only copy of its secret. */
   create(roles: readonly string[]): NewKey {
+    if (this.database !== undefined) throw new Error("the keys are in the database: use createKey");
     const checked = checkRoles(roles);
     const secret = token(32);
     const hash = this.hash(secret, true);
@@ -248,6 +382,7 @@ export class KeyRing {
 
   /** Removes a key (from the file too); false when there is no key with that id. */
   revoke(id: string): boolean {
+    if (this.database !== undefined) throw new Error("the keys are in the database: use revokeKey");
     return this.change((keys) => {
       const found = keys.some((k) => k.id === id);
       return { keys: found ? keys.filter((k) => k.id !== id) : keys, result: found };

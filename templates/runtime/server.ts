@@ -146,9 +146,10 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
     (error: unknown) => error,
   );
   let app: FastifyInstance;
-  let keys: KeyRing;
+  let keys: KeyRing | undefined;
   try {
-    keys = options.keys ?? KeyRing.open(settings.keysFile);
+    // On PostgreSQL the keys are in the database too, so that every process has every key.
+    keys = options.keys ?? (settings.databaseUrl !== undefined ? await KeyRing.openDatabase(settings.databaseUrl) : KeyRing.open(settings.keysFile));
     app = await buildApp({
       spec,
       store,
@@ -163,6 +164,7 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
     const failed = await created;
     if (failed !== undefined) throw failed;
   } catch (error) {
+    if (options.keys === undefined) await keys?.close();
     if (options.store === undefined) {
       // A failure of the store's creation is the one to report: the keys or the app may have failed for want of it.
       const failed = await created;
@@ -171,6 +173,7 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
     }
     throw error;
   }
+  const ring = keys;
   const signals = new Map<NodeJS.Signals, () => void>();
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -185,6 +188,7 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
       } finally {
         clearTimeout(cut);
         await store.close();
+        if (options.keys === undefined) await ring.close();
       }
     })());
   const listen = async (): Promise<string> => {

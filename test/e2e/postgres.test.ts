@@ -1,9 +1,10 @@
 /**
  * A generated service on PostgreSQL (CONTRACT §9): the library example generated, built and started twice —
- * two server processes on one throwaway database (DATABASE_URL) — and driven over real HTTP: what one
- * process writes the other reads, links and their integrity hold across processes, 200 concurrent duplicate
- * POSTs spread over the two give exactly one 201 (the others 409 naming the property), and the database
- * killed under load answers 503 with the error body, never a 500 and never a dead process, until it is back.
+ * two server processes on one throwaway database (DATABASE_URL), their API key made by `npm run keys` with the
+ * same DATABASE_URL — and driven over real HTTP: what one process writes the other reads, links and their
+ * integrity hold across processes, 200 concurrent duplicate POSTs spread over the two give exactly one 201 (the
+ * others 409 naming the property), a key revoked through the CLI stops working in both within a second, and the
+ * database killed under load answers 503 with the error body, never a 500 and never a dead process, until it is back.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -17,7 +18,8 @@ import { startPostgres, type Postgres } from "../helpers/postgres.js";
 type Json = Record<string, any>;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-postgres-"));
 const out = path.join(tmp, "library-service");
-const keysFile = path.join(tmp, "keys.json");
+const keysFile = path.join(tmp, "no-keys-here.json");
+let database: string;
 let pg: Postgres;
 let servers: Started[] = [];
 let bases: string[] = [];
@@ -30,10 +32,12 @@ test.before(async () => {
   linkModules(out);
   const tsc = run(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], out);
   assert.is(tsc.code, 0, tsc.output);
-  const key = run("npm", ["run", "--silent", "keys", "--", "create", "--roles", "librarian"], out, { KEYS_FILE: keysFile });
+  database = pg.database("library");
+  // The key is made in the database (KEYS_FILE names a file that is never written).
+  const key = run("npm", ["run", "--silent", "keys", "--", "create", "--roles", "librarian"], out, { DATABASE_URL: database, KEYS_FILE: keysFile });
   assert.is(key.code, 0, key.output);
+  assert.not.ok(fs.existsSync(keysFile), "no keys file");
   headers = { authorization: `Bearer ${(JSON.parse(key.output.trim()) as { secret: string }).secret}`, "content-type": "application/json" };
-  const database = pg.database("library");
   // Two processes started at once on an empty database: the schema is made once, under the migration lock.
   const ports = [await freePort(), await freePort()];
   bases = ports.map((p) => `http://127.0.0.1:${p}/v2`);
@@ -101,6 +105,34 @@ test("links stay whole across processes: a delete and creates linking to the sam
     if (created > 0) linked++;
   }
   assert.ok(deleted + linked >= 15, "every round had a winner");
+});
+
+test("a key made and revoked through the CLI with the same DATABASE_URL: both processes accept it, then both refuse it within a second", async () => {
+  const made = run("npm", ["run", "--silent", "keys", "--", "create", "--roles", "librarian"], out, { DATABASE_URL: database });
+  assert.is(made.code, 0, made.output);
+  const key = JSON.parse(made.output.trim()) as { id: string; secret: string };
+  const auth = { authorization: `Bearer ${key.secret}` };
+  const listed = run("npm", ["run", "--silent", "keys", "--", "list"], out, { DATABASE_URL: database });
+  assert.match(listed.output, new RegExp(`"id":"${key.id}"`));
+  // Made after the processes started: each has it within a second.
+  for (const base of bases) {
+    let status = 0;
+    for (let i = 0; i < 30 && status !== 200; i++) {
+      status = (await fetch(`${base}/books`, { headers: auth })).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.is(status, 200, `${base} accepts the new key`);
+  }
+  const revoked = run("npm", ["run", "--silent", "keys", "--", "revoke", key.id], out, { DATABASE_URL: database });
+  assert.is(revoked.code, 0, revoked.output);
+  const at = Date.now();
+  await new Promise((r) => setTimeout(r, 1000));
+  for (const base of bases) {
+    const r = await fetch(`${base}/books`, { headers: auth });
+    assert.is(r.status, 401, `${base} refuses the revoked key ${Date.now() - at} ms after the revocation`);
+  }
+  const again = run("npm", ["run", "--silent", "keys", "--", "revoke", key.id], out, { DATABASE_URL: database });
+  assert.is(again.code, 1, "no such key any more");
 });
 
 test("the database killed under load: 503 with the error body while it is down, never a 500, no process dies; back by itself", async () => {
