@@ -4,14 +4,17 @@
  * They test the conventions, not your business rules: the service runs without your hooks, and each
  * action's handler is a stub that answers a sample of the action's response. A case that needs sample
  * data the definitions do not yield, or a route an empty x-access list closes to every key, is registered
- * as skipped, and its reason is printed after the summary.
+ * as skipped, and its reason is printed after the summary. With TEST_DATABASE_URL (postgres://…) they run
+ * against PostgreSQL instead: each test service in a schema of its own, made for it and dropped afterwards.
  */
+import { randomUUID } from "node:crypto";
 import { suite, type Test } from "uvu";
 import * as assert from "uvu/assert";
 import type { ActionHandler } from "../../src/generated/runtime/context.js";
 import { KeyRing, type NewKey } from "../../src/generated/runtime/keys.js";
 import { buildService, type Service } from "../../src/generated/runtime/server.js";
 import { openSqliteStore } from "../../src/generated/runtime/sqlite-store.js";
+import type { Store } from "../../src/generated/runtime/store.js";
 import type { ActionSpec, ResourceSpec, ServiceSpec } from "../../src/generated/runtime/spec.js";
 import { loadValidators } from "../../src/generated/runtime/validate.js";
 
@@ -58,6 +61,36 @@ export function stubActions(spec: ServiceSpec, samples: Samples): Record<string,
   return stubs;
 }
 
+/**
+ * The store of one test service: the in-memory SQLite store, or with TEST_DATABASE_URL a PostgreSQL store in a
+ * schema of its own (so that test files running at once, and earlier runs, never see each other's data), and
+ * what drops that schema.
+ */
+async function testStore(spec: ServiceSpec): Promise<{ store: Store; drop: () => Promise<void> }> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return { store: openSqliteStore(spec, ":memory:"), drop: async () => undefined };
+  const { default: pg } = await import("pg");
+  const { openPgStore } = await import("../../src/generated/runtime/pg-store.js");
+  const schema = `rsc_test_${randomUUID().replace(/-/g, "")}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE SCHEMA ${schema}`);
+  if (!announced) console.log(`# contract tests on PostgreSQL (TEST_DATABASE_URL), each test service in a schema of its own (${schema}, …)`);
+  announced = true;
+  const scoped = new URL(url);
+  scoped.searchParams.set("options", `-c search_path=${schema}`);
+  const store = await openPgStore(spec, scoped.href, { poolSize: 4 });
+  return { store, drop: () => admin(`DROP SCHEMA ${schema} CASCADE`) };
+}
+let announced = false;
+
 /** A running test service with three keys: all roles, no roles, and all roles but the admin ones. */
 export class TestService {
   private constructor(
@@ -65,6 +98,7 @@ export class TestService {
     readonly service: Service,
     readonly origin: string,
     readonly keys: { readonly admin: NewKey; readonly nobody: NewKey; readonly other: NewKey },
+    private readonly drop: () => Promise<void>,
   ) {}
 
   static async start(spec: ServiceSpec, samples: Samples): Promise<TestService> {
@@ -84,12 +118,9 @@ export class TestService {
     // your code, and settings of its own: whatever the environment says (BASE_URL, LOG_LEVEL, ...) the same
     // tests run the same way. This file is dist/test/generated/kit.js when it runs.
     const validators = await loadValidators(new URL("../../../src/generated/validators.js", import.meta.url));
-    const service = await buildService(
-      spec,
-      { hooks: {}, actions: stubActions(spec, samples), validators },
-      { env: { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent" }, store: openSqliteStore(spec, ":memory:"), keys: ring },
-    );
-    return new TestService(spec, service, await service.listen(), keys);
+    const { store, drop } = await testStore(spec);
+    const service = await buildService(spec, { hooks: {}, actions: stubActions(spec, samples), validators }, { env: { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent" }, store, keys: ring });
+    return new TestService(spec, service, await service.listen(), keys, drop);
   }
 
   /** The path of a route under the base URL. */
@@ -117,8 +148,9 @@ export class TestService {
     return { status: res.status, headers: res.headers, body: parsed };
   }
 
-  close(): Promise<void> {
-    return this.service.close();
+  async close(): Promise<void> {
+    await this.service.close();
+    await this.drop();
   }
 }
 

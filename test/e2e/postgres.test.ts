@@ -135,6 +135,28 @@ test("a key made and revoked through the CLI with the same DATABASE_URL: both pr
   assert.is(again.code, 1, "no such key any more");
 });
 
+test("the package's own contract tests pass on PostgreSQL (TEST_DATABASE_URL), each test service in a schema of its own, none left behind", async () => {
+  const url = pg.database("contract");
+  const tests = run("npm", ["test"], out, { TEST_DATABASE_URL: url }, 600_000);
+  assert.is(tests.code, 0, tests.output.slice(-4000));
+  assert.match(tests.output, /contract tests on PostgreSQL \(TEST_DATABASE_URL\)/);
+  const passed = /Passed:\s+(\d+)/g;
+  let total = 0;
+  for (let m = passed.exec(tests.output); m !== null; m = passed.exec(tests.output)) total += Number(m[1]);
+  // The library's contract tests are 32 (and the seeded test of the user's one): all of them, none skipped.
+  assert.ok(total >= 33, `contract tests ran (${total} passed)`);
+  assert.not.match(tests.output, /Skipped:\s+[1-9]/);
+  const { default: pgClient } = await import("pg");
+  const client = new pgClient.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const left = await client.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'rsc_test_%'");
+    assert.is(left.rowCount, 0, "every test schema dropped");
+  } finally {
+    await client.end();
+  }
+});
+
 test("the database killed under load: 503 with the error body while it is down, never a 500, no process dies; back by itself", async () => {
   const [a, b] = bases as [string, string];
   pg.kill();
