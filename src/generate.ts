@@ -185,8 +185,8 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   const userCheck = regenerating && !options.force ? await (await import("./user-code/index.js")).UserCodeCheck.start(out, earlier) : undefined;
   // Incremental generation: the files whose key is still the one the last generation recorded are not rendered
   // again, and what an earlier generation computed from the same parts of the model is taken from its memo
-  // (--force renders and computes everything).
-  // The memo records the generator that wrote it (its code and templates): the keys are taken only after a generation of the same.
+  // (--force renders and computes everything). The memo records the generator that wrote it (its code and
+  // templates): the keys are taken only after a generation of the same.
   const { Memo, useMemo } = await import("./emit/memo.js");
   const memo = regenerating && !options.force ? Memo.read(out, generatorFingerprint()) : new Memo();
   const known = manifests && memo.matched ? manifests.knownKeys(out, earlier) : undefined;
@@ -246,15 +246,17 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
         const emitted = options.clientOnly ? await emitClientOnly(model) : stage ? await emitService(model, undefined, stage, started) : await emitService(model, undefined, undefined, started, known);
         let files: typeof emitted = !contractFile ? emitted : stage ? [...(emitted as StagedFile[]), stage.write(contractFile.path, contractFile.owner, contractFile.contents)] : [...(emitted as EmittedFile[]), contractFile];
         mark("emitted");
-        let plan: Plan;
-        try {
-          plan = planWrite(out, files, previous, options.force ?? false);
-        } catch (error) {
-          if (!(error instanceof StaleKnownFile)) throw error;
-          // Another run wrote OUT between this one's start and its lock: every file rendered after all.
-          files = [...(await emitService(model)), ...(contractFile ? [contractFile] : [])];
-          plan = planWrite(out, files, previous, options.force ?? false);
-        }
+        // A file left unrendered that another run wrote between this one's start and its lock: every file rendered after all.
+        const planned = async (orphans?: Orphans): Promise<Plan> => {
+          try {
+            return planWrite(out, files, previous, options.force ?? false);
+          } catch (error) {
+            if (!(error instanceof StaleKnownFile)) throw error;
+            files = [...(await emitService(model, orphans)), ...(contractFile ? [contractFile] : [])];
+            return planWrite(out, files, previous, options.force ?? false);
+          }
+        };
+        let plan = await planned();
         // A collection renamed in the same schema file: the user's hooks move with it (CONTRACT §5).
         const identities = options.clientOnly ? undefined : identitiesOf(model, dir);
         const renames = identities === undefined ? [] : renamesOf(previous?.resources, identities);
@@ -263,7 +265,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
           // Hook and action files of removed resources and actions are kept: their type names stay defined.
           files = await emitService(model, orphans, undefined, started, known);
           if (contractFile) files = [...files, contractFile];
-          plan = planWrite(out, files, previous, options.force ?? false);
+          plan = await planned(orphans);
         }
         if (renames.length > 0) plan = await (await import("./user-code/rename.js")).carryRenames(out, plan, renames);
         // What the generated wiring imports from the user's files, added where a kept one lacks it.
