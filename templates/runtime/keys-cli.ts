@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
-import { DEFAULT_KEYS_FILE, KeyRing } from "./keys.js";
+import { DEFAULT_KEYS_FILE, KeyRing, type Key, type NewKey } from "./keys.js";
 
 const USAGE = [
   "usage: npm run keys -- create [--roles r1,r2]",
@@ -40,6 +40,60 @@ function parseRoles(args: readonly string[]): string[] {
   return list.length === 1 && list[0] === "" ? [] : list;
 }
 
+/** One command of the command line, parsed and checked. */
+type Command = { readonly kind: "help" } | { readonly kind: "create"; readonly roles: string[] } | { readonly kind: "list" } | { readonly kind: "revoke"; readonly id: string };
+
+/** Parses `argv` (without node and script); throws UsageError. */
+function parseCommand(argv: readonly string[]): Command {
+  const [command, ...args] = argv;
+  switch (command) {
+    case "help":
+    case "--help":
+    case "-h":
+      return { kind: "help" };
+    case "create": {
+      const roles = parseRoles(args);
+      const bad = roles.find((r) => !/^[^\s,\u0000-\u001f\u007f]+$/u.test(r));
+      if (bad !== undefined) throw new UsageError(`--roles: ${JSON.stringify(bad)} is not a role name (empty, or has spaces)`);
+      return { kind: "create", roles };
+    }
+    case "list":
+      if (args.length > 0) throw new UsageError(`list: unexpected argument ${JSON.stringify(args[0])}`);
+      return { kind: "list" };
+    case "revoke":
+      if (args.length !== 1 || args[0] === "") throw new UsageError("revoke needs exactly one key id");
+      return { kind: "revoke", id: args[0]! };
+    default:
+      throw new UsageError(command === undefined ? "a command is needed" : `unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+/** What a command did, to be printed: a new key, the keys, a revocation (found or not). */
+type Outcome = { readonly made: NewKey } | { readonly keys: readonly Key[] } | { readonly revoked: string; readonly found: boolean } | { readonly help: true };
+
+/** Prints an outcome; the exit code. `where` names the keys' place in the message of a revocation that found nothing. */
+function report(outcome: Outcome, where: string, out: (line: string) => void, err: (line: string) => void): number {
+  if ("help" in outcome) for (const line of USAGE) out(line);
+  else if ("made" in outcome) out(JSON.stringify({ id: outcome.made.id, secret: outcome.made.secret, roles: outcome.made.roles }));
+  else if ("keys" in outcome) for (const key of outcome.keys) out(JSON.stringify({ id: key.id, roles: key.roles }));
+  else if (!outcome.found) {
+    err(`keys: no key with id ${JSON.stringify(outcome.revoked)} in ${where}`);
+    return 1;
+  } else out(JSON.stringify({ revoked: outcome.revoked }));
+  return 0;
+}
+
+/** The exit code of a failure: 2 and the usage for a usage error, else 1 and its message. */
+function failed(error: unknown, err: (line: string) => void): number {
+  if (error instanceof UsageError) {
+    err(`keys: ${error.message}`);
+    for (const line of USAGE) err(line);
+    return 2;
+  }
+  err(`keys: ${error instanceof Error ? error.message : String(error)}`);
+  return 1;
+}
+
 /** Runs the keys command line (`argv` without node and script); returns the exit code: 0 ok, 1 failure, 2 usage. */
 export function main(
   argv: readonly string[],
@@ -48,100 +102,32 @@ export function main(
   err: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): number | Promise<number> {
   if (env.DATABASE_URL) return mainInDatabase(argv, env, out, err);
-  const [command, ...args] = argv;
   const file = env.KEYS_FILE ? env.KEYS_FILE : DEFAULT_KEYS_FILE;
   try {
-    switch (command) {
-      case "help":
-      case "--help":
-      case "-h":
-        for (const line of USAGE) out(line);
-        return 0;
-      case "create": {
-        const roles = parseRoles(args);
-        const bad = roles.find((r) => !/^[^\s,\u0000-\u001f\u007f]+$/u.test(r));
-        if (bad !== undefined) throw new UsageError(`--roles: ${JSON.stringify(bad)} is not a role name (empty, or has spaces)`);
-        const key = KeyRing.open(file, { env }).create(roles);
-        out(JSON.stringify({ id: key.id, secret: key.secret, roles: key.roles }));
-        return 0;
-      }
-      case "list": {
-        if (args.length > 0) throw new UsageError(`list: unexpected argument ${JSON.stringify(args[0])}`);
-        for (const key of KeyRing.open(file, { env }).list()) out(JSON.stringify({ id: key.id, roles: key.roles }));
-        return 0;
-      }
-      case "revoke": {
-        if (args.length !== 1 || args[0] === "") throw new UsageError("revoke needs exactly one key id");
-        const id = args[0]!;
-        if (!KeyRing.open(file, { env }).revoke(id)) {
-          err(`keys: no key with id ${JSON.stringify(id)} in ${file}`);
-          return 1;
-        }
-        out(JSON.stringify({ revoked: id }));
-        return 0;
-      }
-      default:
-        throw new UsageError(command === undefined ? "a command is needed" : `unknown command ${JSON.stringify(command)}`);
-    }
+    const command = parseCommand(argv);
+    const ring = () => KeyRing.open(file, { env });
+    const outcome: Outcome =
+      command.kind === "help" ? { help: true } : command.kind === "create" ? { made: ring().create(command.roles) } : command.kind === "list" ? { keys: ring().list() } : { revoked: command.id, found: ring().revoke(command.id) };
+    return report(outcome, file, out, err);
   } catch (error) {
-    if (error instanceof UsageError) {
-      err(`keys: ${error.message}`);
-      for (const line of USAGE) err(line);
-      return 2;
-    }
-    err(`keys: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    return failed(error, err);
   }
 }
 
 /** main for keys in the PostgreSQL database of DATABASE_URL: the same commands and answers. */
 async function mainInDatabase(argv: readonly string[], env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void): Promise<number> {
-  const [command, ...args] = argv;
   let ring: KeyRing | undefined;
-  const open = async () => (ring = await KeyRing.openDatabase(env.DATABASE_URL!, { env }));
   try {
-    switch (command) {
-      case "help":
-      case "--help":
-      case "-h":
-        for (const line of USAGE) out(line);
-        return 0;
-      case "create": {
-        const roles = parseRoles(args);
-        const bad = roles.find((r) => !/^[^\s,\u0000-\u001f\u007f]+$/u.test(r));
-        if (bad !== undefined) throw new UsageError(`--roles: ${JSON.stringify(bad)} is not a role name (empty, or has spaces)`);
-        const key = await (await open()).createKey(roles);
-        out(JSON.stringify({ id: key.id, secret: key.secret, roles: key.roles }));
-        return 0;
-      }
-      case "list": {
-        if (args.length > 0) throw new UsageError(`list: unexpected argument ${JSON.stringify(args[0])}`);
-        for (const key of (await open()).list()) out(JSON.stringify({ id: key.id, roles: key.roles }));
-        return 0;
-      }
-      case "revoke": {
-        if (args.length !== 1 || args[0] === "") throw new UsageError("revoke needs exactly one key id");
-        const id = args[0]!;
-        if (!(await (await open()).revokeKey(id))) {
-          err(`keys: no key with id ${JSON.stringify(id)} in the database`);
-          return 1;
-        }
-        out(JSON.stringify({ revoked: id }));
-        return 0;
-      }
-      default:
-        throw new UsageError(command === undefined ? "a command is needed" : `unknown command ${JSON.stringify(command)}`);
-    }
+    const command = parseCommand(argv);
+    if (command.kind === "help") return report({ help: true }, "the database", out, err);
+    ring = await KeyRing.openDatabase(env.DATABASE_URL!, { env });
+    const outcome: Outcome =
+      command.kind === "create" ? { made: await ring.createKey(command.roles) } : command.kind === "list" ? { keys: ring.list() } : { revoked: command.id, found: await ring.revokeKey(command.id) };
+    return report(outcome, "the database", out, err);
   } catch (error) {
-    if (error instanceof UsageError) {
-      err(`keys: ${error.message}`);
-      for (const line of USAGE) err(line);
-      return 2;
-    }
-    err(`keys: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    return failed(error, err);
   } finally {
-    await (ring as KeyRing | undefined)?.close();
+    await ring?.close();
   }
 }
 
