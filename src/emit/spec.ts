@@ -60,6 +60,17 @@ export function isWriteOnly(field: Field): boolean {
   return typeof schema === "object" && schema !== null && (schema as Record<string, unknown>).writeOnly === true;
 }
 
+/** `{ default }` of a plain field's schema, through $refs to shared schemas; `{}` when it has none. */
+function defaultOf(schema: unknown, resolve: (ref: string) => unknown): { default?: unknown } {
+  let s = schema;
+  for (let depth = 0; depth < 16 && isObject(s); depth++) {
+    if (Object.prototype.hasOwnProperty.call(s, "default")) return { default: s.default };
+    if (typeof s.$ref !== "string") return {};
+    s = resolve(s.$ref);
+  }
+  return {};
+}
+
 function pickKeys(schema: unknown, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (schema && typeof schema === "object") for (const k of keys) if (k in schema) out[k] = (schema as Record<string, unknown>)[k];
@@ -100,6 +111,7 @@ function buildSpec(model: Model): Record<string, unknown> {
         kind: f.kind,
         ...(f.link ? { link: { kind: f.link.kind, target: f.link.target, ...(f.link.inverse ? { inverse: f.link.inverse } : {}), ...(f.link.onDelete ? { onDelete: f.link.onDelete } : {}) } } : {}),
         ...(f.link?.nullable ? { nullable: true } : {}),
+        ...(f.link === undefined && f.kind !== "links" && isWritable(r, f) ? defaultOf(f.schema, resolve) : {}),
         ...(isWriteOnly(f) ? { writeOnly: true } : {}),
         ...(f.history?.until !== undefined ? { retired: true } : {}),
         ...(f.link === undefined && isNullable(f.schema, resolve) ? { nullable: true } : {}),

@@ -5,8 +5,7 @@
  *   list                     prints one line of JSON {"id","roles"} per key
  *   revoke ID                removes the key; a server running with the same file stops accepting it within a second
  */
-import fs from "node:fs";
-import { pathToFileURL } from "node:url";
+import { isMain } from "./cli-main.js";
 import { DEFAULT_KEYS_FILE, KeyRing, type Key, type NewKey } from "./keys.js";
 
 const USAGE = [
@@ -131,18 +130,7 @@ async function mainInDatabase(argv: readonly string[], env: NodeJS.ProcessEnv, o
   }
 }
 
-/** True when this module is the program node was started with (symlinks resolved, as import.meta.url is). */
-function isMain(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return import.meta.url === pathToFileURL(fs.realpathSync(script)).href;
-  } catch {
-    return import.meta.url === pathToFileURL(script).href;
-  }
-}
-
-if (isMain()) {
+if (isMain(import.meta.url)) {
   void Promise.resolve(main(process.argv.slice(2), process.env, (line) => process.stdout.write(`${line}\n`))).then((code) => {
     process.exitCode = code;
   });

@@ -28,6 +28,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import type { ResourceSpec, ServiceSpec } from "./spec.js";
+import { fillText, MigrationRefused, requiredToCheck, SCHEMA_TABLE, stateOf, type MigrateOptions, type MigrationStep } from "./migration.js";
 import { StoreBusy, UniqueViolation } from "./store.js";
 import type { ListQuery, Page, Store, StoredRecord } from "./store.js";
 
@@ -114,15 +115,14 @@ type Queryable = pg.Pool | pg.PoolClient;
 /**
  * Opens the store on the database at `url`, creating and migrating the tables of `spec` (under an advisory
  * lock: processes starting at once take turns). Throws when the database cannot be reached or the schema
- * cannot be brought in line (a clear message: existing duplicates of a new x-unique, ids of another form).
+ * cannot be brought in line (MigrationRefused, a clear message: existing duplicates of a new x-unique, a newly
+ * required property without a default; ids of another form).
  * @example const store = await openPgStore(spec, process.env.DATABASE_URL!);
  */
 export async function openPgStore(spec: ServiceSpec, url: string, options: PgStoreOptions = {}): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000 });
-  // An idle connection the server closes (a restart) is an error of the pool's, not of a request: logged by nobody, replaced on demand.
-  pool.on("error", () => undefined);
+  const pool = newPool(url, options);
   try {
-    await migrate(pool, spec);
+    await migrate(pool, spec, {});
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
@@ -130,9 +130,36 @@ export async function openPgStore(spec: ServiceSpec, url: string, options: PgSto
   return new PgStore(pool, spec);
 }
 
-/** Creates and migrates every collection's table and index under the migration lock. */
-async function migrate(pool: pg.Pool, spec: ServiceSpec): Promise<void> {
+function newPool(url: string, options: PgStoreOptions): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000 });
+  // An idle connection the server closes (a restart) is an error of the pool's, not of a request: logged by nobody, replaced on demand.
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+/**
+ * Brings the database at `url` in line with `spec` as the service does at start-up, or with `dryRun` only
+ * says how (nothing written); `thorough` checks every required property (migration.ts). Returns the
+ * statements, run or planned. Throws MigrationRefused when the data needs a decision of yours.
+ * @example (await migratePg(spec, process.env.DATABASE_URL!, { dryRun: true })).map((s) => s.sql)
+ */
+export async function migratePg(spec: ServiceSpec, url: string, options: MigrateOptions = {}): Promise<MigrationStep[]> {
+  const pool = newPool(url, { poolSize: 1 });
+  try {
+    return await migrate(pool, spec, options);
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
+/** Creates and migrates every collection's table, index and stored instances under the migration lock; returns the statements run (or, dry, planned). */
+async function migrate(pool: pg.Pool, spec: ServiceSpec, options: MigrateOptions): Promise<MigrationStep[]> {
   const client = await pool.connect();
+  const steps: MigrationStep[] = [];
+  const run = async (step: MigrationStep) => {
+    if (options.dryRun !== true) await client.query(step.sql);
+    steps.push(step);
+  };
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
     try {
@@ -143,22 +170,40 @@ async function migrate(pool: pg.Pool, spec: ServiceSpec): Promise<void> {
       const owned = await client.query<{ tablename: string; indexname: string }>("SELECT tablename, indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'rsc\\_%'");
       const indexes = new Map<string, Set<string>>();
       for (const r of owned.rows) (indexes.get(r.tablename) ?? indexes.set(r.tablename, new Set()).get(r.tablename)!).add(r.indexname);
-      for (const resource of spec.resources) await migrateCollection(client, resource, idTypes.get(resource.collection), indexes.get(resource.collection) ?? new Set());
-      if (spec.resources.some(isSequence)) await client.query(`CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection text PRIMARY KEY, last bigint NOT NULL)`);
+      const tables = (await client.query<{ states: boolean; sequences: boolean }>(`SELECT to_regclass(${literal(SCHEMA_TABLE)}) IS NOT NULL AS states, to_regclass(${literal(SEQUENCES)}) IS NOT NULL AS sequences`)).rows[0]!;
+      const hasStates = tables.states;
+      let recorded = new Map<string, string>();
+      if (hasStates) recorded = new Map((await client.query<{ collection: string; state: string }>(`SELECT collection, state FROM ${SCHEMA_TABLE}`)).rows.map((r) => [r.collection, r.state]));
+      else await run({ sql: `CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (collection text PRIMARY KEY, state text NOT NULL)`, why: "the record of what each collection's instances hold" });
+      for (const resource of spec.resources) {
+        await migrateCollection(client, resource, idTypes.get(resource.collection), indexes.get(resource.collection) ?? new Set(), recorded.get(resource.collection), run, options.thorough === true);
+      }
+      if (spec.resources.some(isSequence) && !tables.sequences) {
+        await run({ sql: `CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection text PRIMARY KEY, last bigint NOT NULL)`, why: "the counters of the collections whose ids are a sequence" });
+      }
     } finally {
       await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
     }
   } finally {
     client.release();
   }
+  return steps;
 }
 
-async function migrateCollection(client: pg.PoolClient, resource: ResourceSpec, idType: string | undefined, ownedIndexes: ReadonlySet<string>): Promise<void> {
+async function migrateCollection(
+  client: pg.PoolClient,
+  resource: ResourceSpec,
+  idType: string | undefined,
+  ownedIndexes: ReadonlySet<string>,
+  recorded: string | undefined,
+  run: (step: MigrationStep) => Promise<void>,
+  thorough: boolean,
+): Promise<void> {
   const c = resource.collection;
   const table = ident(c);
   const sequence = isSequence(resource);
   if (idType === undefined) {
-    await client.query(`CREATE TABLE IF NOT EXISTS ${table} (id ${sequence ? "bigint" : "text"} PRIMARY KEY, created_at text NOT NULL, modified_at text NOT NULL, owner text, data json NOT NULL)`);
+    await run({ sql: `CREATE TABLE IF NOT EXISTS ${table} (id ${sequence ? "bigint" : "text"} PRIMARY KEY, created_at text NOT NULL, modified_at text NOT NULL, owner text, data json NOT NULL)`, why: `collection ${c} is new` });
   } else if ((idType === "bigint") !== sequence) {
     // Ids cannot change form in place: every stored link and every href clients keep names the old ids.
     throw new Error(
@@ -167,22 +212,47 @@ async function migrateCollection(client: pg.PoolClient, resource: ResourceSpec, 
     );
   }
   const wanted = wantedIndexes(resource);
-  for (const name of ownedIndexes) if (!wanted.has(name)) await client.query(`DROP INDEX IF EXISTS ${ident(name)}`);
+  for (const name of ownedIndexes) if (!wanted.has(name)) await run({ sql: `DROP INDEX IF EXISTS ${ident(name)}`, why: `index ${name} is no longer wanted (no data is lost)` });
   for (const [name, { sql, unique }] of wanted) {
     if (ownedIndexes.has(name)) continue;
+    // A dry run cannot try the statement: it looks for what would make it fail.
+    if (unique !== undefined && idType !== undefined) await refuseDuplicates(client, c, unique);
     try {
-      await client.query(sql);
+      await run({ sql, why: unique !== undefined ? `${c}.${unique} is unique (x-unique)` : `collection ${c} is queried by this index` });
     } catch (error) {
-      if (unique !== undefined && (error as { code?: unknown }).code === "23505") {
-        const dup = await client.query<{ value: unknown; n: string }>(
-          `SELECT ${fieldExpr(unique)} AS value, count(*) AS n FROM ${table} WHERE jsonb_typeof(${fieldExpr(unique)}) <> 'null' GROUP BY 1 HAVING count(*) > 1 LIMIT 1`,
-        );
-        const example = dup.rows[0] ? ` (e.g. ${JSON.stringify(dup.rows[0].value)} appears ${dup.rows[0].n} times)` : "";
-        throw new Error(`pg store: cannot make ${c}.${unique} unique: existing records of collection "${c}" repeat a value of property "${unique}"${example}; remove the duplicates or drop x-unique`);
-      }
+      if (unique !== undefined && (error as { code?: unknown }).code === "23505") await refuseDuplicates(client, c, unique);
       throw error;
     }
   }
+  if (idType !== undefined) {
+    for (const property of requiredToCheck(resource, recorded, thorough)) {
+      const where = `WHERE NOT ((data)::jsonb ? ${literal(property)})`;
+      const lacking = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} ${where}`)).rows[0]!.n);
+      if (lacking === 0) continue;
+      const fill = fillText(resource, property, lacking);
+      // Appended to the text as written (a jsonb round trip would reorder every key), as the SQLite store does.
+      await run({
+        sql: `UPDATE ${table} SET data = (left(data::text, -1) || CASE WHEN data::text = '{}' THEN '' ELSE ',' END || ${literal(`${fill}}`)})::json ${where}`,
+        why: `${lacking} instance(s) of ${c} lack the required property ${JSON.stringify(property)}: its default`,
+      });
+    }
+  }
+  const state = stateOf(resource);
+  if (recorded !== state) {
+    await run({ sql: `INSERT INTO ${SCHEMA_TABLE} (collection, state) VALUES (${literal(c)}, ${literal(state)}) ON CONFLICT (collection) DO UPDATE SET state = excluded.state`, why: `record what the instances of ${c} hold` });
+  }
+}
+
+/** Throws the store's clear message when existing records of `c` repeat a value of `property` (an x-unique index cannot be made). */
+async function refuseDuplicates(client: pg.PoolClient, c: string, property: string): Promise<void> {
+  const dup = await client.query<{ value: unknown; n: string }>(
+    `SELECT ${fieldExpr(property)} AS value, count(*) AS n FROM ${ident(c)} WHERE jsonb_typeof(${fieldExpr(property)}) <> 'null' GROUP BY 1 HAVING count(*) > 1 LIMIT 1`,
+  );
+  const row = dup.rows[0];
+  if (row === undefined) return;
+  throw new MigrationRefused(
+    `pg store: cannot make ${c}.${property} unique: existing records of collection "${c}" repeat a value of property "${property}" (e.g. ${JSON.stringify(row.value)} appears ${row.n} times); remove the duplicates or drop x-unique`,
+  );
 }
 
 /** A row as the statements return it. */

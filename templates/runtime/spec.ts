@@ -89,6 +89,11 @@ export interface FieldSpec {
    * field to null instead of removing it. Absent, null in a merge patch removes the field (RFC 7396).
    */
   readonly nullable?: boolean;
+  /**
+   * The schema's `default` (a plain value's): filled in by validation when a create leaves it out, and in the
+   * instances stored before the property became required (migration.ts).
+   */
+  readonly default?: unknown;
   /** Declared `"writeOnly": true` (a password, a secret): accepted in bodies, never in a representation. */
   readonly writeOnly?: boolean;
   /**

@@ -27,6 +27,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import type { ResourceSpec, ServiceSpec } from "./spec.js";
+import { fillText, MigrationRefused, requiredToCheck, SCHEMA_TABLE, stateOf, type MigrateOptions, type MigrationStep } from "./migration.js";
 import { StoreBusy, UniqueViolation } from "./store.js";
 import type { ImmediateReads, ImmediateTransaction, ImmediateWrites, ListQuery, Page, Store, StoredRecord } from "./store.js";
 
@@ -197,17 +198,23 @@ function presentSchema(db: Db): PresentSchema {
   return { tables, indexes };
 }
 
+/** Runs one statement of a migration (or, in a dry run, records it). */
+type RunStep = (step: MigrationStep) => void;
+
 /**
- * Creates the collection's table if missing and brings its indexes in line with the spec (`present`: see
- * presentSchema). With `deferred`, a missing table is not created but its statements are added there
- * (IF NOT EXISTS: another process may create it first), to be run later in one transaction (createInWorker).
+ * Creates the collection's table if missing, brings its indexes in line with the spec (`present`: see
+ * presentSchema) and its stored instances with the properties it requires (migration.ts; `recorded`: the
+ * state last migrated to). With `deferred`, a missing table is not created but its statements are added
+ * there (IF NOT EXISTS: another process may create it first), to be run later in one transaction (createInWorker).
  */
-function migrateCollection(db: Db, resource: ResourceSpec, present: PresentSchema, deferred?: string[]): void {
+function migrateCollection(db: Db, resource: ResourceSpec, present: PresentSchema, recorded: ReadonlyMap<string, string>, run: RunStep, thorough: boolean, deferred?: string[]): void {
   checkLabels(resource);
   const c = resource.collection;
   const table = ident(c);
   const idType = isSequence(resource) ? "INTEGER" : "TEXT";
   const info = present.tables.get(tableKey(c));
+  const state = stateOf(resource);
+  const record = { sql: `INSERT INTO ${SCHEMA_TABLE} (collection, state) VALUES (${literal(c)}, ${literal(state)}) ON CONFLICT (collection) DO UPDATE SET state = excluded.state`, why: `record what the instances of ${c} hold` };
   if (info === undefined) {
     const create = `CREATE TABLE IF NOT EXISTS ${table} (id ${idType} PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, modified_at TEXT NOT NULL, owner TEXT, data TEXT NOT NULL)`;
     if (deferred !== undefined) {
@@ -215,9 +222,10 @@ function migrateCollection(db: Db, resource: ResourceSpec, present: PresentSchem
       // so the next start finds exactly the wanted text.
       deferred.push(create);
       for (const sql of wantedIndexes(resource).values()) deferred.push(sql.replace(/^CREATE (UNIQUE )?INDEX /, "CREATE $1INDEX IF NOT EXISTS "));
+      deferred.push(record.sql);
       return;
     }
-    db.exec(create);
+    run({ sql: create, why: `collection ${c} is new` });
   } else {
     const missing = COLUMNS.filter((col) => !info.has(col));
     if (missing.length > 0) {
@@ -237,42 +245,85 @@ function migrateCollection(db: Db, resource: ResourceSpec, present: PresentSchem
   const keep = new Set<string>();
   for (const [name, sql] of present.indexes.get(c) ?? []) {
     if (wanted.get(name) === sql) keep.add(name);
-    else db.exec(`DROP INDEX ${ident(name)}`);
+    else run({ sql: `DROP INDEX ${ident(name)}`, why: `index ${name} is no longer wanted (no data is lost)` });
   }
   for (const [name, sql] of wanted) {
     if (keep.has(name)) continue;
+    const property = resource.unique.find((p) => uniqueIndexName(c, p) === name);
+    // A dry run cannot try the statement: it looks for what would make it fail.
+    if (property !== undefined && info !== undefined) refuseDuplicates(db, c, property);
     try {
-      db.exec(sql);
+      run({ sql, why: property !== undefined ? `${c}.${property} is unique (x-unique)` : `collection ${c} is queried by this index` });
     } catch (error) {
-      const property = resource.unique.find((p) => uniqueIndexName(c, p) === name);
-      if (property !== undefined && isUniqueError(error)) {
-        const dup = db
-          .prepare(
-            `SELECT ${fieldExpr(property)} AS value, count(*) AS n FROM ${table} WHERE ${fieldExpr(property)} IS NOT NULL ` +
-              `GROUP BY 1 HAVING count(*) > 1 LIMIT 1`,
-          )
-          .get() as { value: unknown; n: number } | undefined;
-        const example = dup ? ` (e.g. ${JSON.stringify(dup.value)} appears ${dup.n} times)` : "";
-        throw new Error(
-          `sqlite store: cannot make ${c}.${property} unique: existing records of collection "${c}" ` +
-            `repeat a value of property "${property}"${example}; remove the duplicates or drop x-unique`,
-        );
-      }
+      if (property !== undefined && isUniqueError(error)) refuseDuplicates(db, c, property);
       throw error;
     }
   }
+  if (info !== undefined) {
+    for (const property of requiredToCheck(resource, recorded.get(c), thorough)) {
+      const where = `WHERE json_type(data, ${fieldPath(property)}) IS NULL`;
+      const lacking = (db.prepare(`SELECT count(*) FROM ${table} ${where}`).pluck().get() as number) ?? 0;
+      if (lacking === 0) continue;
+      const fill = fillText(resource, property, lacking);
+      run({
+        sql: `UPDATE ${table} SET data = substr(data, 1, length(data) - 1) || CASE WHEN data = '{}' THEN '' ELSE ',' END || ${literal(`${fill}}`)} ${where}`,
+        why: `${lacking} instance(s) of ${c} lack the required property ${JSON.stringify(property)}: its default`,
+      });
+    }
+  }
+  if (recorded.get(c) !== state) run(record);
+}
+
+/** Throws the store's clear message when existing records of `c` repeat a value of `property` (an x-unique index cannot be made). */
+function refuseDuplicates(db: Db, c: string, property: string): void {
+  const dup = db
+    .prepare(`SELECT ${fieldExpr(property)} AS value, count(*) AS n FROM ${ident(c)} WHERE ${fieldExpr(property)} IS NOT NULL GROUP BY 1 HAVING count(*) > 1 LIMIT 1`)
+    .get() as { value: unknown; n: number } | undefined;
+  if (dup === undefined) return;
+  throw new MigrationRefused(
+    `sqlite store: cannot make ${c}.${property} unique: existing records of collection "${c}" ` +
+      `repeat a value of property "${property}" (e.g. ${JSON.stringify(dup.value)} appears ${dup.n} times); remove the duplicates or drop x-unique`,
+  );
 }
 
 /**
  * Creates and migrates every collection's table, reading sqlite_master once (see presentSchema), and the
  * sequences' table when a collection needs it; with `deferred`, the missing tables' statements go there.
+ * Each statement goes through `run` (a dry run records them).
  */
-function migrate(db: Db, spec: ServiceSpec, deferred?: string[]): void {
+function migrate(db: Db, spec: ServiceSpec, run: RunStep, options: { thorough?: boolean | undefined; deferred?: string[] | undefined } = {}): void {
   const present = presentSchema(db);
-  for (const resource of spec.resources) migrateCollection(db, resource, present, deferred);
+  let recorded = new Map<string, string>();
+  if (present.tables.has(SCHEMA_TABLE)) recorded = new Map(db.prepare(`SELECT collection, state FROM ${SCHEMA_TABLE}`).raw().all() as [string, string][]);
+  else run({ sql: `CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (collection TEXT PRIMARY KEY NOT NULL, state TEXT NOT NULL)`, why: "the record of what each collection's instances hold" });
+  for (const resource of spec.resources) migrateCollection(db, resource, present, recorded, run, options.thorough === true, options.deferred);
   if (spec.resources.some(isSequence) && !present.tables.has(SEQUENCES)) {
-    db.exec(`CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection TEXT PRIMARY KEY NOT NULL, last INTEGER NOT NULL)`);
+    run({ sql: `CREATE TABLE IF NOT EXISTS ${SEQUENCES} (collection TEXT PRIMARY KEY NOT NULL, last INTEGER NOT NULL)`, why: "the counters of the collections whose ids are a sequence" });
   }
+}
+
+/**
+ * Brings the SQLite database `file` in line with `spec` as the service does at start-up, or with `dryRun`
+ * only says how (nothing written; a file that does not exist yet is planned as empty); `thorough` checks
+ * every required property (migration.ts). Returns the statements, run or planned. Throws MigrationRefused
+ * when the data needs a decision of yours.
+ * @example migrateSqlite(spec, "data/library.db", { dryRun: true }).map((s) => s.sql)
+ */
+export function migrateSqlite(spec: ServiceSpec, file: string, options: MigrateOptions = {}): MigrationStep[] {
+  const steps: MigrationStep[] = [];
+  const exists = file === ":memory:" || fs.existsSync(file);
+  if (options.dryRun === true) {
+    const db = exists && file !== ":memory:" ? new Database(file, { readonly: true, fileMustExist: true }) : new Database(":memory:");
+    try {
+      migrate(db, spec, (step) => void steps.push(step), { thorough: options.thorough });
+    } finally {
+      db.close();
+    }
+    return steps;
+  }
+  const store = open(spec, file, {}, false, (step) => void steps.push(step), options.thorough === true);
+  void store.store.close();
+  return steps;
 }
 
 function isUniqueError(error: unknown): error is Error & { code: string } {
@@ -887,7 +938,7 @@ export function openSqliteStoreInParallel(spec: ServiceSpec, file: string, optio
 }
 
 /** openSqliteStore, and with `parallel` openSqliteStoreInParallel. */
-function open(spec: ServiceSpec, file: string, options: SqliteStoreOptions, parallel: boolean): ParallelStore {
+function open(spec: ServiceSpec, file: string, options: SqliteStoreOptions, parallel: boolean, ran?: RunStep, thorough = false): ParallelStore {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isFinite(busyTimeoutMs) || busyTimeoutMs < 0) throw new Error(`sqlite store: busyTimeoutMs must be a number of milliseconds >= 0, not ${busyTimeoutMs}`);
   if (file !== ":memory:" && !file.startsWith("file:")) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -906,7 +957,17 @@ function open(spec: ServiceSpec, file: string, options: SqliteStoreOptions, para
     }
     const deferred = parallel && wal && !file.startsWith("file:") ? [] : undefined;
     // IMMEDIATE: two processes starting at once migrate one after the other, never interleaved.
-    db.transaction(() => migrate(db, spec, deferred)).immediate();
+    db.transaction(() =>
+      migrate(
+        db,
+        spec,
+        (step) => {
+          db.exec(step.sql);
+          ran?.(step);
+        },
+        { deferred, thorough },
+      ),
+    ).immediate();
     db.pragma(`busy_timeout = ${SYNC_BUSY_MS}`);
     if (wal) {
       writeDb = new Database(file);

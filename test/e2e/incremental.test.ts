@@ -18,7 +18,7 @@ const defs = path.join(tmp, "defs");
 const incremental = path.join(tmp, "incremental");
 const full = path.join(tmp, "full");
 const seed = Number(process.env.RESOURCERY_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const STEPS = 6;
+const STEPS = 4;
 
 /** mulberry32: a small seeded generator, so that a failing chain of edits can be replayed. */
 function random(seed: number): () => number {

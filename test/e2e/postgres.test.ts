@@ -182,4 +182,100 @@ test("the database killed under load: 503 with the error body while it is down, 
   for (const s of servers) assert.is(s.child.exitCode, null, s.log());
 });
 
+test("kill -9 of a server mid-burst loses no acknowledged write: every 201 it sent is read back from the other process", async () => {
+  const [a, b] = bases as [string, string];
+  const victim = servers[1]!;
+  const acknowledged: { href: string; name: string }[] = [];
+  let failed = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < 600) {
+      const name = `Burst ${next++}`;
+      try {
+        const r = await post(b, "authors", { name });
+        // Acknowledged: a 201 whose body arrived whole.
+        if (r.status === 201) acknowledged.push({ href: ((await r.json()) as Json).meta.href, name });
+        else await r.text();
+      } catch {
+        failed++;
+      }
+    }
+  };
+  const burst = Promise.all(Array.from({ length: 16 }, worker));
+  for (let i = 0; i < 2000 && acknowledged.length < 40; i++) await new Promise((r) => setTimeout(r, 5));
+  victim.child.kill("SIGKILL");
+  await burst;
+  servers = servers.filter((s) => s !== victim);
+  assert.ok(acknowledged.length >= 40 && failed > 0, `killed mid-burst (${acknowledged.length} acknowledged, ${failed} failed)`);
+  for (const { href, name } of acknowledged) {
+    const r = await fetch(`${a}${new URL(href).pathname.replace(/^\/v2/, "")}`, { headers });
+    assert.is(r.status, 200, `${name}, acknowledged, is stored`);
+    assert.is(((await r.json()) as Json).name, name);
+  }
+});
+
+test("a property made required: npm run migrate -- --dry-run prints the SQL; without a default start-up and migrate refuse, changing nothing; with one the stored instances get it", async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  servers = [];
+  const defs = path.join(tmp, "defs");
+  fs.cpSync(path.join(repoRoot, "examples/library"), defs, { recursive: true });
+  const file = path.join(defs, "resources/author.json");
+  const author = JSON.parse(fs.readFileSync(file, "utf8")) as Json;
+  const regenerate = (country: Json) => {
+    author.properties.country = country;
+    author.required = ["name", "country"];
+    fs.writeFileSync(file, JSON.stringify(author, null, 2));
+    const gen = runCli(["generate", defs, "--out", out, "--allow-breaking"]);
+    assert.is(gen.code, 0, gen.stdout + gen.stderr);
+    const tsc = run(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], out);
+    assert.is(tsc.code, 0, tsc.output);
+  };
+  const env = { DATABASE_URL: database, KEYS_FILE: keysFile };
+  const { default: pgClient } = await import("pg");
+  const lacking = async () => {
+    const client = new pgClient.Client({ connectionString: database });
+    await client.connect();
+    try {
+      return Number((await client.query(`SELECT count(*) AS n FROM authors WHERE NOT (data::jsonb ? 'country')`)).rows[0].n);
+    } finally {
+      await client.end();
+    }
+  };
+  const stored = await lacking();
+  assert.ok(stored > 40, `authors stored before (${stored})`);
+
+  regenerate({ type: "string", minLength: 2, maxLength: 2 });
+  const refusal = /instances of "authors" stored before property "country" became required lack it, and its schema gives no default/;
+  const dry = run("npm", ["run", "--silent", "migrate", "--", "--dry-run"], out, env);
+  assert.is(dry.code, 1, dry.output);
+  assert.match(dry.output, refusal);
+  const port = await freePort();
+  let startError = "";
+  await start(out, { ...env, PORT: String(port), LOG_LEVEL: "warn" }, `http://127.0.0.1:${port}/v2/`).then(
+    (s) => s.stop(),
+    (e: Error) => (startError = e.message),
+  );
+  assert.match(startError, refusal);
+  assert.match(startError, /cannot start: \d+ instances of "authors"/, "one line saying why");
+  assert.not.match(startError, /\n\s+at /, "no stack trace");
+  assert.is(await lacking(), stored, "nothing changed");
+
+  regenerate({ type: "string", minLength: 2, maxLength: 2, default: "ZZ" });
+  const planned = run("npm", ["run", "--silent", "migrate", "--", "--dry-run"], out, env);
+  assert.is(planned.code, 0, planned.output);
+  assert.match(planned.output, /^-- would run on the PostgreSQL database of DATABASE_URL/m);
+  assert.match(planned.output, new RegExp(`-- ${stored} instance\\(s\\) of authors lack the required property "country": its default\nUPDATE "authors" SET data = .*"country":"ZZ"\\}`));
+  assert.is(await lacking(), stored, "a dry run changes nothing");
+  const applied = run("npm", ["run", "--silent", "migrate"], out, env);
+  assert.is(applied.code, 0, applied.output);
+  assert.match(applied.output, /^-- ran on the PostgreSQL database/m);
+  assert.is(await lacking(), 0);
+  assert.match(run("npm", ["run", "--silent", "migrate", "--", "--dry-run"], out, env).output, /in line with the definitions: nothing to do/);
+  const server = await start(out, { ...env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}/v2`, LOG_LEVEL: "warn" }, `http://127.0.0.1:${port}/v2/`);
+  servers = [server];
+  const page = (await (await fetch(`http://127.0.0.1:${port}/v2/authors?limit=100`, { headers })).json()) as Json;
+  assert.ok(page.items.length > 0);
+  for (const item of page.items) assert.is(item.country, "ZZ", JSON.stringify(item));
+});
+
 test.run();

@@ -14,8 +14,9 @@ import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
-import { openPgStore } from "../../../templates/runtime/pg-store.js";
-import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
+import { MigrationRefused, type MigrateOptions, type MigrationStep } from "../../../templates/runtime/migration.js";
+import { migratePg, openPgStore } from "../../../templates/runtime/pg-store.js";
+import { migrateSqlite, openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
 import { StoreBusy, UniqueViolation, type Store, type StoredRecord } from "../../../templates/runtime/store.js";
 import { startPostgres, type Postgres } from "../../helpers/postgres.js";
 
@@ -282,6 +283,61 @@ test("postgres: migrations — a new x-unique over existing duplicates is refuse
   const loose = await openPgStore(makeSpec([]), url);
   await loose.insert("accounts", rec("x4", { email: "twice@x" }));
   await loose.close();
+});
+
+/** makeSpec() whose books require `required` in their bodies, `pages` having `pagesDefault` as its default when given. */
+function booksRequiring(required: string[], pagesDefault?: unknown): ServiceSpec {
+  const spec = makeSpec();
+  const books = (r: ResourceSpec): ResourceSpec => ({
+    ...r,
+    fields: [...r.fields, { name: "pages", kind: "integer", ...(pagesDefault !== undefined ? { default: pagesDefault } : {}) }],
+    bodySchema: { type: "object", required },
+  });
+  return { ...spec, resources: spec.resources.map((r) => (r.collection === "books" ? books(r) : r)) } as ServiceSpec;
+}
+
+test("migrations on both stores: a newly required property is filled from its default (the same text on both), refused without one, planned by a dry run that changes nothing", async () => {
+  const places: [string, () => string, (spec: ServiceSpec, where: string) => Promise<Store>, (spec: ServiceSpec, where: string, o: MigrateOptions) => Promise<MigrationStep[]>][] = [
+    ["sqlite", () => path.join(tmp, `migrate-${databases++}.sqlite`), async (spec, file) => openSqliteStore(spec, file), async (spec, file, o) => migrateSqlite(spec, file, o)],
+    ["postgres", () => pgServer.database(`migrate_${databases++}`), (spec, url) => openPgStore(spec, url), (spec, url, o) => migratePg(spec, url, o)],
+  ];
+  const texts: string[][] = [];
+  for (const [kind, place, open, migrate] of places) {
+    const where = place();
+    const before = await open(booksRequiring(["title"]), where);
+    await before.insert("books", rec("b1", { title: "one", related: ["b2"] }));
+    await before.insert("books", rec("b2", { title: "two", pages: 7 }));
+    await before.insert("books", rec("b3", { title: "three" }));
+    await before.close();
+    const read = async (spec: ServiceSpec) => {
+      const store = await open(spec, where);
+      try {
+        return await Promise.all(["b1", "b2", "b3"].map(async (id) => JSON.stringify((await store.get("books", id))!.data)));
+      } finally {
+        await store.close();
+      }
+    };
+    const stored = await read(booksRequiring(["title"]));
+    // Without a default: refused at start-up and by the dry run, naming how many lack it; nothing changed.
+    const refused = (e: unknown) => e instanceof MigrationRefused && /2 instances of "books" stored before property "pages" became required lack it.*no default/.test((e as Error).message);
+    await rejects(open(booksRequiring(["title", "pages"]), where), refused, `${kind}: start-up refuses`);
+    await rejects(migrate(booksRequiring(["title", "pages"]), where, { dryRun: true }), refused, `${kind}: the dry run refuses too`);
+    assert.equal(await read(booksRequiring(["title"])), stored, `${kind}: nothing changed`);
+    // With a default: the dry run shows the statement and changes nothing; the start fills it.
+    const planned = await migrate(booksRequiring(["title", "pages"], 100), where, { dryRun: true });
+    const fill = planned.find((s) => s.sql.startsWith("UPDATE"));
+    assert.ok(fill, `${kind}: the fill is planned: ${JSON.stringify(planned)}`);
+    assert.match(fill!.why, /2 instance\(s\) of books lack the required property "pages"/);
+    assert.match(fill!.sql, /"pages":100\}/);
+    assert.equal(await read(booksRequiring(["title"])), stored, `${kind}: a dry run changes nothing`);
+    const filled = await read(booksRequiring(["title", "pages"], 100));
+    assert.equal(filled, ['{"title":"one","related":["b2"],"pages":100}', '{"title":"two","pages":7}', '{"title":"three","pages":100}'], `${kind}: appended to the text, the rest as it was`);
+    assert.equal(await migrate(booksRequiring(["title", "pages"], 100), where, { dryRun: true }), [], `${kind}: then nothing left to do`);
+    // A thorough run (npm run migrate) checks every required property again, not only the new ones.
+    assert.equal((await migrate(booksRequiring(["title", "pages"], 100), where, { dryRun: true, thorough: true })).map((s) => s.sql), [], `${kind}: every instance holds them`);
+    texts.push(filled);
+  }
+  assert.equal(texts[1], texts[0], "the same stored text on both stores");
 });
 
 test("postgres: the database down is StoreBusy (a 503), and the store works again by itself once it is back", async () => {

@@ -4,7 +4,11 @@
 import { createService } from "./generated/server.js";
 // import { apiError } from "./generated/errors.js";
 
-const service = await createService();
+// A service that cannot start (a bad setting, a database out of reach or refusing a migration) says why in one line.
+const service = await createService().catch((error: unknown) => {
+  console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
 
 // A route of your own works like a generated one: it sits under the base URL's path, request.caller is the
 // authenticated key ({ id, roles }), config.access answers 401/403 ("public": no credentials needed), a thrown

@@ -57,7 +57,8 @@ const data: Omit<ServiceSpec, "errors" | "mediaTypes"> = JSON.parse(String.raw`{
         },
         {
           "name": "status",
-          "kind": "string"
+          "kind": "string",
+          "default": "unverified"
         },
         {
           "name": "surname",
@@ -211,7 +212,8 @@ const data: Omit<ServiceSpec, "errors" | "mediaTypes"> = JSON.parse(String.raw`{
         },
         {
           "name": "status",
-          "kind": "string"
+          "kind": "string",
+          "default": "enabled"
         }
       ],
       "required": [
@@ -273,7 +275,8 @@ const data: Omit<ServiceSpec, "errors" | "mediaTypes"> = JSON.parse(String.raw`{
       "fields": [
         {
           "name": "color",
-          "kind": "string"
+          "kind": "string",
+          "default": "none"
         },
         {
           "name": "name",
