@@ -20,13 +20,13 @@ export interface BaselineOptions {
 
 type Row = { id: string; created_at: string; modified_at: string; data: string };
 
-const BOOK = "application/vnd.library.v2.book+json";
-const BOOKS = "application/vnd.library.v2.books+json";
-const AUTHOR = "application/vnd.library.v2.author+json";
+export const BOOK = "application/vnd.library.v2.book+json";
+export const BOOKS = "application/vnd.library.v2.books+json";
+export const AUTHOR = "application/vnd.library.v2.author+json";
 
-function keyChecker(keysFile: string): (auth: string | undefined) => boolean {
-  const hmac = fs.readFileSync(`${keysFile}.hmac`, "utf8").trim();
-  const hashes = (JSON.parse(fs.readFileSync(keysFile, "utf8")).keys as { hash: string }[]).map((k) => Buffer.from(k.hash, "hex"));
+/** The Bearer check of the baseline: HMAC-SHA256 of the secret under the server secret against the stored hashes, with a 30 s cache of good secrets. */
+export function keyChecker(hmac: string, storedHashes: readonly string[]): (auth: string | undefined) => boolean {
+  const hashes = storedHashes.map((h) => Buffer.from(h, "hex"));
   const cache = new Map<string, number>();
   return (auth) => {
     if (!auth?.startsWith("Bearer ")) return false;
@@ -40,7 +40,34 @@ function keyChecker(keysFile: string): (auth: string | undefined) => boolean {
   };
 }
 
-function accepts(accept: string | undefined, type: string): boolean {
+/** keyChecker of a keys file (and its .hmac beside it), as the generated service keeps them on SQLite. */
+function fileKeyChecker(keysFile: string): (auth: string | undefined) => boolean {
+  const hmac = fs.readFileSync(`${keysFile}.hmac`, "utf8").trim();
+  return keyChecker(hmac, (JSON.parse(fs.readFileSync(keysFile, "utf8")).keys as { hash: string }[]).map((k) => k.hash));
+}
+
+/** The JSON Schema of a book's create body, as the baseline validates it. */
+export const BOOK_BODY = {
+  type: "object",
+  additionalProperties: false,
+  required: ["title", "author"],
+  properties: {
+    title: { type: "string", minLength: 1, maxLength: 500 },
+    isbn: { type: "string", pattern: "^(97[89])?\\d{9}[\\dX]$" },
+    pages: { type: "integer", minimum: 1 },
+    published: { type: "integer", minimum: -3000, maximum: 2100 },
+    genres: { type: "array", uniqueItems: true, items: { type: "string", enum: ["fiction", "poetry", "history", "science", "children"] } },
+    author: { type: "object", required: ["meta"], properties: { meta: { type: "object", required: ["href"], properties: { href: { type: "string" } } } } },
+  },
+} as const;
+
+/** The properties `fields` may name. */
+export const BOOK_FIELDS = ["id", "createdAt", "modifiedAt", "title", "isbn", "pages", "published", "genres", "author"];
+
+/** An error body of the baseline's. */
+export const fail = (status: number, code: number, property = "") => ({ status, code, property, message: "error", dev: "error", info: `http://localhost:3000/docs/errors/${code}` });
+
+export function accepts(accept: string | undefined, type: string): boolean {
   return !accept || accept.includes("*/*") || accept.includes("application/json") || accept.includes(type);
 }
 
@@ -63,20 +90,8 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
   const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM "books"');
   const insert = db.prepare('INSERT INTO "books" (id, created_at, modified_at, owner, data) VALUES (?, ?, ?, NULL, ?)');
   const authorExists = db.prepare<[string], { id: string }>('SELECT id FROM "authors" WHERE id = ?');
-  const authorized = keyChecker(o.keysFile);
-  const validate = new Ajv({ strict: false }).compile({
-    type: "object",
-    additionalProperties: false,
-    required: ["title", "author"],
-    properties: {
-      title: { type: "string", minLength: 1, maxLength: 500 },
-      isbn: { type: "string", pattern: "^(97[89])?\\d{9}[\\dX]$" },
-      pages: { type: "integer", minimum: 1 },
-      published: { type: "integer", minimum: -3000, maximum: 2100 },
-      genres: { type: "array", uniqueItems: true, items: { type: "string", enum: ["fiction", "poetry", "history", "science", "children"] } },
-      author: { type: "object", required: ["meta"], properties: { meta: { type: "object", required: ["href"], properties: { href: { type: "string" } } } } },
-    },
-  });
+  const authorized = fileKeyChecker(o.keysFile);
+  const validate = new Ajv({ strict: false }).compile(BOOK_BODY);
   const href = (c: string, id: string) => `${o.baseUrl}/${c}/${id}`;
   const author = (id: string, expand: boolean) => {
     if (!expand) return { meta: { href: href("authors", id), mediaType: AUTHOR } };
@@ -93,7 +108,6 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
     for (const f of fields) if (f in full) out[f] = full[f];
     return out;
   };
-  const fail = (status: number, code: number, property = "") => ({ status, code, property, message: "error", dev: "error", info: `http://localhost:3000/docs/errors/${code}` });
 
   const app = Fastify({ logger: false });
   app.addHook("onRequest", async (req, reply) => {
@@ -103,7 +117,7 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
     if (!accepts(req.headers.accept, BOOK)) return reply.code(406).send(fail(406, 40600));
     const q = req.query as { fields?: string; expand?: string };
     const fields = q.fields?.split(",");
-    if (fields?.some((f) => !["id", "createdAt", "modifiedAt", "title", "isbn", "pages", "published", "genres", "author"].includes(f))) return reply.code(400).send(fail(400, 40006, "fields"));
+    if (fields?.some((f) => !BOOK_FIELDS.includes(f))) return reply.code(400).send(fail(400, 40006, "fields"));
     if (q.expand !== undefined && q.expand !== "author") return reply.code(400).send(fail(400, 40007, "expand"));
     const row = getBook.get((req.params as { id: string }).id);
     if (!row) return reply.code(404).send(fail(404, 40400));
@@ -146,7 +160,7 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
 export async function startFloor(o: BaselineOptions): Promise<() => Promise<void>> {
   const db = new Database(o.db, { readonly: true });
   const getBook = db.prepare<[string], Row>('SELECT id, created_at, modified_at, data FROM "books" WHERE id = ?');
-  const authorized = keyChecker(o.keysFile);
+  const authorized = fileKeyChecker(o.keysFile);
   const server = http.createServer((req, res) => {
     if (!authorized(req.headers.authorization)) {
       res.writeHead(401).end();

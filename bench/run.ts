@@ -18,6 +18,7 @@ const USAGE = `usage: npm run bench [-- options]   (or: node --import tsx run.ts
   --smoke               N = 10, one short round, peers skipped when not installed; writes nothing (CI)
   --only generation     only the generation half; writes nothing
   --only server         only the served-throughput half; writes nothing
+  --only server-pg      the served-throughput half on PostgreSQL (a throwaway cluster; generated vs Fastify + pg); writes nothing
   --only versions       only the cost of serving an older version; writes nothing
   --runs N              runs per generation measurement (default 5)
   --size N              with --only generation: only this size (repeatable; default 10, 100 and 500)
@@ -32,8 +33,8 @@ if (process.argv.includes("--help") || process.argv.includes("-h")) {
 const smoke = process.argv.includes("--smoke");
 const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
-if (only !== undefined && only !== "generation" && only !== "server" && only !== "versions") {
-  console.error(`--only takes generation, server or versions (got ${only ?? "nothing"})\n${USAGE}`);
+if (only !== undefined && only !== "generation" && only !== "server" && only !== "server-pg" && only !== "versions") {
+  console.error(`--only takes generation, server, server-pg or versions (got ${only ?? "nothing"})\n${USAGE}`);
   process.exit(2);
 }
 /** Every value given to a repeatable option. */
@@ -89,10 +90,10 @@ function serverTable({ rows, ratios }: { rows: readonly ServerRow[]; ratios: rea
 
 const started = Date.now();
 log(`resourcery bench${smoke ? " (smoke)" : ""}`);
-const generation = only === "server" || only === "versions" ? [] : await runGenerationBench({ sizes: smoke ? [10] : valuesOf("--size").length > 0 ? valuesOf("--size").map(Number) : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log, peers: !process.argv.includes("--no-peers") });
-const server = only === "generation" || only === "versions" ? { rows: [], ratios: [] } : await runServerBench({ durationSec: smoke ? 1 : flag("duration", 1), rounds: smoke ? 1 : flag("rounds", 21), connections: smoke ? 4 : 50, routes: valuesOf("--route"), log });
+const generation = only === "server" || only === "server-pg" || only === "versions" ? [] : await runGenerationBench({ sizes: smoke ? [10] : valuesOf("--size").length > 0 ? valuesOf("--size").map(Number) : [10, 100, 500], runs: smoke ? 1 : flag("runs", 5), smoke, log, peers: !process.argv.includes("--no-peers") });
+const server = only === "generation" || only === "versions" ? { rows: [], ratios: [] } : await runServerBench({ durationSec: smoke ? 1 : flag("duration", 1), rounds: smoke ? 1 : flag("rounds", 21), connections: smoke ? 4 : 50, routes: valuesOf("--route"), store: only === "server-pg" ? "postgres" : "sqlite", log });
 const versioned =
-  only === "generation" || only === "server" || valuesOf("--route").length > 0
+  only === "generation" || only === "server" || only === "server-pg" || valuesOf("--route").length > 0
     ? []
     : await runVersionBench({ durationSec: smoke ? 1 : flag("duration", 1), rounds: smoke ? 1 : flag("rounds", 21), connections: smoke ? 4 : 50, log });
 const failed = generation.filter((r) => r.tool === "resourcery" && !r.ok);

@@ -2,12 +2,15 @@
  * Served throughput: the generated library service, the hand-written Fastify baseline and a raw
  * node:http floor, on the same SQLite file, under autocannon with the same settings, in alternating
  * rounds route by route. Reports req/s and p99 per route and the ratio generated/baseline of back-to-back runs.
+ * With `store: "postgres"`, the generated service (DATABASE_URL) and the hand-written Fastify + pg baseline
+ * (baseline-pg.ts) on one database of a throwaway PostgreSQL cluster (no floor).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { startPostgres } from "../test/helpers/postgres.js";
 import { median, percentile } from "./stats.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -42,6 +45,8 @@ export interface ServerOptions {
   readonly connections: number;
   /** Only the routes whose names contain one of these (case-insensitive); all when absent. */
   readonly routes?: readonly string[] | undefined;
+  /** The store both servers use: the SQLite file (default) or a PostgreSQL database. */
+  readonly store?: "sqlite" | "postgres" | undefined;
   readonly log: (line: string) => void;
 }
 
@@ -130,8 +135,17 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
   run(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], out);
   const keysFile = path.join(work, "keys.json");
   const db = path.join(work, "bench.db");
-  const { KeyRing } = (await import(pathToFileURL(path.join(out, "dist/src/index.js")).href)) as { KeyRing: { open(f: string): { create(r: string[]): { secret: string } } } };
-  const secret = KeyRing.open(keysFile).create(["librarian"]).secret;
+  const postgres = o.store === "postgres" ? await startPostgres() : undefined;
+  const url = postgres?.database("bench");
+  type Ring = { create(r: string[]): { secret: string }; createKey(r: string[]): Promise<{ secret: string }>; close(): Promise<void> };
+  const { KeyRing } = (await import(pathToFileURL(path.join(out, "dist/src/index.js")).href)) as { KeyRing: { open(f: string): Ring; openDatabase(url: string): Promise<Ring> } };
+  let secret: string;
+  if (url === undefined) secret = KeyRing.open(keysFile).create(["librarian"]).secret;
+  else {
+    const ring = await KeyRing.openDatabase(url);
+    secret = (await ring.createKey(["librarian"])).secret;
+    await ring.close();
+  }
   const headers = { authorization: `Bearer ${secret}`, accept: "application/vnd.library.v2.book+json", "content-type": "application/json" };
   const port = 3900 + Math.floor(Math.random() * 50);
   const baseUrl = `http://127.0.0.1:${port}/v2`;
@@ -146,9 +160,11 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
     await Promise.race([waitFor(`http://127.0.0.1:${on}/v2/books`, headers), exited.then(() => Promise.reject(new Error(`${args.join(" ")} exited before it answered`)))]);
     return () => (child.kill("SIGTERM"), exited);
   };
-  const startGenerated = () => startChild(["dist/src/main.js"], out, { PORT: String(port), BASE_URL: baseUrl, DATABASE_FILE: db, KEYS_FILE: keysFile, LOG_LEVEL: "warn" }, port);
+  const startGenerated = () => startChild(["dist/src/main.js"], out, { PORT: String(port), BASE_URL: baseUrl, DATABASE_FILE: db, KEYS_FILE: keysFile, LOG_LEVEL: "warn", ...(url ? { DATABASE_URL: url } : {}) }, port);
   const startHandWritten = (kind: "baseline" | "floor", on: number) =>
-    startChild(["--import", "tsx", path.join(here, "serve-baseline.ts"), kind], here, { BENCH_SERVER: JSON.stringify({ db, keysFile, baseUrl, port: on }) }, on);
+    url === undefined
+      ? startChild(["--import", "tsx", path.join(here, "serve-baseline.ts"), kind], here, { BENCH_SERVER: JSON.stringify({ db, keysFile, baseUrl, port: on }) }, on)
+      : startChild(["--import", "tsx", path.join(here, "serve-baseline.ts"), "baseline-pg"], here, { BENCH_SERVER: JSON.stringify({ url, baseUrl, port: on }) }, on);
 
   // Every server started is stopped, whatever fails: seeding, a server that does not come up, a measurement.
   const stops: (() => Promise<void>)[] = [];
@@ -176,11 +192,11 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
     // within a minute, and a ratio taken from runs minutes apart measures the drift as much as the servers.
     const ports = { generated: port, baseline: port + 1, floor: port + 2 } as const;
     stops.push(await startHandWritten("baseline", ports.baseline));
-    stops.push(await startHandWritten("floor", ports.floor));
+    if (url === undefined) stops.push(await startHandWritten("floor", ports.floor));
     const autocannon = await loadGenerator();
     const chosen = routes.filter((r) => !o.routes?.length || o.routes.some((want) => r.name.toLowerCase().includes(want.toLowerCase())));
     for (const route of chosen) {
-      const servers = (["generated", "baseline", "floor"] as const).filter((s) => s !== "floor" || route.floor);
+      const servers = (["generated", "baseline", "floor"] as const).filter((s) => s !== "floor" || (route.floor && url === undefined));
       const measure = async (server: (typeof servers)[number], duration: number) => {
         const url = `http://127.0.0.1:${ports[server]}${route.path}`;
         const pid = pids.get(String(ports[server]));
@@ -224,6 +240,7 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
     }
   } finally {
     for (const stop of stops) await stop();
+    postgres?.stop();
     fs.rmSync(work, { recursive: true, force: true });
   }
   const rows = [...samples].map(([key, s]) => {

@@ -7,7 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, entry } from "./errors.js";
 import { negotiate } from "./negotiate.js";
 import { sendJson, type ServiceContext } from "./context.js";
-import type { StoreBusy } from "./store.js";
+import type { StoreBusy, UnstorableValue } from "./store.js";
 import { IN_CURRENT_NAMES } from "./versions.js";
 
 /** The largest announced body over the limit that is read and discarded so that its 413 arrives. */
@@ -69,6 +69,10 @@ export function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiE
       const dev = `The database stayed locked by another writer; nothing was written. Retry in ${seconds} s.`;
       return new ApiError(entry(svc.catalog, "storeBusy"), "", { headers: { "retry-after": String(seconds) }, dev });
     }
+    case "RSC_UNSTORABLE_VALUE":
+      return svc.error("invalidProperty", (error as unknown as UnstorableValue).property, "The database (PostgreSQL) cannot store the character U+0000 in text; send the value without it.");
+    case "RSC_LINK_VIOLATION":
+      return svc.error("conflict", "", "A link of this write names an instance that was deleted meanwhile; nothing was written. Read the instances again and retry.");
     case "FST_ERR_VALIDATION":
       return fromValidation(svc, error);
     case "FST_ERR_BAD_URL":

@@ -160,6 +160,40 @@ export class StoreBusy extends Error {
   }
 }
 
+/**
+ * Thrown by a write (or the commit of a transaction) that a database's own link integrity refused: a link to an
+ * instance that is not there, e.g. deleted by another process meanwhile (the PostgreSQL store's foreign keys).
+ * The service answers 409 conflict, and nothing was written.
+ */
+export class LinkViolation extends Error {
+  /** Tells the error handler to answer 409 conflict (a name that survives module copies, unlike instanceof). */
+  readonly code = "RSC_LINK_VIOLATION";
+
+  constructor(readonly collection: string) {
+    super(`${collection}: a link names an instance that is not there`);
+    this.name = "LinkViolation";
+  }
+}
+
+/**
+ * Thrown by insert/update when the database cannot hold a value the service accepted: PostgreSQL text cannot
+ * hold the character U+0000 (valid JSON, and kept by the SQLite store). The service answers 400
+ * invalidProperty naming the property, and nothing was written.
+ */
+export class UnstorableValue extends Error {
+  /** Tells the error handler to answer 400 invalidProperty (a name that survives module copies, unlike instanceof). */
+  readonly code = "RSC_UNSTORABLE_VALUE";
+
+  constructor(
+    readonly collection: string,
+    /** The top-level property holding the value ("" when it cannot be told). */
+    readonly property: string,
+  ) {
+    super(`${collection}.${property}: the database cannot store this value (PostgreSQL text cannot hold U+0000)`);
+    this.name = "UnstorableValue";
+  }
+}
+
 /** Thrown by insert/update when an x-unique property repeats a value already in the collection. */
 export class UniqueViolation extends Error {
   constructor(

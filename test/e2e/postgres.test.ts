@@ -73,6 +73,14 @@ test("what one process writes the other reads: instances, links, expand, a sub-c
   assert.is(((await refused.json()) as Json).property, "books.author");
 });
 
+test("a value PostgreSQL cannot store (U+0000 in a string) is a 400 naming the property, never a 500", async () => {
+  const r = await post(bases[0]!, "authors", { name: "nul\u0000here" });
+  assert.is(r.status, 400, await r.clone().text());
+  const body = (await r.json()) as Json;
+  assert.is(body.property, "name");
+  assert.match(body.dev, /U\+0000/);
+});
+
 test("200 concurrent duplicate POSTs over two processes: exactly one 201, the rest 409 on isbn", async () => {
   const [a, b] = bases as [string, string];
   const author = (await (await post(a, "authors", { name: "Octavia E. Butler" })).json()) as Json;

@@ -17,7 +17,7 @@ import type { FieldSpec, ResourceSpec, ServiceSpec } from "../../../templates/ru
 import { MigrationRefused, type MigrateOptions, type MigrationStep } from "../../../templates/runtime/migration.js";
 import { migratePg, openPgStore } from "../../../templates/runtime/pg-store.js";
 import { migrateSqlite, openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
-import { StoreBusy, UniqueViolation, type Store, type StoredRecord } from "../../../templates/runtime/store.js";
+import { LinkViolation, StoreBusy, UniqueViolation, UnstorableValue, type Store, type StoredRecord } from "../../../templates/runtime/store.js";
 import { startPostgres, type Postgres } from "../../helpers/postgres.js";
 
 function resource(collection: string, fields: FieldSpec[], unique: string[] = [], extra: Partial<ResourceSpec> = {}): ResourceSpec {
@@ -52,6 +52,7 @@ function makeSpec(unique: string[] = ["email"]): ServiceSpec {
         { name: "title", kind: "string" },
         { name: "author", kind: "link", link: { kind: "instance", target: "accounts" } },
         { name: "related", kind: "links", link: { kind: "collection", target: "books" } },
+        { name: "ticket", kind: "link", link: { kind: "instance", target: "tickets" } },
       ]),
       resource("tickets", [{ name: "subject", kind: "string" }], [], { idForm: { kind: "sequence" } }),
     ],
@@ -338,6 +339,69 @@ test("migrations on both stores: a newly required property is filled from its de
     texts.push(filled);
   }
   assert.equal(texts[1], texts[0], "the same stored text on both stores");
+});
+
+test("postgres: the database holds links whole (foreign keys): a write linking to nothing and a delete of a linked instance are LinkViolation, nothing written; numbered targets; a link field dropped and back", async () => {
+  const url = pgServer.database("links");
+  const store = await openPgStore(makeSpec(), url);
+  try {
+    await store.insert("accounts", rec("a1", { email: "x@x" }));
+    const ticket = await store.nextId!("tickets");
+    await store.insert("tickets", rec(ticket, { subject: "s" }));
+    await rejects(store.insert("books", rec("b1", { title: "t", author: "nobody" })), (e) => e instanceof LinkViolation, "a link to nothing");
+    await rejects(store.insert("books", rec("b1", { title: "t", ticket: "99" })), (e) => e instanceof LinkViolation, "a link to a number not given");
+    await store.insert("books", rec("b2", { title: "t", author: "a1", ticket }));
+    await rejects(store.delete("accounts", "a1"), (e) => e instanceof LinkViolation, "the linked author stays");
+    assert.ok(await store.get("accounts", "a1"));
+    await rejects(
+      store.transaction!(async (tx) => {
+        await tx.delete("tickets", ticket);
+      }),
+      (e) => e instanceof LinkViolation,
+      "refused at the commit",
+    );
+    assert.ok(await store.get("tickets", ticket), "the transaction undone");
+    // A delete and its cascade in one transaction may go in any order (checked at the commit).
+    await store.transaction!(async (tx) => {
+      await tx.delete("accounts", "a1");
+      await tx.delete("books", "b2");
+    });
+    assert.is(await store.get("accounts", "a1"), undefined);
+    await store.insert("books", rec("b3", { title: "t", ticket }));
+    const byTicket = await store.list("books", { offset: 0, limit: 10, where: { field: "ticket", equals: ticket } });
+    assert.equal(byTicket.items.map((r) => r.id), ["b3"]);
+    assert.equal(await store.list("books", { offset: 0, limit: 10, where: { field: "ticket", equals: "not-a-number" } }), { items: [], size: 0 });
+  } finally {
+    await store.close();
+  }
+  // The ticket link dropped from the definitions: its column and foreign key go (a link to nothing is then the document's business); back, they return.
+  const spec = makeSpec();
+  const without = { ...spec, resources: spec.resources.map((r) => (r.collection === "books" ? { ...r, fields: r.fields.filter((f) => f.name !== "ticket") } : r)) } as ServiceSpec;
+  const dropped = await migratePg(without, url, {});
+  assert.ok(dropped.some((s) => /DROP COLUMN/.test(s.sql)), JSON.stringify(dropped));
+  const loose = await openPgStore(without, url);
+  await loose.insert("books", rec("b4", { title: "t", ticket: "12345" }));
+  await loose.delete("books", "b4");
+  await loose.close();
+  const back = await migratePg(makeSpec(), url, {});
+  assert.ok(back.some((s) => /ADD COLUMN/.test(s.sql)) && back.some((s) => /FOREIGN KEY/.test(s.sql)) && back.some((s) => /VALIDATE CONSTRAINT/.test(s.sql)), JSON.stringify(back.map((s) => s.sql)));
+  assert.equal(await migratePg(makeSpec(), url, { dryRun: true, thorough: true }), [], "then nothing left to do");
+});
+
+test("a string holding U+0000: kept by SQLite; PostgreSQL text cannot hold it, so UnstorableValue naming the property, nothing written", async () => {
+  const results: unknown[] = [];
+  for (const [kind, open] of kinds) {
+    const store = await open(makeSpec());
+    try {
+      await store.insert("accounts", rec("n1", { email: "nul@x", name: "a\u0000b" }));
+      results.push([kind, "stored", (await store.get("accounts", "n1"))!.data.name]);
+    } catch (e) {
+      results.push([kind, e instanceof UnstorableValue ? `UnstorableValue ${(e as UnstorableValue).property}` : String(e), await store.get("accounts", "n1")]);
+    } finally {
+      await store.close();
+    }
+  }
+  assert.equal(results, [["sqlite", "stored", "a\u0000b"], ["postgres", "UnstorableValue name", undefined]]);
 });
 
 test("postgres: the database down is StoreBusy (a 503), and the store works again by itself once it is back", async () => {
