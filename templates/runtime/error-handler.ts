@@ -70,7 +70,7 @@ export function fromFastifyError(svc: ServiceContext, error: FastifyError): ApiE
       return new ApiError(entry(svc.catalog, "storeBusy"), "", { headers: { "retry-after": String(seconds) }, dev });
     }
     case "RSC_UNSTORABLE_VALUE":
-      return svc.error("invalidProperty", (error as unknown as UnstorableValue).property, "The database (PostgreSQL) cannot store the character U+0000 in text; send the value without it.");
+      return svc.error("invalidProperty", (error as unknown as UnstorableValue).property, "The database (PostgreSQL) cannot store the character U+0000 nor an unpaired surrogate (\\uD800–\\uDFFF alone) in text; send the value without it.");
     case "RSC_LINK_VIOLATION":
       return svc.error("conflict", "", "A link of this write names an instance that was deleted meanwhile; nothing was written. Read the instances again and retry.");
     case "FST_ERR_VALIDATION":

@@ -416,6 +416,11 @@ class Statements {
     this.uniqueByIndex = new Map([...wantedIndexes(resource, resources)].flatMap(([name, index]) => (index.unique !== undefined ? [[name, index.unique] as const] : [])));
   }
 
+  /** False for an id no instance can have: not a number for numbered ids, or holding U+0000 (PostgreSQL text cannot). */
+  canBe(id: string): boolean {
+    return isSequence(this.resource) ? /^[0-9]{1,18}$/.test(id) : !id.includes("\u0000");
+  }
+
   /** The column type of an instance-link field (undefined for any other field). */
   linkType(field: string): "text" | "bigint" | undefined {
     return this.links.get(field)?.type;
@@ -452,6 +457,11 @@ class Statements {
     return found;
   }
 }
+
+/** Text PostgreSQL cannot hold in `json` (nor in `text`): U+0000 and unpaired surrogates. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** The same, as JSON.stringify escapes them. */
+const UNSTORABLE_ESCAPED = /\\u0000|\\ud[89a-f][0-9a-f]{2}/;
 
 /** A short statement name per text (pg prepares a named statement once per connection). */
 const names = new Map<string, string>();
@@ -516,14 +526,14 @@ class PgStore implements Store {
 
   async get(collection: string, id: string): Promise<StoredRecord | undefined> {
     const s = this.of(collection);
-    if (isSequence(s.resource) && !/^[0-9]{1,18}$/.test(id)) return undefined;
+    if (!s.canBe(id)) return undefined;
     const result = await this.run<Row>(collection, this.tx !== undefined ? s.getLocked : s.get, [id]);
     return result.rows[0] && toRecord(result.rows[0]);
   }
 
   async existing(collection: string, ids: readonly string[]): Promise<Set<string>> {
     const s = this.of(collection);
-    const wanted = isSequence(s.resource) ? ids.filter((id) => /^[0-9]{1,18}$/.test(id)) : [...ids];
+    const wanted = ids.filter((id) => s.canBe(id));
     if (wanted.length === 0) return new Set();
     const one = wanted.length === 1;
     const text = this.tx !== undefined ? (one ? s.existingOneLocked : s.existingLocked) : one ? s.existingOne : s.existing;
@@ -533,10 +543,13 @@ class PgStore implements Store {
 
   async list(collection: string, query: ListQuery): Promise<Page> {
     const s = this.of(collection);
-    // A link to a collection of numbered ids compares as a number: another value links to nothing.
-    if (query.where !== undefined && "equals" in query.where && s.linkType(query.where.field) === "bigint" && !/^[0-9]{1,18}$/.test(query.where.equals)) return { items: [], size: 0 };
+    // A link to a collection of numbered ids compares as a number: another value links to nothing; and no text
+    // PostgreSQL can hold has a U+0000 (nor can a parameter carry one).
+    const value = query.where === undefined ? undefined : "equals" in query.where ? query.where.equals : query.where.contains;
+    if (value !== undefined && (value.includes("\u0000") || (s.linkType(query.where!.field) === "bigint" && !/^[0-9]{1,18}$/.test(value)))) return { items: [], size: 0 };
+    if (query.owner?.includes("\u0000")) return { items: [], size: 0 };
     const where = query.where === undefined ? undefined : { field: query.where.field, contains: "contains" in query.where };
-    const ids = query.ids === undefined ? undefined : isSequence(s.resource) ? query.ids.filter((id) => /^[0-9]{1,18}$/.test(id)) : query.ids;
+    const ids = query.ids?.filter((id) => s.canBe(id));
     const statements = s.list(query.owner !== undefined, where, ids !== undefined);
     const params: unknown[] = [];
     if (query.owner !== undefined) params.push(query.owner);
@@ -551,7 +564,7 @@ class PgStore implements Store {
 
   async update(collection: string, record: StoredRecord): Promise<boolean> {
     const s = this.of(collection);
-    if (isSequence(s.resource) && !/^[0-9]{1,18}$/.test(record.id)) return false;
+    if (!s.canBe(record.id)) return false;
     try {
       const result = await this.run(collection, s.update, [record.modifiedAt, JSON.stringify(record.data), record.id]);
       return (result.rowCount ?? 0) > 0;
@@ -562,7 +575,7 @@ class PgStore implements Store {
 
   async delete(collection: string, id: string): Promise<boolean> {
     const s = this.of(collection);
-    if (isSequence(s.resource) && !/^[0-9]{1,18}$/.test(id)) return false;
+    if (!s.canBe(id)) return false;
     const result = await this.run(collection, s.delete, [id]);
     return (result.rowCount ?? 0) > 0;
   }
@@ -575,13 +588,15 @@ class PgStore implements Store {
   }
 
   /**
-   * A 23505 of an x-unique index as UniqueViolation naming its property; text PostgreSQL cannot hold (22P05: a
-   * U+0000 in a string of `record`) as UnstorableValue naming the property; any other error as it is.
+   * A 23505 of an x-unique index as UniqueViolation naming its property; text PostgreSQL cannot hold (22P05 or
+   * 22P02: a U+0000 or an unpaired surrogate in a string of `record`) as UnstorableValue naming the property;
+   * any other error as it is.
    */
   private uniqueOf(collection: string, s: Statements, error: unknown, record: StoredRecord): unknown {
     const e = error as { code?: unknown; constraint?: unknown };
-    if (e.code === "22P05") {
-      const property = Object.keys(record.data).find((k) => k.includes("\u0000") || JSON.stringify(record.data[k]).includes("\\u0000")) ?? "";
+    if (e.code === "22P05" || e.code === "22P02") {
+      // JSON.stringify escapes only U+0000 (with the other control characters) and unpaired surrogates as \u00…/\ud…
+      const property = Object.keys(record.data).find((k) => UNSTORABLE.test(k) || UNSTORABLE_ESCAPED.test(JSON.stringify(record.data[k]))) ?? "";
       return new UnstorableValue(collection, property);
     }
     if (e.code === "23505" && typeof e.constraint === "string") {

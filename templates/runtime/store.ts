@@ -177,8 +177,8 @@ export class LinkViolation extends Error {
 
 /**
  * Thrown by insert/update when the database cannot hold a value the service accepted: PostgreSQL text cannot
- * hold the character U+0000 (valid JSON, and kept by the SQLite store). The service answers 400
- * invalidProperty naming the property, and nothing was written.
+ * hold the character U+0000 nor an unpaired surrogate (\ud800 alone: valid JSON, and kept by the SQLite store).
+ * The service answers 400 invalidProperty naming the property, and nothing was written.
  */
 export class UnstorableValue extends Error {
   /** Tells the error handler to answer 400 invalidProperty (a name that survives module copies, unlike instanceof). */
@@ -189,7 +189,7 @@ export class UnstorableValue extends Error {
     /** The top-level property holding the value ("" when it cannot be told). */
     readonly property: string,
   ) {
-    super(`${collection}.${property}: the database cannot store this value (PostgreSQL text cannot hold U+0000)`);
+    super(`${collection}.${property}: the database cannot store this value (PostgreSQL text cannot hold U+0000 nor an unpaired surrogate)`);
     this.name = "UnstorableValue";
   }
 }

@@ -1637,11 +1637,12 @@ export interface PreparedService {
 /**
  * Generates `definitions` (default: examples/library) into `dir` with the built CLI, shares the repo's
  * node_modules, writes a handler for each action (so that none answers the 501 of an unwritten
- * handler), builds it with tsc and creates a write key and a read key with its keys CLI.
+ * handler), builds it with tsc and creates a write key and a read key with its keys CLI (with `env`: e.g. a
+ * DATABASE_URL, so that the keys are made where the service will read them).
  */
-export function prepareService(repoRoot: string, dir: string, options: { definitions?: string; writeRoles?: string; readRoles?: string } = {}): PreparedService {
+export function prepareService(repoRoot: string, dir: string, options: { definitions?: string; writeRoles?: string; readRoles?: string; env?: NodeJS.ProcessEnv } = {}): PreparedService {
   const run = (cmd: string, args: string[], cwd: string) => {
-    const r = spawnSync(cmd, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+    const r = spawnSync(cmd, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...options.env } });
     if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: ${r.stderr}${r.stdout}`);
     return r.stdout;
   };

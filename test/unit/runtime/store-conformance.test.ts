@@ -388,20 +388,40 @@ test("postgres: the database holds links whole (foreign keys): a write linking t
   assert.equal(await migratePg(makeSpec(), url, { dryRun: true, thorough: true }), [], "then nothing left to do");
 });
 
-test("a string holding U+0000: kept by SQLite; PostgreSQL text cannot hold it, so UnstorableValue naming the property, nothing written", async () => {
-  const results: unknown[] = [];
-  for (const [kind, open] of kinds) {
-    const store = await open(makeSpec());
-    try {
-      await store.insert("accounts", rec("n1", { email: "nul@x", name: "a\u0000b" }));
-      results.push([kind, "stored", (await store.get("accounts", "n1"))!.data.name]);
-    } catch (e) {
-      results.push([kind, e instanceof UnstorableValue ? `UnstorableValue ${(e as UnstorableValue).property}` : String(e), await store.get("accounts", "n1")]);
-    } finally {
-      await store.close();
+test("a string holding U+0000 or an unpaired surrogate: kept by SQLite; PostgreSQL text cannot hold them, so UnstorableValue naming the property, nothing written", async () => {
+  for (const odd of ["a\u0000b", "x\udfff", "\ud800y"]) {
+    const results: unknown[] = [];
+    for (const [kind, open] of kinds) {
+      const store = await open(makeSpec());
+      try {
+        await store.insert("accounts", rec("n1", { email: "odd@x", name: odd }));
+        results.push([kind, "stored", (await store.get("accounts", "n1"))!.data.name]);
+      } catch (e) {
+        results.push([kind, e instanceof UnstorableValue ? `UnstorableValue ${(e as UnstorableValue).property}` : String(e), await store.get("accounts", "n1")]);
+      } finally {
+        await store.close();
+      }
     }
+    assert.equal(results, [["sqlite", "stored", odd], ["postgres", "UnstorableValue name", undefined]], JSON.stringify(odd));
   }
-  assert.equal(results, [["sqlite", "stored", "a\u0000b"], ["postgres", "UnstorableValue name", undefined]]);
+});
+
+test("an id or a narrowing value holding U+0000 names nothing, on both stores (never an error)", async () => {
+  const [sqlite, postgres] = await both(async (store) => {
+    await store.insert("accounts", rec("a1", { email: "x@x" }));
+    return {
+      get: await store.get("accounts", "a\u0000b"),
+      existing: [...(await store.existing("accounts", ["a1", "a1\u0000"]))],
+      update: await store.update("accounts", rec("a\u0000", { email: "y@x" })),
+      delete: await store.delete("accounts", "\u0000"),
+      where: (await store.list("books", { offset: 0, limit: 5, where: { field: "author", equals: "a1\u0000" } })).size,
+      contains: (await store.list("books", { offset: 0, limit: 5, where: { field: "related", contains: "\u0000" } })).size,
+      owner: (await store.list("accounts", { offset: 0, limit: 5, owner: "k\u0000" })).size,
+      ids: (await store.list("accounts", { offset: 0, limit: 5, ids: ["a1", "a\u0000"] })).items.map((r) => r.id),
+    };
+  });
+  assert.equal(sqlite, { get: undefined, existing: ["a1"], update: false, delete: false, where: 0, contains: 0, owner: 0, ids: ["a1"] });
+  assert.equal(postgres, sqlite);
 });
 
 test("postgres: the database down is StoreBusy (a 503), and the store works again by itself once it is back", async () => {
