@@ -208,7 +208,7 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
         const answered = result.requests.total;
         return { ...result, cpuUsPerReq: before !== undefined && after !== undefined && answered > 0 ? (after - before) / answered : undefined };
       };
-      for (const server of servers) await measure(server, Math.max(1, Math.round(o.durationSec / 2))); // warm-up
+      for (const server of servers) await measure(server, o.durationSec >= 1 ? Math.max(1, Math.round(o.durationSec / 2)) : o.durationSec); // warm-up (a sub-second smoke: as long as a round)
       const pairs: { rps: number; p99: number; cpu: number | undefined }[] = [];
       const pooled = new Map<string, number[]>();
       for (let round = 0; round < o.rounds; round++) {

@@ -100,7 +100,7 @@ export async function runVersionBench(o: VersionBenchOptions): Promise<VersionRo
         const cpu = before !== undefined && after !== undefined && result.requests.total > 0 ? (after - before) / result.requests.total : undefined;
         return { rps: result.requests.average, p99: result.latency.p99, cpu };
       };
-      for (const v of [3, 2]) await measure(v, Math.max(1, Math.round(o.durationSec / 2))); // warm-up
+      for (const v of [3, 2]) await measure(v, o.durationSec >= 1 ? Math.max(1, Math.round(o.durationSec / 2)) : o.durationSec); // warm-up (a sub-second smoke: as long as a round)
       const got = { 3: [] as { rps: number; p99: number; cpu: number | undefined }[], 2: [] as { rps: number; p99: number; cpu: number | undefined }[] };
       const pairs: { rps: number; p99: number; cpu: number | undefined }[] = [];
       for (let round = 0; round < o.rounds; round++) {

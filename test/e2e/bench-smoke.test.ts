@@ -15,7 +15,7 @@ test("generation bench: resourcery generate, no-op regenerate and docs run and a
 
 test("server bench: the generated service, the baseline and the floor answer every route", async () => {
   const warnings: string[] = [];
-  const { rows, ratios } = await runServerBench({ durationSec: 1, rounds: 1, connections: 2, log: (l) => l.includes("warning") && warnings.push(l) });
+  const { rows, ratios } = await runServerBench({ durationSec: 0.4, rounds: 1, connections: 2, log: (l) => l.includes("warning") && warnings.push(l) });
   assert.equal(warnings, []);
   for (const server of ["generated", "baseline"]) {
     assert.is(rows.filter((r) => r.server === server).length, 5, `${server} measured on 5 routes`);
@@ -28,7 +28,7 @@ test("server bench: the generated service, the baseline and the floor answer eve
 
 test("version bench: one service answers GET instance and POST in the current and the older version", async () => {
   const warnings: string[] = [];
-  const rows = await runVersionBench({ durationSec: 1, rounds: 1, connections: 2, log: (l) => l.includes("warning") && warnings.push(l) });
+  const rows = await runVersionBench({ durationSec: 0.4, rounds: 1, connections: 2, log: (l) => l.includes("warning") && warnings.push(l) });
   assert.equal(warnings, []);
   assert.equal(rows.map((r) => r.route), ["GET instance", "POST"]);
   assert.ok(rows.every((r) => r.current.reqPerSec > 0 && r.older.reqPerSec > 0 && r.ratio > 0));
