@@ -58,22 +58,19 @@ export class Memo {
     return (this.used.has(key) ? this.used.get(key) : this.found.get(key)) as T | undefined;
   }
 
-  /** True when `kind`/`parts` is remembered (found or made by this generation). */
-  has(kind: string, parts: readonly unknown[]): boolean {
-    const key = keyOf(kind, ...parts);
+  /** True when `key` (keyOf(kind, ...parts)) is remembered (found or made by this generation). */
+  has(key: string): boolean {
     return this.used.has(key) || this.found.has(key);
   }
 
-  /** Records `value` for `kind`/`parts`. */
-  set(kind: string, parts: readonly unknown[], value: unknown): void {
-    const key = keyOf(kind, ...parts);
+  /** Records `value` under `key` (keyOf(kind, ...parts)). */
+  set(key: string, value: unknown): void {
     if (!this.used.has(key)) this.made++;
     this.used.set(key, value);
   }
 
-  /** Keeps a found entry for the next generation without reading it. */
-  keep(kind: string, parts: readonly unknown[]): void {
-    const key = keyOf(kind, ...parts);
+  /** Keeps a found entry (`key`: keyOf(kind, ...parts)) for the next generation without reading it. */
+  keep(key: string): void {
     if (!this.used.has(key) && this.found.has(key)) this.used.set(key, this.found.get(key));
   }
 

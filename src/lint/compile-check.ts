@@ -511,17 +511,17 @@ function rememberedCompileCheck(set: CompileSet): Diagnostic[] {
   const remembered = memo();
   const shared = keyOf("compiled shared", set.shared.map((u) => [u.id, u.schema]));
   const units = [
-    ...set.shared.map((u) => ["shared", u.id, u.schema, shared]),
-    ...set.bodies.map((u) => ["body", u.schema, shared]),
-    ...set.queries.map((u) => ["query", u.schema, shared]),
-    ...set.responses.map((u) => ["response", u.schema, shared]),
+    ...set.shared.map((u) => keyOf("compiled clean", "shared", u.id, u.schema, shared)),
+    ...set.bodies.map((u) => keyOf("compiled clean", "body", u.schema, shared)),
+    ...set.queries.map((u) => keyOf("compiled clean", "query", u.schema, shared)),
+    ...set.responses.map((u) => keyOf("compiled clean", "response", u.schema, shared)),
   ];
-  if (units.every((parts) => remembered.has("compiled clean", parts))) {
-    for (const parts of units) remembered.keep("compiled clean", parts);
+  if (units.every((key) => remembered.has(key))) {
+    for (const key of units) remembered.keep(key);
     return [];
   }
   const found = compileCheck(set);
-  if (found.length === 0) for (const parts of units) remembered.set("compiled clean", parts, true);
+  if (found.length === 0) for (const key of units) remembered.set(key, true);
   return found;
 }
 

@@ -48,9 +48,7 @@ test("a schema ajv cannot compile stops generate as it stops check: the same fin
   const dir = project("broken", []);
   const out = path.join(tmp, "broken-out");
   const check = runCli(["check", dir, "--json"]);
-  process.env.RESOURCERY_TIMING = "1";
-  const generate = runCli(["generate", dir, "--out", out, "--json"]);
-  delete process.env.RESOURCERY_TIMING;
+  const generate = runCli(["generate", dir, "--out", out, "--json"], undefined, { RESOURCERY_TIMING: "1" });
   // The case this file is about: the rule ran in the validators worker, not in the check.
   assert.match(generate.stderr, /resourcery timing: schema-compile \(worker\)/);
   assert.is.not(check.code, 0, check.stdout);

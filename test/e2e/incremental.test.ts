@@ -127,14 +127,9 @@ function tree(dir: string): Map<string, Buffer> {
 }
 
 function generate(out: string, ...flags: string[]): { stdout: string; stderr: string } {
-  process.env.RESOURCERY_TIMING = "1";
-  try {
-    const r = runCli(["generate", defs, "--out", out, "--allow-breaking", ...flags]);
-    assert.is(r.code, 0, `seed ${seed}: ${r.stdout}${r.stderr}`);
-    return r;
-  } finally {
-    delete process.env.RESOURCERY_TIMING;
-  }
+  const r = runCli(["generate", defs, "--out", out, "--allow-breaking", ...flags], undefined, { RESOURCERY_TIMING: "1" });
+  assert.is(r.code, 0, `seed ${seed}: ${r.stdout}${r.stderr}`);
+  return r;
 }
 
 test.before(() => {
@@ -188,13 +183,7 @@ test("a page edited by hand is not taken as known: the regeneration reports the 
   const r = readJson(resourceFile(noun));
   r.properties.name.description = "Another edit.";
   writeJson(resourceFile(noun), r);
-  process.env.RESOURCERY_TIMING = "1";
-  let result;
-  try {
-    result = runCli(["generate", defs, "--out", incremental, "--allow-breaking"]);
-  } finally {
-    delete process.env.RESOURCERY_TIMING;
-  }
+  const result = runCli(["generate", defs, "--out", incremental, "--allow-breaking"], undefined, { RESOURCERY_TIMING: "1" });
   assert.is(result.code, 1, result.stdout + result.stderr);
   assert.match(result.stdout + result.stderr, new RegExp(`docs/resources/${nouns()[1]!}s\\.html`));
   assert.match(fs.readFileSync(page, "utf8"), /<!-- mine -->/);

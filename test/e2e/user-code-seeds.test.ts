@@ -25,12 +25,7 @@ function regenerateWithNewProperty(name: string, edit?: (book: Json) => void): {
   book.properties[name] = { type: "string" };
   edit?.(book);
   writeJson(bookFile, book);
-  process.env.RESOURCERY_TIMING = "1";
-  try {
-    return runCli(["generate", defs, "--out", out, "--allow-breaking"]);
-  } finally {
-    delete process.env.RESOURCERY_TIMING;
-  }
+  return runCli(["generate", defs, "--out", out, "--allow-breaking"], undefined, { RESOURCERY_TIMING: "1" });
 }
 
 test.before(() => {
@@ -62,13 +57,7 @@ test("an edited description changes only comments of the generated code: the use
   const book = readJson(bookFile);
   book.properties.title.description = `The title, as printed (${Date.now()}).`;
   writeJson(bookFile, book);
-  process.env.RESOURCERY_TIMING = "1";
-  let gen;
-  try {
-    gen = runCli(["generate", defs, "--out", out]);
-  } finally {
-    delete process.env.RESOURCERY_TIMING;
-  }
+  const gen = runCli(["generate", defs, "--out", out], undefined, { RESOURCERY_TIMING: "1" });
   assert.is(gen.code, 0, gen.stdout + gen.stderr);
   assert.match(gen.stdout, /updated\s+client\/types\.ts/, "the doc comment changed");
   assert.match(gen.stderr, /resourcery timing: committed/);

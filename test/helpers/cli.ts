@@ -13,7 +13,7 @@ export interface CliResult {
 }
 
 /** `resourcery <args>` in `cwd` (default: the repo root). */
-export function runCli(args: readonly string[], cwd: string = repoRoot): CliResult {
-  const r = spawnSync(process.execPath, [binRun, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+export function runCli(args: readonly string[], cwd: string = repoRoot, env: NodeJS.ProcessEnv = {}): CliResult {
+  const r = spawnSync(process.execPath, [binRun, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env } });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
