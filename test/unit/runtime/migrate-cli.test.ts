@@ -9,41 +9,17 @@ import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { main } from "../../../templates/runtime/migrate-cli.js";
-import type { ServiceSpec } from "../../../templates/runtime/spec.js";
+import type { FieldSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
 import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
+import { testResource, testSpec } from "../../helpers/stores.js";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-migrate-cli-"));
 const file = path.join(tmp, "notes.db");
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function spec(required: string[], tagDefault?: string): ServiceSpec {
-  return {
-    name: "notes",
-    title: "Notes",
-    vendor: "test",
-    version: 1,
-    baseUrl: "https://api.example.com/v1",
-    errorDocsUrl: "https://docs.example.com/errors",
-    auth: { schemes: ["apiKey"], realm: "test" },
-    paging: { defaultLimit: 25, maxLimit: 100 },
-    bodyLimit: 1 << 20,
-    resources: [
-      {
-        name: "note",
-        collection: "notes",
-        fields: [{ name: "text", kind: "string" }, { name: "tag", kind: "string", ...(tagDefault !== undefined ? { default: tagDefault } : {}) }],
-        required: required,
-        unique: [],
-        access: {},
-        mediaType: "application/vnd.test.v1.note+json",
-        collectionMediaType: "application/vnd.test.v1.note-collection+json",
-        bodySchema: { type: "object", required },
-      },
-    ],
-    actions: [],
-    errors: [],
-    mediaTypes: [],
-  } as unknown as ServiceSpec;
+  const fields: FieldSpec[] = [{ name: "text", kind: "string" }, { name: "tag", kind: "string", ...(tagDefault !== undefined ? { default: tagDefault } : {}) }];
+  return testSpec([testResource("notes", fields, [], { required, bodySchema: { type: "object", required } })], "notes");
 }
 
 async function cli(argv: string[], s: ServiceSpec): Promise<{ code: number; out: string[]; err: string[] }> {

@@ -14,22 +14,12 @@ import * as assert from "uvu/assert";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
 import { openSqliteStore, openSqliteStoreInParallel } from "../../../templates/runtime/sqlite-store.js";
 import { StoreBusy, UniqueViolation, type StoredRecord } from "../../../templates/runtime/store.js";
+import { testResource, testSpec } from "../../helpers/stores.js";
 
 const storeModule = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../templates/runtime/sqlite-store.ts");
 
 function resource(collection: string, fields: FieldSpec[], unique: string[] = [], owner?: string): ResourceSpec {
-  return {
-    name: collection.replace(/s$/, ""),
-    collection,
-    fields,
-    required: [],
-    unique,
-    access: {},
-    owner,
-    mediaType: `application/vnd.test.v1.${collection}+json`,
-    collectionMediaType: `application/vnd.test.v1.${collection}-collection+json`,
-    bodySchema: true,
-  };
+  return testResource(collection, fields, unique, { owner });
 }
 
 function makeSpec(opts: { accountUnique?: string[]; bookLinks?: boolean; extra?: ResourceSpec[] } = {}): ServiceSpec {
@@ -52,21 +42,7 @@ function makeSpec(opts: { accountUnique?: string[]; bookLinks?: boolean; extra?:
     bookFields.push({ name: "author", kind: "link", link: { kind: "instance", target: "accounts" } });
     bookFields.push({ name: "related", kind: "links", link: { kind: "collection", target: "books" } });
   }
-  return {
-    name: "test-service",
-    title: "Test",
-    vendor: "test",
-    version: 1,
-    baseUrl: "https://api.example.com/v1",
-    errorDocsUrl: "https://docs.example.com/errors",
-    auth: { schemes: ["apiKey"], realm: "test" },
-    paging: { defaultLimit: 25, maxLimit: 100 },
-    bodyLimit: 1 << 20,
-    resources: [accounts, resource("books", bookFields), ...(opts.extra ?? [])],
-    actions: [],
-    errors: [],
-    mediaTypes: [],
-  };
+  return testSpec([accounts, resource("books", bookFields), ...(opts.extra ?? [])], "test-service");
 }
 
 let clock = 0;

@@ -14,43 +14,18 @@ import * as assert from "uvu/assert";
 import type { ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
 import { openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
 import { inTransaction, StoreBusy, UniqueViolation, type ImmediateTransaction, type Store, type StoredRecord } from "../../../templates/runtime/store.js";
-import { requiredOnly } from "../../helpers/stores.js";
+import { requiredOnly, testResource as resource, testSpec } from "../../helpers/stores.js";
 
-function resource(collection: string, fields: ResourceSpec["fields"], unique: string[] = []): ResourceSpec {
-  return {
-    name: collection.replace(/s$/, ""),
-    collection,
-    fields,
-    required: [],
-    unique,
-    access: {},
-    mediaType: `application/vnd.test.v1.${collection}+json`,
-    collectionMediaType: `application/vnd.test.v1.${collection}-page+json`,
-    bodySchema: true,
-  };
-}
-
-const spec: ServiceSpec = {
-  name: "tx",
-  title: "Tx",
-  vendor: "test",
-  version: 1,
-  baseUrl: "https://api.example.com/v1",
-  errorDocsUrl: "https://docs.example.com/errors",
-  auth: { schemes: ["apiKey"], realm: "tx" },
-  paging: { defaultLimit: 25, maxLimit: 100 },
-  bodyLimit: 1 << 20,
-  resources: [
+const spec: ServiceSpec = testSpec(
+  [
     resource("authors", [{ name: "name", kind: "string" }], ["name"]),
     resource("shelves", [
       { name: "label", kind: "string" },
       { name: "books", kind: "links", link: { kind: "collection", target: "authors" } },
     ]),
   ],
-  actions: [],
-  errors: [],
-  mediaTypes: [],
-};
+  "tx",
+);
 
 let clock = 0;
 function rec(id: string, data: Record<string, unknown>): StoredRecord {

@@ -19,34 +19,11 @@ import { migratePg, openPgStore } from "../../../templates/runtime/pg-store.js";
 import { migrateSqlite, openSqliteStore } from "../../../templates/runtime/sqlite-store.js";
 import { LinkViolation, StoreBusy, UniqueViolation, UnstorableValue, type Store, type StoredRecord } from "../../../templates/runtime/store.js";
 import { startPostgres, type Postgres } from "../../helpers/postgres.js";
-
-function resource(collection: string, fields: FieldSpec[], unique: string[] = [], extra: Partial<ResourceSpec> = {}): ResourceSpec {
-  return {
-    name: collection.replace(/s$/, ""),
-    collection,
-    fields,
-    required: [],
-    unique,
-    access: {},
-    mediaType: `application/vnd.test.v1.${collection}+json`,
-    collectionMediaType: `application/vnd.test.v1.${collection}-collection+json`,
-    bodySchema: true,
-    ...extra,
-  };
-}
+import { testResource as resource, testSpec } from "../../helpers/stores.js";
 
 function makeSpec(unique: string[] = ["email"]): ServiceSpec {
-  return {
-    name: "conformance",
-    title: "Conformance",
-    vendor: "test",
-    version: 1,
-    baseUrl: "https://api.example.com/v1",
-    errorDocsUrl: "https://docs.example.com/errors",
-    auth: { schemes: ["apiKey"], realm: "test" },
-    paging: { defaultLimit: 25, maxLimit: 100 },
-    bodyLimit: 1 << 20,
-    resources: [
+  return testSpec(
+    [
       resource("accounts", [{ name: "email", kind: "string" }, { name: "name", kind: "string" }, { name: "it's \"odd\" \\ name", kind: "string" }], unique, { owner: "owner" }),
       resource("books", [
         { name: "title", kind: "string" },
@@ -56,10 +33,8 @@ function makeSpec(unique: string[] = ["email"]): ServiceSpec {
       ]),
       resource("tickets", [{ name: "subject", kind: "string" }], [], { idForm: { kind: "sequence" } }),
     ],
-    actions: [],
-    errors: [],
-    mediaTypes: [],
-  } as unknown as ServiceSpec;
+    "conformance",
+  );
 }
 
 let clock = 0;
