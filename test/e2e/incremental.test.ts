@@ -144,8 +144,13 @@ test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 test(`a chain of ${STEPS} random edits: each incremental regeneration is byte for byte a full one, and leaves the pages of unchanged resources unrendered`, () => {
   const done: string[] = [];
   let unrendered = 0;
+  let local = false;
   for (let step = 0; step < STEPS; step++) {
-    done.push(pick(edits)());
+    // At least one edit of the chain touches one resource only (the first three edits): a chain of service-wide
+    // edits alone (a resource added, the service's title) leaves no page unrendered, and the case would have no data.
+    const edit: () => string = step === STEPS - 1 && !local ? pick(edits.slice(0, 3)) : pick(edits);
+    local ||= edits.indexOf(edit) < 3;
+    done.push(edit());
     const inc = generate(incremental);
     generate(full, "--force");
     const a = tree(incremental);
