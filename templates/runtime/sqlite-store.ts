@@ -250,14 +250,10 @@ function migrateCollection(db: Db, resource: ResourceSpec, present: PresentSchem
   for (const [name, sql] of wanted) {
     if (keep.has(name)) continue;
     const property = resource.unique.find((p) => uniqueIndexName(c, p) === name);
-    // A dry run cannot try the statement: it looks for what would make it fail.
+    // Looked for before the statement (a dry run cannot try it); no other connection writes meanwhile: the
+    // migration holds the database's write lock (IMMEDIATE).
     if (property !== undefined && info !== undefined) refuseDuplicates(db, c, property);
-    try {
-      run({ sql, why: property !== undefined ? `${c}.${property} is unique (x-unique)` : `collection ${c} is queried by this index` });
-    } catch (error) {
-      if (property !== undefined && isUniqueError(error)) refuseDuplicates(db, c, property);
-      throw error;
-    }
+    run({ sql, why: property !== undefined ? `${c}.${property} is unique (x-unique)` : `collection ${c} is queried by this index` });
   }
   if (info !== undefined) {
     for (const property of requiredToCheck(resource, recorded.get(c), thorough)) {
@@ -311,9 +307,8 @@ function migrate(db: Db, spec: ServiceSpec, run: RunStep, options: { thorough?: 
  */
 export function migrateSqlite(spec: ServiceSpec, file: string, options: MigrateOptions = {}): MigrationStep[] {
   const steps: MigrationStep[] = [];
-  const exists = file === ":memory:" || fs.existsSync(file);
   if (options.dryRun === true) {
-    const db = exists && file !== ":memory:" ? new Database(file, { readonly: true, fileMustExist: true }) : new Database(":memory:");
+    const db = file !== ":memory:" && fs.existsSync(file) ? new Database(file, { readonly: true, fileMustExist: true }) : new Database(":memory:");
     try {
       migrate(db, spec, (step) => void steps.push(step), { thorough: options.thorough });
     } finally {
