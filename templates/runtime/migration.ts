@@ -80,8 +80,14 @@ export function requiredToCheck(resource: ResourceSpec, recorded: string | undef
  */
 export function fillText(resource: ResourceSpec, property: string, lacking: number): string {
   const field = resource.fields.find((f) => f.name === property);
-  if (field !== undefined && field.default !== undefined) return `${JSON.stringify(property)}:${JSON.stringify(field.default)}`;
   const c = resource.collection;
+  if (lacking > 1 && resource.unique.includes(property)) {
+    throw new MigrationRefused(
+      `${lacking} instances of "${c}" stored before property "${property}" became required lack it, and it is unique (x-unique): ` +
+        `one value cannot fill them all. Set a distinct "${property}" in those instances yourself, or make it optional again; nothing was changed`,
+    );
+  }
+  if (field !== undefined && field.default !== undefined) return `${JSON.stringify(property)}:${JSON.stringify(field.default)}`;
   throw new MigrationRefused(
     `${lacking} instance${lacking === 1 ? "" : "s"} of "${c}" stored before property "${property}" became required lack${lacking === 1 ? "s" : ""} it, ` +
       `and its schema gives no default. Give "${property}" a "default" in the definitions and regenerate (the stored instances get it ` +

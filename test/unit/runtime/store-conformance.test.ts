@@ -312,6 +312,11 @@ test("migrations on both stores: a newly required property is filled from its de
     // A thorough run (npm run migrate) checks every required property again, not only the new ones.
     assert.equal((await migrate(booksRequiring(["title", "pages"], 100), where, { dryRun: true, thorough: true })).map((s) => s.sql), [], `${kind}: every instance holds them`);
     texts.push(filled);
+    // Unique as well: one default cannot fill two instances.
+    const unique = booksRequiring(["title", "pages", "isbn"], 100);
+    const uniqueBooks = { ...unique, resources: unique.resources.map((r) => (r.collection === "books" ? { ...r, unique: ["isbn"], fields: [...r.fields, { name: "isbn", kind: "string" as const, default: "0" }] } : r)) } as ServiceSpec;
+    await rejects(open(uniqueBooks, where), (e) => e instanceof MigrationRefused && /3 instances of "books" .* "isbn" .* unique \(x-unique\): one value cannot fill them all/.test((e as Error).message), `${kind}: a unique default refused`);
+    assert.equal(await read(booksRequiring(["title", "pages"], 100)), filled, `${kind}: nothing changed`);
   }
   assert.equal(texts[1], texts[0], "the same stored text on both stores");
 });
