@@ -4,7 +4,8 @@
  * its holder (pid, host, the process's start time); a holder that is gone — killed with kill -9, say —
  * is taken over at once, so a killed run never blocks the next one. The lock is OUT/.resourcery/lock
  * when OUT exists, and `.OUT.resourcery-lock` beside it while it does not (a first generation is
- * renamed into place whole, so nothing is inside it to lock).
+ * renamed into place whole, so nothing is inside it to lock). A run that locks an existing OUT also
+ * waits for a live holder of the lock beside it and removes one left by a killed first generation.
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -57,24 +58,44 @@ export async function lockOut(out: string, waitMs: number = LOCK_WAIT_MS): Promi
     }
     const file = lockFileOf(out, inside);
     const held = tryCreate(file, round > 20);
+    let busy: { file: string; raw: string } | undefined;
     if (held) {
       const lock: OutLock = { file, release: () => release(file, held, made) };
-      if (inside === isDirectory(out)) return lock;
-      lock.release(); // OUT was created meanwhile: its own lock is the one to hold
-      continue;
-    }
-    const raw = readRaw(file);
-    if (raw === undefined) continue; // released meanwhile
-    if (isStale(file, raw)) {
-      breakStale(file, raw);
-      continue;
+      if (inside !== isDirectory(out)) {
+        lock.release(); // OUT was created (or removed) meanwhile: its other lock is the one to hold
+        continue;
+      }
+      // A first generation renames OUT into place while it holds the lock beside it, then releases
+      // it: a holder still alive is waited for, one killed in between left that lock behind.
+      const sibling = inside ? siblingHolder(out) : undefined;
+      if (!sibling) return lock;
+      lock.release();
+      busy = sibling;
+    } else {
+      const raw = readRaw(file);
+      if (raw === undefined) continue; // released meanwhile
+      if (isStale(file, raw)) {
+        breakStale(file, raw);
+        continue;
+      }
+      busy = { file, raw };
     }
     if (Date.now() >= deadline) {
       removeEmpty(made);
-      throw new OutError(busyMessage(out, file, raw));
+      throw new OutError(busyMessage(out, busy.file, busy.raw));
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The lock beside an existing OUT when a live run still holds it; a stale one is removed. */
+function siblingHolder(out: string): { file: string; raw: string } | undefined {
+  const file = lockFileOf(out, false);
+  const raw = readRaw(file);
+  if (raw === undefined) return undefined;
+  if (!isStale(file, raw)) return { file, raw };
+  breakStale(file, raw);
+  return undefined;
 }
 
 function isDirectory(p: string): boolean {

@@ -97,6 +97,24 @@ test("a live process holds its lock; once killed with SIGKILL, the lock is taken
   lock.release();
 });
 
+test("a first generation's lock beside an existing OUT: waited for while its holder lives, removed once it is gone", async () => {
+  const out = path.join(tmp, "renamed");
+  fs.mkdirSync(out); // a first generation renamed OUT into place and still holds the lock beside it
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  await new Promise((r) => child.once("spawn", r));
+  const sibling = lockFileOf(out, false);
+  fs.writeFileSync(sibling, holder(child.pid!));
+  assert.match(await refused(lockOut(out, 200)), `pid ${child.pid}`);
+  assert.not.ok(fs.existsSync(lockFileOf(out)), "the lock inside OUT is not kept while the run beside it lives");
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGKILL"); // killed between the rename and its release
+  await exited;
+  const lock = await lockOut(out, 0);
+  assert.is(lock.file, lockFileOf(out));
+  assert.not.ok(fs.existsSync(sibling), "the lock left beside OUT by the killed run is removed");
+  lock.release();
+});
+
 test("a pid reused by another process does not keep a lock (its start time differs)", async () => {
   if (!fs.existsSync("/proc/self/stat")) return console.log("  skipped: no /proc here to tell a process's start time");
   const out = path.join(tmp, "reused");
