@@ -100,7 +100,7 @@ function buildSpec(model: Model): Record<string, unknown> {
     version: service.version,
     baseUrl: service.baseUrl,
     errorDocsUrl: service.errorDocsUrl,
-    auth: { schemes: service.auth.schemes, realm: service.auth.realm },
+    auth: { schemes: service.auth.schemes, realm: service.auth.realm, ...(service.auth.oauth2 === undefined ? {} : { oauth2: service.auth.oauth2 }) },
     paging: PAGING,
     bodyLimit: BODY_LIMIT,
     resources: model.resources.map((r) => ({

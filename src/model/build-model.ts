@@ -17,7 +17,7 @@ import { isObject, isScalarKind, kindOf, SchemaReader, type Budget } from "./bui
 import { mediaSubject, vendorMediaType } from "./media-types.js";
 import { camelCase, clientTypeNames, serviceTypeNames, typeIdentifier, FORBIDDEN_NAMES, isCamelName, pascalCase, propertyKey, resourceName, resourceTypeNames, singularize, words } from "./names.js";
 import type {
-  Access, Action, AuthScheme, ErrorDef, Field, FieldHistory, HttpMethod, Link, MediaType, Model, OlderVersion, OnDelete, Param, Resource, SchemaRoot, Service,
+  Access, Action, AuthScheme, ErrorDef, OAuth2Settings, Field, FieldHistory, HttpMethod, Link, MediaType, Model, OlderVersion, OnDelete, Param, Resource, SchemaRoot, Service,
 } from "./types.js";
 
 type Raw = Record<string, unknown>;
@@ -115,9 +115,26 @@ function buildService(doc: JsonDocument): Service {
     auth: {
       schemes,
       realm: typeof auth.realm === "string" ? auth.realm : title,
+      ...(isObject(auth.oauth2) ? { oauth2: oauth2Of(auth.oauth2) } : {}),
       origin: { file, pointer: isObject(raw.auth) ? "/auth" : "" },
     },
     origin: { file, pointer: "" },
+  };
+}
+
+/** service.json's auth.oauth2, as the meta-schema checked it (unknown members cannot be there). */
+function oauth2Of(raw: Record<string, unknown>): OAuth2Settings {
+  const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const audience = typeof raw.audience === "string" ? [raw.audience] : Array.isArray(raw.audience) ? raw.audience.filter((a): a is string => typeof a === "string") : undefined;
+  const algorithms = Array.isArray(raw.algorithms) ? raw.algorithms.filter((a): a is string => typeof a === "string") : undefined;
+  return {
+    ...(text(raw.issuer) === undefined ? {} : { issuer: text(raw.issuer)! }),
+    ...(audience === undefined ? {} : { audience }),
+    ...(text(raw.jwksUri) === undefined ? {} : { jwksUri: text(raw.jwksUri)! }),
+    ...(text(raw.rolesClaim) === undefined ? {} : { rolesClaim: text(raw.rolesClaim)! }),
+    ...(algorithms === undefined ? {} : { algorithms }),
+    ...(typeof raw.tokenEndpoint === "boolean" ? { tokenEndpoint: raw.tokenEndpoint } : {}),
+    ...(typeof raw.tokenLifetime === "number" ? { tokenLifetime: raw.tokenLifetime } : {}),
   };
 }
 

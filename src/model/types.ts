@@ -14,7 +14,7 @@ export interface Origin {
   readonly pointer: string;
 }
 
-export type AuthScheme = "apiKey" | "basic" | "bearer" | "oauth2";
+export type AuthScheme = "apiKey" | "basic" | "bearer" | "oauth2" | "oauth1";
 export type AccessAction = "read" | "create" | "update" | "delete" | "admin";
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -98,7 +98,20 @@ export interface OlderVersion {
 export interface Auth {
   readonly schemes: readonly AuthScheme[];
   readonly realm: string;
+  /** service.json auth.oauth2: an external issuer of access tokens, and the service's own token endpoint's settings. */
+  readonly oauth2?: OAuth2Settings;
   readonly origin: Origin;
+}
+
+/** OAuth 2.0 settings (service.json auth.oauth2; the generated runtime's spec.auth.oauth2). */
+export interface OAuth2Settings {
+  readonly issuer?: string;
+  readonly audience?: readonly string[];
+  readonly jwksUri?: string;
+  readonly rolesClaim?: string;
+  readonly algorithms?: readonly string[];
+  readonly tokenEndpoint?: boolean;
+  readonly tokenLifetime?: number;
 }
 
 export interface Resource {

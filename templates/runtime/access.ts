@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from "fastify";
 import type { Caller } from "./authenticate.js";
-import type { ServiceContext } from "./context.js";
+import { addVary, type ServiceContext } from "./context.js";
 import { PATH_VERSION, type ServedVersion } from "./versions.js";
 
 declare module "fastify" {
@@ -65,7 +65,7 @@ function publicGuard(svc: ServiceContext, produces: readonly string[] | undefine
     if (versioned) chooseVersion(svc, req, reply);
     if (req.headers.authorization !== undefined) {
       // The answer may depend on who asks: a shared cache keeps one per Authorization.
-      reply.header("vary", "Authorization");
+      addVary(reply, "Authorization");
       try {
         req.caller = svc.authenticate(req);
       } catch {
@@ -85,7 +85,8 @@ function guardOf(svc: ServiceContext, roles: readonly string[] | undefined, prod
     if (versioned) chooseVersion(svc, req, reply);
     // What an authenticated request answers depends on its credentials: no cache may keep it or hand it
     // to another caller (set before authenticating, so that the 401 and 403 carry them too).
-    reply.header("cache-control", "no-store").header("vary", "Authorization");
+    reply.header("cache-control", "no-store");
+    addVary(reply, "Authorization");
     const caller = svc.authenticate(req);
     if (roles !== undefined && !caller.roles.some((r) => roles.includes(r))) throw svc.error("forbidden", "", dev);
     req.caller = caller;

@@ -20,6 +20,8 @@ import type { Store } from "./store.js";
 import { ServiceContext, sendJson, type ActionHandler, type ResourceHooks } from "./context.js";
 import type { PrecompiledValidators } from "./validate.js";
 import { PATH_VERSION, type VersionConverters } from "./versions.js";
+import { REQUEST_ID_HEADER, requestIdOf } from "./request-id.js";
+import { installCors, installRateLimit, registerHealth, type CorsSettings } from "./production.js";
 
 export interface AppOptions {
   readonly spec: ServiceSpec;
@@ -52,6 +54,12 @@ export interface AppOptions {
   readonly validators?: PrecompiledValidators | undefined;
   /** The user's converters of older versions (src/versions/v<N>.ts), by version number. */
   readonly versions?: Readonly<Record<number, VersionConverters | undefined>> | undefined;
+  /** CORS for these origins (CORS_ORIGINS); undefined: no CORS headers. */
+  readonly cors?: CorsSettings | undefined;
+  /** Requests per minute per caller (RATE_LIMIT); undefined: no limit. */
+  readonly rateLimit?: number | undefined;
+  /** Fastify's trustProxy (TRUST_PROXY): whose X-Forwarded-Proto tells that a request came over TLS. */
+  readonly trustProxy?: boolean | number | string | undefined;
 }
 
 /** Levels at which Fastify's per-request lines (info) print. */
@@ -78,6 +86,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(requestLogs ? { loggerInstance: logger.child({}, { serializers: { req: requestSerializer(loggedParameters(spec)) } }) } : {}),
     bodyLimit: spec.bodyLimit,
     onProtoPoisoning: "error",
+    // The client's X-Request-Id when well-formed, else a UUID: the id of the request's log lines and answer.
+    genReqId: requestIdOf,
+    trustProxy: options.trustProxy ?? false,
     onConstructorPoisoning: "error",
     // Router options sit under routerOptions since Fastify 5.5 (top-level ones warn FSTDEP022 at every start).
     routerOptions: { ignoreTrailingSlash: true },
@@ -96,10 +107,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   } as FastifyServerOptions) as unknown as FastifyInstance;
   answerOutsideRequests(app.server, svc, app);
 
+  // Every answer names its request, errors and 404s included.
+  app.addHook("onRequest", function requestId(req, reply, done) {
+    reply.header(REQUEST_ID_HEADER, req.id);
+    done();
+  });
+  if (options.cors !== undefined) installCors(app, svc, options.cors);
   registerJsonBody(app, svc);
   app.setErrorHandler(sendError);
   installAccess(app, svc);
   registerUnrouted(app, svc);
+  // Counted after authentication (its onRequest hook follows the access guard on every route registered from here).
+  if (options.rateLimit !== undefined) await installRateLimit(app, svc, options.rateLimit);
+  registerHealth(app, svc);
 
   if (options.docsDir) {
     const errorDocs = new URL(spec.errorDocsUrl + "/");

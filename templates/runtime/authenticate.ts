@@ -3,8 +3,7 @@
  * carries its credentials; Basic only over TLS, decided from the socket; 401 with a challenge per
  * enabled scheme; 403 for missing roles or ownership.
  */
-import type { TLSSocket } from "node:tls";
-import type { IncomingMessage } from "node:http";
+import type { FastifyRequest } from "fastify";
 import { ApiError, entry, type Catalog } from "./errors.js";
 import { challenges, parseAuthorization, type KeyRing } from "./keys.js";
 import type { AccessAction, ResourceSpec, ServiceSpec } from "./spec.js";
@@ -43,8 +42,11 @@ function unauthenticated(spec: ServiceSpec, catalog: Catalog, dev?: string, bear
   return new ApiError(entry(catalog, "unauthenticated"), "", dev === undefined ? { headers } : { headers, dev });
 }
 
-/** Checks credentials and returns the caller; throws a 401 ApiError with challenges otherwise. */
-export function authenticate(req: IncomingMessage, spec: ServiceSpec, keys: KeyRing, catalog: Catalog): Caller {
+/**
+ * Checks credentials and returns the caller; throws a 401 ApiError with challenges otherwise. Basic needs
+ * TLS: the request's socket, or a trusted proxy's X-Forwarded-Proto (Fastify's request.protocol, TRUST_PROXY).
+ */
+export function authenticate(req: Pick<FastifyRequest, "headers" | "protocol">, spec: ServiceSpec, keys: KeyRing, catalog: Catalog): Caller {
   const credentials = parseAuthorization(req.headers.authorization);
   switch (credentials.scheme) {
     case "none":
@@ -57,7 +59,7 @@ export function authenticate(req: IncomingMessage, spec: ServiceSpec, keys: KeyR
     }
     case "basic": {
       if (!acceptedBy(spec).basic) throw unauthenticated(spec, catalog, "This service does not accept Basic credentials.");
-      if (!(req.socket as TLSSocket).encrypted) {
+      if (req.protocol !== "https") {
         throw new ApiError(entry(catalog, "basicNeedsTls"), "", { headers: challengeHeaders(spec) });
       }
       const key = keys.verifyBasic(credentials.id, credentials.secret);

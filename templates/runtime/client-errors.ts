@@ -3,6 +3,7 @@
  * the size limit, a request that took too long, a method Node does not know, CONNECT) are answered with the
  * error body of the catalog like every other error, written on the raw socket, which is then closed.
  */
+import { randomUUID } from "node:crypto";
 import http, { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { Socket } from "node:net";
@@ -10,6 +11,7 @@ import type { Duplex } from "node:stream";
 import type { ConnectionError, FastifyInstance } from "fastify";
 import { allowedMethods } from "./methods.js";
 import type { ServiceContext } from "./context.js";
+import { requestIdOf } from "./request-id.js";
 
 /** A whole HTTP/1.1 response with the error body of `key`, closing the connection: its head, and its body. */
 interface RawAnswer {
@@ -64,7 +66,9 @@ function refuse(socket: Duplex, answer: RawAnswer, head: boolean): void {
   socket.on("data", () => undefined);
   socket.on("end", () => socket.destroy());
   socket.on("error", () => socket.destroy());
-  socket.end(head ? answer.head : answer.head + answer.body);
+  // A request id of its own (the request's headers were not read): the answer names it, as every answer does.
+  const named = `${answer.head.slice(0, -2)}X-Request-Id: ${randomUUID()}\r\n\r\n`;
+  socket.end(head ? named : named + answer.body);
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
@@ -104,7 +108,7 @@ export function serverFactoryOf(svc: ServiceContext, options: http.ServerOptions
   const headers = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "cache-control": "no-store", connection: "close" };
   return (handler: (req: IncomingMessage, res: ServerResponse) => void): Server => {
     const listener = (req: IncomingMessage, res: ServerResponse): void => {
-      if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) res.writeHead(error.status, headers).end(body);
+      if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) res.writeHead(error.status, { ...headers, "x-request-id": requestIdOf(req) }).end(body);
       else handler(req, res);
     };
     const own = { ...options, requireHostHeader: false }; // checked by the listener, to answer with the error body

@@ -180,7 +180,7 @@ export class ServiceContext {
   }
 
   authenticate(req: FastifyRequest): Caller {
-    return authenticate(req.raw, this.spec, this.keys, this.catalog);
+    return authenticate(req, this.spec, this.keys, this.catalog);
   }
 
   /** The context of a request's hooks or action handler; `store` is a transaction's store inside a write's transaction. */
@@ -237,11 +237,25 @@ export class ServiceContext {
 const asIs = (payload: string): string => payload;
 
 /**
+ * Adds `names` to the answer's Vary header, keeping what is there (CORS adds Origin, authentication Authorization).
+ * @example addVary(reply, "Authorization") // Vary: Origin, Authorization
+ */
+export function addVary(reply: FastifyReply, names: string): void {
+  const now = reply.getHeader("vary");
+  reply.header("vary", now === undefined || now === "" ? names : `${String(now)}, ${names}`);
+}
+
+/**
  * Sends a JSON body with the negotiated type. Vendor types go out exactly as negotiated: a reply
  * serializer keeps Fastify from appending a charset, and a string body goes out in one write with the
  * headers (a Buffer costs a second, vectored write). JSON is UTF-8 either way.
  */
 export function sendJson(reply: FastifyReply, status: number, type: string, body: unknown): FastifyReply {
+  return sendJsonText(reply, status, type, JSON.stringify(body));
+}
+
+/** sendJson of a body already serialized (`text`: JSON). */
+export function sendJsonText(reply: FastifyReply, status: number, type: string, text: string): FastifyReply {
   const contentType = type === "application/json" ? "application/json; charset=utf-8" : type;
-  return reply.code(status).header("content-type", contentType).serializer(asIs).send(JSON.stringify(body));
+  return reply.code(status).header("content-type", contentType).serializer(asIs).send(text);
 }

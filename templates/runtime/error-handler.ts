@@ -24,11 +24,13 @@ const ABORTED = new Set(["ECONNRESET", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLO
 export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => FastifyReply {
   const errorType = svc.spec.mediaTypes.find((m) => m.kind === "error");
   const offers = errorType ? ["application/json", errorType.name, errorType.alias] : ["application/json"];
-  const internal = JSON.stringify(svc.error("internal").body);
+  const internal = svc.error("internal").body;
   return function sendError(error, req, reply) {
     try {
       const api = error instanceof ApiError ? error : fromFastifyError(svc, error);
       if (api.status >= 500) svc.logOf(req).error({ err: error }, "request failed");
+      // A 500 shows nothing of its cause, but names the request, whose log lines tell it.
+      const body = api.status === 500 ? { ...api.body, dev: `${api.body.dev} Request id: ${req.id}.` } : undefined;
       const served = req.served;
       const chosen = served === undefined ? negotiate(req.headers.accept, offers, svc.spec) : negotiate(req.headers.accept, served.offers(offers), { vendor: svc.spec.vendor, version: served.version });
       for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
@@ -38,10 +40,10 @@ export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiE
         // REQUEST_TIMEOUT_MS) and the answer arrives; a body announced larger still closes the connection.
         reply.removeHeader("connection");
       }
-      return sendJson(reply, api.status, chosen.ok ? chosen.type : "application/json", served === undefined ? api.body : inVersionNames(req, api));
+      return sendJson(reply, api.status, chosen.ok ? chosen.type : "application/json", body ?? (served === undefined ? api.body : inVersionNames(req, api)));
     } catch (failure) {
       svc.logOf(req).error({ err: failure }, "error answer failed");
-      return reply.code(500).header("content-type", "application/json; charset=utf-8").send(internal);
+      return reply.code(500).header("content-type", "application/json; charset=utf-8").send(JSON.stringify({ ...internal, dev: `${internal.dev} Request id: ${req.id}.` }));
     }
   };
 }

@@ -34,7 +34,7 @@ import pg from "pg";
 import type { ResourceSpec, ServiceSpec } from "./spec.js";
 import { fillText, MigrationRefused, requiredToCheck, SCHEMA_TABLE, stateOf, type MigrateOptions, type MigrationStep } from "./migration.js";
 import { LinkViolation, StoreBusy, UniqueViolation, UnstorableValue } from "./store.js";
-import type { ListQuery, Page, Store, StoredRecord } from "./store.js";
+import type { ListQuery, Page, SharedCounters, Store, StoredRecord } from "./store.js";
 
 /** Options of openPgStore. */
 export interface PgStoreOptions {
@@ -651,9 +651,77 @@ class PgStore implements Store {
     }
   }
 
+  /** One round trip to the database (health/ready), on the pool: throws when it does not answer within a second or two. */
+  async ping(): Promise<void> {
+    await withTimeout(this.pool.query("SELECT 1"), PING_TIMEOUT_MS, "PostgreSQL did not answer within 2 s");
+  }
+
+  /** Rate limits and OAuth 1.0a nonces, counted in the database: every process of the service sees the same counts. */
+  get counters(): SharedCounters | undefined {
+    return this.tx === undefined ? (this.shared ??= new PgCounters(this.pool)) : undefined;
+  }
+  private shared: PgCounters | undefined;
+
   async close(): Promise<void> {
     if (this.tx !== undefined || this.ended) return;
     this.ended = true;
+    this.shared?.stop();
     await this.pool.end();
+  }
+}
+
+/** How long health/ready waits for the database. */
+const PING_TIMEOUT_MS = 2_000;
+
+/** `promise`, or a rejection with `message` after `ms`. */
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** The table of the shared counters (`rsc_`: no collection is named so). */
+const COUNTERS_TABLE = "rsc_counters";
+
+/**
+ * SharedCounters in one table: each hit is one upsert that starts a new window when the last one ended, so
+ * that processes count together without a lock of their own. Rows of windows long over are deleted now
+ * and then (at most once a minute, by the process that notices).
+ */
+class PgCounters implements SharedCounters {
+  private ready: Promise<unknown> | undefined;
+  private lastSweep = Date.now();
+  private stopped = false;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async hit(key: string, windowMs: number): Promise<{ count: number; resetAt: number }> {
+    this.ready ??= this.pool.query(`CREATE TABLE IF NOT EXISTS ${COUNTERS_TABLE} (key text PRIMARY KEY, count bigint NOT NULL, reset_at bigint NOT NULL)`).catch((error: unknown) => {
+      this.ready = undefined; // asked again at the next hit
+      throw error;
+    });
+    await this.ready;
+    const now = Date.now();
+    const result = await this.pool.query<{ count: string; reset_at: string }>({
+      name: "rsc_counters_hit",
+      text:
+        `INSERT INTO ${COUNTERS_TABLE} AS c (key, count, reset_at) VALUES ($1, 1, $2::bigint + $3::bigint) ` +
+        `ON CONFLICT (key) DO UPDATE SET count = CASE WHEN c.reset_at <= $2::bigint THEN 1 ELSE c.count + 1 END, reset_at = CASE WHEN c.reset_at <= $2::bigint THEN $2::bigint + $3::bigint ELSE c.reset_at END ` +
+        `RETURNING count, reset_at`,
+      values: [key, now, windowMs],
+    });
+    if (now - this.lastSweep > 60_000 && !this.stopped) {
+      this.lastSweep = now;
+      void this.pool.query(`DELETE FROM ${COUNTERS_TABLE} WHERE reset_at < $1`, [now]).catch(() => undefined);
+    }
+    const row = result.rows[0]!;
+    return { count: Number(row.count), resetAt: Number(row.reset_at) };
+  }
+
+  stop(): void {
+    this.stopped = true;
   }
 }

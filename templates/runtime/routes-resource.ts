@@ -6,8 +6,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { canSee, requireOwner, requireRole, isAdmin, rolesFor, type Caller } from "./authenticate.js";
-import { sendJson, type HandlerContext, type ResourceHooks, type ServiceContext } from "./context.js";
+import { sendJson, sendJsonText, type HandlerContext, type ResourceHooks, type ServiceContext } from "./context.js";
 import { ApiError, entry } from "./errors.js";
+import { etagOf, noneMatch, preconditionsHold, stateOf, typeMark } from "./etag.js";
 import { makeId, mayName } from "./ids.js";
 import { hrefOf, hrefOfLink, matchLink, noInstance, type HrefMatch } from "./links.js";
 import {
@@ -130,6 +131,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     });
     if (done === undefined) return undefined;
     reply.header("location", hrefOf(base, resource.collection, done.value.id));
+    answerTag(req, reply, done.value, type, base);
     return sendJson(reply, 201, type, down(req.served, resource.collection, buildPlain(rep(req, caller), resource, done.value)));
   };
   /** A create in the store's transaction (or statement by statement without one), its hooks awaited. */
@@ -145,8 +147,11 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       await hooks.afterCreate?.(full, ctx);
       return { record, body: await answer(rc, record, full) };
     });
-    reply.header("location", hrefOf(req.served?.baseUrl ?? svc.baseUrl, resource.collection, record.id));
-    return sendJson(reply, 201, type, down(req.served, resource.collection, body));
+    const base = req.served?.baseUrl ?? svc.baseUrl;
+    reply.header("location", hrefOf(base, resource.collection, record.id));
+    const text = JSON.stringify(down(req.served, resource.collection, body));
+    answerTag(req, reply, record, type, base, svc.readHooks.has(resource.collection) ? text : undefined);
+    return sendJsonText(reply, 201, type, text);
   };
   app.post(base, { config: { access: rolesFor(resource, "create"), produces: instanceTypes, collection: resource.collection } }, (req, reply) => {
     const caller = req.caller!;
@@ -169,19 +174,50 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     handler: (req, reply) => {
       const caller = req.caller!;
       const type = req.negotiated!;
-      const { expand, fields } = shaping(svc, resource, req.query as Query, req.served);
+      const shaped = shaping(svc, resource, req.query as Query, req.served);
+      const { expand, fields } = shaped;
       const rc = rep(req, caller);
       // A GET is the commonest request: with a store that reads at once (ImmediateReads) and no read hook it is
       // answered without a promise (Fastify takes the thrown errors of a handler that is not async alike).
       const id = pathId(req);
-      return andThen(id === undefined ? undefined : readRecord(svc.store, resource.collection, id), (record) =>
-        andThen(representNow(rc, resource, found(req, caller, record), expand, fields), (body) => {
+      return andThen(id === undefined ? undefined : readRecord(svc.store, resource.collection, id), (record) => {
+        const shown = found(req, caller, record);
+        // The ETag (etag.ts): of the stored state alone for the plain representation, so that a 304 is
+        // answered before anything is represented; a shaped one also hashes the bytes it answers.
+        const state = stateOf(shown, req.apiVersion, rc.baseUrl);
+        const mark = typeMark(offersOf(req).indexOf(type));
+        const plain = shaped === PLAIN && !svc.readHooks.has(resource.collection);
+        if (plain) {
+          const etag = etagOf(state, mark);
+          reply.header("etag", etag);
+          if (noneMatch(req.headers["if-none-match"], etag)) return reply.code(304).send();
+        }
+        return andThen(representNow(rc, resource, shown, expand, fields), (body) => {
           if (body === undefined) throw hidden(svc, resource);
-          sendJson(reply, 200, type, down(req.served, resource.collection, body));
-        }),
-      );
+          const text = JSON.stringify(down(req.served, resource.collection, body));
+          if (!plain) {
+            const etag = etagOf(state, mark, text);
+            reply.header("etag", etag);
+            if (noneMatch(req.headers["if-none-match"], etag)) return reply.code(304).send();
+          }
+          return sendJsonText(reply, 200, type, text);
+        });
+      });
     },
   });
+  /** The instance media types a request is answered in (its version's). */
+  const offersOf = (req: FastifyRequest): readonly string[] => (req.served === undefined ? instanceTypes : req.served.offers(instanceTypes));
+  /** 412 unless the request's If-Match / If-None-Match hold for `current` (a write, in its transaction, the instance locked). */
+  const requireConditions = (req: FastifyRequest, current: StoredRecord, rc: RepresentContext): void => {
+    if (req.headers["if-match"] === undefined && req.headers["if-none-match"] === undefined) return;
+    if (!preconditionsHold(req.headers, stateOf(current, req.apiVersion, rc.baseUrl))) {
+      throw svc.error("preconditionFailed", "", `The ${resource.name} has changed since the ETag${req.headers["if-match"] === undefined ? " in If-None-Match" : " in If-Match"} was read; nothing was written. GET it again, reapply the change and send the new ETag.`);
+    }
+  };
+  /** Sets the ETag of a write's answer: of the new state, plain unless a read hook shaped it (`body` then). */
+  const answerTag = (req: FastifyRequest, reply: FastifyReply, record: StoredRecord, type: string, base: string, shaped?: string): void => {
+    reply.header("etag", etagOf(stateOf(record, req.apiVersion, base), typeMark(offersOf(req).indexOf(type)), shaped));
+  };
 
   /**
    * An update inside its transaction: `next` turns the current instance's request-body form into the new
@@ -203,6 +239,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     const ctx = svc.handlerContext(req, caller, tx);
     const rc = rep(req, caller, tx, ctx);
     const current = loaded ?? (await load(req, caller, rc));
+    requireConditions(req, current, rc);
     const served = req.served;
     let input: Json;
     if (served === undefined) {
@@ -237,7 +274,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       if (patch === null || typeof patch !== "object" || Array.isArray(patch)) throw svc.error("invalidProperty", "", "A merge patch is a JSON object.");
       for (const key of Object.keys(patch)) if (readOnly.has(key) || SERVER_FIELDS.has(key)) throw svc.error("readOnlyProperty", key);
     }
-    const body = await inTransaction(svc.store, async (tx) => {
+    const { record, body, base } = await inTransaction(svc.store, async (tx) => {
       const { record, full, rc } = await updateIn(
         req,
         caller,
@@ -247,9 +284,11 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
         undefined,
         mode === "merge" ? patch : undefined,
       );
-      return answer(rc, record, full);
+      return { record, body: await answer(rc, record, full), base: rc.baseUrl };
     });
-    return sendJson(reply, 200, type, down(served, resource.collection, body));
+    const text = JSON.stringify(down(served, resource.collection, body));
+    answerTag(req, reply, record, type, base, svc.readHooks.has(resource.collection) ? text : undefined);
+    return sendJsonText(reply, 200, type, text);
   };
   const write = { config: { access: rolesFor(resource, "update"), produces: instanceTypes, collection: resource.collection } };
   // One route for both methods of a merge patch: each Fastify route costs start-up time (see getAndHead).
@@ -262,6 +301,7 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       const ctx = svc.handlerContext(req, caller, tx);
       const rc = rep(req, caller, tx, ctx);
       const current = await load(req, caller, rc);
+      requireConditions(req, current, rc);
       await deleteWhole(svc, tx, ctx, resource, current, new Set());
     });
     return reply.code(204).send();

@@ -1,6 +1,6 @@
 /**
  * Starting a generated service: settings from the environment (PORT, HOST, BASE_URL, TLS_CERT_FILE,
- * TLS_KEY_FILE, KEYS_FILE, DATABASE_FILE, DATABASE_BUSY_TIMEOUT_MS, DATABASE_URL, DATABASE_POOL_SIZE, EXPAND_LIMIT, the HTTP limits
+ * TLS_KEY_FILE, TRUST_PROXY, CORS_ORIGINS, RATE_LIMIT, KEYS_FILE, DATABASE_FILE, DATABASE_BUSY_TIMEOUT_MS, DATABASE_URL, DATABASE_POOL_SIZE, EXPAND_LIMIT, the HTTP limits
  * of limits.ts), the embedded SQLite store or PostgreSQL (pg-store.ts, when DATABASE_URL names a database),
  * graceful shutdown on SIGTERM that ends within SHUTDOWN_TIMEOUT_MS however slow the clients.
  */
@@ -12,6 +12,7 @@ import { buildApp, type AppOptions } from "./app.js";
 import { KeyRing } from "./keys.js";
 import { httpLimitsFrom, type HttpLimits } from "./limits.js";
 import type { ServiceSpec } from "./spec.js";
+import { corsOriginsFrom } from "./production.js";
 import { DEFAULT_EXPAND_LIMIT } from "./represent.js";
 import { DEFAULT_BUSY_TIMEOUT_MS, openSqliteStoreInParallel } from "./sqlite-store.js";
 import type { Store } from "./store.js";
@@ -35,6 +36,15 @@ export interface Settings {
   readonly databaseBusyTimeoutMs: number;
   /** Timeouts of the HTTP layer (REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS). */
   readonly limits: HttpLimits;
+  /** CORS_ORIGINS: the origins browsers may call the service from (["*"]: any); undefined: CORS off. */
+  readonly corsOrigins: readonly string[] | undefined;
+  /** RATE_LIMIT: requests per minute per key (or client address without credentials); undefined: no limit. */
+  readonly rateLimit: number | undefined;
+  /**
+   * TRUST_PROXY: which proxies' X-Forwarded-For/-Proto to believe (true, a number of hops, or addresses and
+   * CIDRs): behind a TLS-terminating load balancer, Basic credentials are accepted when it says https.
+   */
+  readonly trustProxy: boolean | number | string;
 }
 
 /**
@@ -66,7 +76,23 @@ export function settingsFrom(env: NodeJS.ProcessEnv, spec: ServiceSpec): Setting
     expandLimit: wholeNumber(env, "EXPAND_LIMIT", DEFAULT_EXPAND_LIMIT, 1),
     databaseBusyTimeoutMs: wholeNumber(env, "DATABASE_BUSY_TIMEOUT_MS", DEFAULT_BUSY_TIMEOUT_MS, 0),
     limits: httpLimitsFrom(env),
+    corsOrigins: corsOriginsFrom(env.CORS_ORIGINS),
+    rateLimit: env.RATE_LIMIT === undefined || env.RATE_LIMIT === "" || env.RATE_LIMIT === "off" ? undefined : wholeNumber(env, "RATE_LIMIT", 0, 1),
+    trustProxy: trustProxyFrom(env.TRUST_PROXY),
   };
+}
+
+/**
+ * TRUST_PROXY as Fastify's trustProxy: unset or "false" trusts no proxy; "true" every one (only when the
+ * service cannot be reached but through them); a whole number the hops nearest the service; else addresses
+ * and CIDRs, comma-separated (e.g. 10.0.0.0/8,127.0.0.1).
+ */
+function trustProxyFrom(text: string | undefined): boolean | number | string {
+  if (text === undefined || text === "" || text === "false") return false;
+  if (text === "true") return true;
+  if (/^\d{1,3}$/.test(text)) return Number(text);
+  if (!/^[0-9A-Fa-f:./, ]+$/.test(text)) throw new Error(`TRUST_PROXY must be true, false, a number of hops or addresses and CIDRs (10.0.0.0/8,127.0.0.1), not "${text}"`);
+  return text;
 }
 
 /** DATABASE_URL when it names a PostgreSQL database; another kind of URL throws, naming the variable (its password left out). */
@@ -160,6 +186,9 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
       logger: log,
       expandLimit: settings.expandLimit,
       limits: settings.limits,
+      cors: settings.corsOrigins === undefined ? undefined : { origins: settings.corsOrigins },
+      rateLimit: settings.rateLimit,
+      trustProxy: settings.trustProxy,
     });
     const failed = await created;
     if (failed !== undefined) throw failed;

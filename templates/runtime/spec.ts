@@ -6,7 +6,21 @@ import type { VersionSpec } from "./versions.js";
 
 export type JsonSchema = { readonly [key: string]: unknown } | boolean;
 export type AccessAction = "read" | "create" | "update" | "delete" | "admin";
-export type AuthScheme = "apiKey" | "basic" | "bearer" | "oauth2";
+export type AuthScheme = "apiKey" | "basic" | "bearer" | "oauth2" | "oauth1";
+
+/** service.json auth.oauth2: an external issuer of JWT access tokens, and the service's own token endpoint's settings. */
+export interface OAuth2Spec {
+  readonly issuer?: string;
+  readonly audience?: readonly string[];
+  readonly jwksUri?: string;
+  /** The claim holding the roles (a dotted path; default "scope"). */
+  readonly rolesClaim?: string;
+  readonly algorithms?: readonly string[];
+  /** false: no token endpoint of the service's own. */
+  readonly tokenEndpoint?: boolean;
+  /** Seconds an access token of the service's own is valid (default 900). */
+  readonly tokenLifetime?: number;
+}
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface ServiceSpec {
@@ -17,7 +31,7 @@ export interface ServiceSpec {
   /** Absolute base URL from service.json, without a trailing slash (BASE_URL overrides it at run time). */
   readonly baseUrl: string;
   readonly errorDocsUrl: string;
-  readonly auth: { readonly schemes: readonly AuthScheme[]; readonly realm: string };
+  readonly auth: { readonly schemes: readonly AuthScheme[]; readonly realm: string; readonly oauth2?: OAuth2Spec };
   readonly paging: { readonly defaultLimit: number; readonly maxLimit: number };
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number;

@@ -757,6 +757,12 @@ class SqliteStore implements Store {
     },
   };
 
+  /** The file answers a read (health/ready): a closed store, or a file gone unreadable, throws. */
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error("sqlite store: the store is closed");
+    this.dataVersion.get();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -101,6 +101,16 @@ export interface Store {
    */
   nextId?(collection: string): Promise<string>;
   close(): Promise<void>;
+  /**
+   * Resolves when the database answers, throws (saying why) when it does not: `GET /health/ready`. Optional:
+   * a store without it is ready whenever the service runs.
+   */
+  ping?(): Promise<void>;
+  /**
+   * Counters every process on the same database shares (SharedCounters): the rate limits and the OAuth 1.0a
+   * nonces of a service run as several processes. Optional: without it each process counts for itself.
+   */
+  readonly counters?: SharedCounters | undefined;
   /** Present when the store reads without waiting (see ImmediateReads). */
   readonly immediate?: ImmediateReads | undefined;
   /** Present when the store writes without waiting (see ImmediateWrites). */
@@ -116,6 +126,18 @@ export interface Store {
    * @example await store.transaction?.(async (tx) => { await tx.delete("books", id); await tx.insert("log", entry); })
    */
   transaction?<T>(work: (tx: Store) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Counting in fixed windows, shared through the database by every process of a service (Store.counters).
+ * @example const { count, resetAt } = await counters.hit("rate:key-id", 60_000) // count 1 at the first hit of a window
+ */
+export interface SharedCounters {
+  /**
+   * Counts one hit of `key` and answers the hits of its current window: a window starts at the first hit
+   * after the previous one ended and lasts `windowMs`; `resetAt` is its end (ms since the epoch).
+   */
+  hit(key: string, windowMs: number): Promise<{ readonly count: number; readonly resetAt: number }>;
 }
 
 /**

@@ -929,6 +929,12 @@ const CONDITIONS: Readonly<Record<string, string>> = {
   unsupportedMediaType: "A request body's `Content-Type` is not JSON.",
   internal: "The service failed unexpectedly. The answer never shows internal detail.",
   notImplemented: "The action is defined but its handler has not been written yet.",
+  invalidTokenRequest: "A request to the token endpoint (`POST <base>/oauth/token`, when `oauth2` is enabled) is not a client-credentials grant the service can answer; `error` in the body names the OAuth 2.0 error: `invalid_request`, `unsupported_grant_type` or `invalid_scope` (a scope that is not a subset of the key's roles).",
+  invalidClient: "The token endpoint's client credentials (an API key's id and secret) are not valid; `error` is `invalid_client`.",
+  preconditionFailed: "An update or delete sent `If-Match` with an ETag the instance no longer has (another write came first), or `If-None-Match` with one it has. Nothing is written.",
+  tooManyRequests: "The caller exceeded the service's rate limit (`RATE_LIMIT` requests per minute, per key or per client address); `Retry-After` says when to retry.",
+  notReady: "`GET /health/ready`: the service's store does not answer.",
+  storeBusy: "The database stayed locked by another writer longer than the service waits, or could not be reached; `Retry-After` says when to retry.",
 };
 
 function conditionOf(model: Model, e: ErrorDef): Text {
