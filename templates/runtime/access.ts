@@ -63,16 +63,28 @@ function publicGuard(svc: ServiceContext, produces: readonly string[] | undefine
   const versioned = svc.served.length > 1 || svc.versions.size > 0;
   return function publicCaller(req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     if (versioned) chooseVersion(svc, req, reply);
+    if (produces !== undefined) req.negotiated = svc.negotiate(req, produces);
     if (req.headers.authorization !== undefined) {
       // The answer may depend on who asks: a shared cache keeps one per Authorization.
       addVary(reply, "Authorization");
+      let caller: Caller | Promise<Caller>;
       try {
-        req.caller = svc.authenticate(req);
+        caller = svc.authenticate(req);
       } catch {
-        /* a public route answers whatever the credentials */
+        return done(); // a public route answers whatever the credentials
       }
+      if (caller instanceof Promise) {
+        caller.then(
+          (c) => {
+            req.caller = c;
+            done();
+          },
+          () => done(),
+        );
+        return;
+      }
+      req.caller = caller;
     }
-    if (produces !== undefined) req.negotiated = svc.negotiate(req, produces);
     done();
   };
 }
@@ -88,11 +100,19 @@ function guardOf(svc: ServiceContext, roles: readonly string[] | undefined, prod
     reply.header("cache-control", "no-store");
     addVary(reply, "Authorization");
     const caller = svc.authenticate(req);
-    if (roles !== undefined && !caller.roles.some((r) => roles.includes(r))) throw svc.error("forbidden", "", dev);
-    req.caller = caller;
-    if (produces !== undefined) req.negotiated = svc.negotiate(req, produces);
+    if (caller instanceof Promise) {
+      // An access token not seen before: verified (its issuer's keys perhaps fetched) before the route goes on.
+      caller.then((c) => admit(req, c)).then(() => done(), done);
+      return;
+    }
+    admit(req, caller);
     done();
   };
+  function admit(req: FastifyRequest, caller: Caller): void {
+    if (roles !== undefined && !caller.roles.some((r) => roles.includes(r))) throw svc.insufficientScope(caller, roles, dev);
+    req.caller = caller;
+    if (produces !== undefined) req.negotiated = svc.negotiate(req, produces);
+  }
 }
 
 /**

@@ -22,6 +22,8 @@ import type { PrecompiledValidators } from "./validate.js";
 import { PATH_VERSION, type VersionConverters } from "./versions.js";
 import { REQUEST_ID_HEADER, requestIdOf } from "./request-id.js";
 import { installCors, installRateLimit, registerHealth, type CorsSettings } from "./production.js";
+import { OAuth2, registerOAuth2 } from "./oauth2.js";
+import { SigningKeys } from "./signing-keys.js";
 
 export interface AppOptions {
   readonly spec: ServiceSpec;
@@ -60,6 +62,8 @@ export interface AppOptions {
   readonly rateLimit?: number | undefined;
   /** Fastify's trustProxy (TRUST_PROXY): whose X-Forwarded-Proto tells that a request came over TLS. */
   readonly trustProxy?: boolean | number | string | undefined;
+  /** The keys the service signs its own access tokens with (oauth2): default keys held in memory only. */
+  readonly signingKeys?: SigningKeys | undefined;
 }
 
 /** Levels at which Fastify's per-request lines (info) print. */
@@ -120,6 +124,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Counted after authentication (its onRequest hook follows the access guard on every route registered from here).
   if (options.rateLimit !== undefined) await installRateLimit(app, svc, options.rateLimit);
   registerHealth(app, svc);
+  if (spec.auth.schemes.includes("oauth2")) {
+    svc.oauth = new OAuth2(spec, baseUrl, options.keys, options.signingKeys ?? SigningKeys.memory());
+    registerOAuth2(app, svc.oauth, options.keys, spec, svc.catalog, prefix);
+  }
 
   if (options.docsDir) {
     const errorDocs = new URL(spec.errorDocsUrl + "/");

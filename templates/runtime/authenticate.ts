@@ -6,13 +6,16 @@
 import type { FastifyRequest } from "fastify";
 import { ApiError, entry, type Catalog } from "./errors.js";
 import { challenges, parseAuthorization, type KeyRing } from "./keys.js";
+import { isJwt, TokenRefused, type OAuth2 } from "./oauth2.js";
 import type { AccessAction, ResourceSpec, ServiceSpec } from "./spec.js";
 import type { StoredRecord } from "./store.js";
 
-/** Who is calling: the API key's id and roles. */
+/** Who is calling: the API key's id (or an access token's subject) and roles. */
 export interface Caller {
   readonly id: string;
   readonly roles: readonly string[];
+  /** "bearer" when the credentials were a Bearer token (an API key's secret or an access token): a 403 then challenges with insufficient_scope. */
+  readonly scheme?: "bearer" | "basic" | "oauth1";
 }
 
 /** Which credentials a service's schemes accept, worked out once per spec rather than on every request. */
@@ -46,16 +49,17 @@ function unauthenticated(spec: ServiceSpec, catalog: Catalog, dev?: string, bear
  * Checks credentials and returns the caller; throws a 401 ApiError with challenges otherwise. Basic needs
  * TLS: the request's socket, or a trusted proxy's X-Forwarded-Proto (Fastify's request.protocol, TRUST_PROXY).
  */
-export function authenticate(req: Pick<FastifyRequest, "headers" | "protocol">, spec: ServiceSpec, keys: KeyRing, catalog: Catalog): Caller {
+export function authenticate(req: Pick<FastifyRequest, "headers" | "protocol">, spec: ServiceSpec, keys: KeyRing, catalog: Catalog, oauth?: OAuth2): Caller | Promise<Caller> {
   const credentials = parseAuthorization(req.headers.authorization);
   switch (credentials.scheme) {
     case "none":
       throw unauthenticated(spec, catalog);
     case "bearer": {
       if (!acceptedBy(spec).bearer) throw unauthenticated(spec, catalog, "This service does not accept Bearer credentials.");
+      if (oauth !== undefined && isJwt(credentials.token)) return byToken(oauth, credentials.token, spec, catalog);
       const key = keys.verifySecret(credentials.token);
       if (!key) throw unauthenticated(spec, catalog, "The Bearer token is not a valid key secret. Check it, or create a key with `npm run keys -- create`.", "invalid_token");
-      return { id: key.id, roles: key.roles };
+      return { id: key.id, roles: key.roles, scheme: "bearer" };
     }
     case "basic": {
       if (!acceptedBy(spec).basic) throw unauthenticated(spec, catalog, "This service does not accept Basic credentials.");
@@ -64,7 +68,7 @@ export function authenticate(req: Pick<FastifyRequest, "headers" | "protocol">, 
       }
       const key = keys.verifyBasic(credentials.id, credentials.secret);
       if (!key) throw unauthenticated(spec, catalog, "The Basic credentials are not a valid key id and secret.");
-      return { id: key.id, roles: key.roles };
+      return { id: key.id, roles: key.roles, scheme: "basic" };
     }
     default:
       throw unauthenticated(
@@ -75,6 +79,33 @@ export function authenticate(req: Pick<FastifyRequest, "headers" | "protocol">, 
           : "The Authorization header is malformed or uses an unsupported scheme.",
       );
   }
+}
+
+/** The caller an access token names; its refusal as a 401 invalid_token (a 503 when the issuer's keys are out of reach). */
+function byToken(oauth: OAuth2, token: string, spec: ServiceSpec, catalog: Catalog): Caller | Promise<Caller> {
+  const refused = (error: unknown): never => {
+    if (!(error instanceof TokenRefused)) throw error;
+    if (error.unavailable) throw new ApiError(entry(catalog, "notReady"), "", { dev: error.dev, headers: { "retry-after": "5" } });
+    throw unauthenticated(spec, catalog, error.dev, "invalid_token");
+  };
+  let caller: Caller | Promise<Caller>;
+  try {
+    caller = oauth.verify(token);
+  } catch (error) {
+    return refused(error);
+  }
+  return caller instanceof Promise ? caller.then((c) => ({ ...c, scheme: "bearer" as const }), refused) : { id: caller.id, roles: caller.roles, scheme: "bearer" };
+}
+
+/**
+ * The 403 of a caller without the roles a route needs: to a Bearer token, with RFC 6750's insufficient_scope
+ * challenge naming the roles (any one of them will do).
+ */
+export function insufficientScope(spec: ServiceSpec, catalog: Catalog, caller: Caller, roles: readonly string[], dev: string): ApiError {
+  if (caller.scheme !== "bearer" || roles.length === 0) return new ApiError(entry(catalog, "forbidden"), "", { dev });
+  const challenge = challenges(["bearer"], spec.auth.realm)[0]!;
+  const scope = roles.join(" ").replace(/[\\"]/g, "");
+  return new ApiError(entry(catalog, "forbidden"), "", { dev, headers: { "www-authenticate": `${challenge}, error="insufficient_scope", scope="${scope}"` } });
 }
 
 /** True when the caller holds one of the resource's admin roles. */

@@ -1,8 +1,9 @@
 /** Per-service state shared by every route, built once at start-up. */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
-import { authenticate, type Caller } from "./authenticate.js";
+import { authenticate, insufficientScope, type Caller } from "./authenticate.js";
 import { ApiError, catalogOf, entry, type Catalog } from "./errors.js";
 import type { KeyRing } from "./keys.js";
+import type { OAuth2 } from "./oauth2.js";
 import { negotiate, requestVersion, type VersionResult } from "./negotiate.js";
 import { DEFAULT_EXPAND_LIMIT, type ReadHook } from "./represent.js";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
@@ -179,8 +180,17 @@ export class ServiceContext {
     return new ApiError(entry(this.catalog, key), property, dev === undefined ? {} : { dev });
   }
 
-  authenticate(req: FastifyRequest): Caller {
-    return authenticate(req, this.spec, this.keys, this.catalog);
+  /** OAuth 2.0 access tokens, when the service accepts them (auth.schemes has oauth2): set by buildApp. */
+  oauth: OAuth2 | undefined;
+
+  /** The caller of a request (a promise while an access token not seen before is verified); throws a 401 ApiError. */
+  authenticate(req: FastifyRequest): Caller | Promise<Caller> {
+    return authenticate(req, this.spec, this.keys, this.catalog, this.oauth);
+  }
+
+  /** The 403 of a caller lacking `roles` (insufficient_scope to a Bearer token). */
+  insufficientScope(caller: Caller, roles: readonly string[], dev: string): ApiError {
+    return insufficientScope(this.spec, this.catalog, caller, roles, dev);
   }
 
   /** The context of a request's hooks or action handler; `store` is a transaction's store inside a write's transaction. */

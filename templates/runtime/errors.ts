@@ -27,13 +27,20 @@ export class ApiError extends Error {
   constructor(
     entry: ErrorSpec,
     property = "",
-    options: { dev?: string; message?: string; headers?: Record<string, string | string[]> } = {},
+    options: {
+      dev?: string;
+      message?: string;
+      headers?: Record<string, string | string[]>;
+      /** Members the body has before the error body's own (an OAuth 2.0 error's `error` and `error_description`, RFC 6749 §5.2). */
+      fields?: Readonly<Record<string, string>>;
+    } = {},
   ) {
     super(options.message ?? entry.message);
     this.name = "ApiError";
     this.status = entry.status;
     this.headers = options.headers ?? {};
     this.body = {
+      ...options.fields,
       status: entry.status,
       code: entry.code,
       property,

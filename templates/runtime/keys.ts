@@ -99,7 +99,7 @@ function parseKeysFile(text: string, file: string): StoredKey[] {
 }
 
 /** Writes a file atomically: a private temporary file in the same folder, then rename over the target. */
-function writeAtomic(file: string, text: string): void {
+export function writeAtomic(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.${token(6)}.tmp`;
   try {
     const fd = fs.openSync(tmp, "wx", 0o600);
@@ -117,7 +117,7 @@ function writeAtomic(file: string, text: string): void {
 }
 
 /** Runs `fn` holding `<file>.lock`, so that two processes changing the keys file do not lose each other's keys. */
-function withLock<T>(file: string, fn: () => T): T {
+export function withLock<T>(file: string, fn: () => T): T {
   const lock = `${file}.lock`;
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
@@ -393,6 +393,13 @@ export class KeyRing {
   list(): Key[] {
     this.refresh();
     return this.keys.map(publicKey);
+  }
+
+  /** The key with this id (its roles as they are now), or undefined: a revoked key is gone within a second. */
+  get(id: string): Key | undefined {
+    this.refresh();
+    const key = this.byId.get(id);
+    return key === undefined ? undefined : publicKey(key);
   }
 
   /** The key whose secret this is (a Bearer token), or undefined. */

@@ -10,6 +10,7 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { buildApp, type AppOptions } from "./app.js";
 import { KeyRing } from "./keys.js";
+import { SigningKeys } from "./signing-keys.js";
 import { httpLimitsFrom, type HttpLimits } from "./limits.js";
 import type { ServiceSpec } from "./spec.js";
 import { corsOriginsFrom } from "./production.js";
@@ -129,6 +130,8 @@ export interface ServiceOptions {
   readonly keys?: KeyRing | undefined;
   /** The service's logger: default a pino logger at LOG_LEVEL. */
   readonly logger?: FastifyBaseLogger | undefined;
+  /** The keys of the service's own OAuth 2.0 access tokens: default beside the API keys (SigningKeys.file or .database). */
+  readonly signingKeys?: SigningKeys | undefined;
 }
 
 /**
@@ -173,9 +176,14 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
   );
   let app: FastifyInstance;
   let keys: KeyRing | undefined;
+  let signingKeys: SigningKeys | undefined;
   try {
     // On PostgreSQL the keys are in the database too, so that every process has every key.
     keys = options.keys ?? (settings.databaseUrl !== undefined ? await KeyRing.openDatabase(settings.databaseUrl) : KeyRing.open(settings.keysFile));
+    // The keys of the service's own access tokens, beside the API keys (made when the first token is issued).
+    if (spec.auth.schemes.includes("oauth2")) {
+      signingKeys = options.signingKeys ?? (settings.databaseUrl !== undefined ? await SigningKeys.database(settings.databaseUrl) : SigningKeys.file(settings.keysFile));
+    }
     app = await buildApp({
       spec,
       store,
@@ -189,11 +197,13 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
       cors: settings.corsOrigins === undefined ? undefined : { origins: settings.corsOrigins },
       rateLimit: settings.rateLimit,
       trustProxy: settings.trustProxy,
+      signingKeys,
     });
     const failed = await created;
     if (failed !== undefined) throw failed;
   } catch (error) {
     if (options.keys === undefined) await keys?.close();
+    if (options.signingKeys === undefined) await signingKeys?.close();
     if (options.store === undefined) {
       // A failure of the store's creation is the one to report: the keys or the app may have failed for want of it.
       const failed = await created;
@@ -218,6 +228,7 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
         clearTimeout(cut);
         await store.close();
         if (options.keys === undefined) await ring.close();
+        if (options.signingKeys === undefined) await signingKeys?.close();
       }
     })());
   const listen = async (): Promise<string> => {
