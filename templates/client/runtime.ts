@@ -312,6 +312,8 @@ export async function send<T>(options: ClientOptions, spec: RequestSpec, call: C
     if (call.signal?.aborted) controller.abort(call.signal.reason);
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
     try {
+      // An aborted call asks for no token.
+      if (controller.signal.aborted) throw controller.signal.reason;
       const token = credentials && (await untilAborted(accessToken(options, credentials), controller.signal));
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
       const res = await doFetch(urlOf(options.baseUrl, spec), {

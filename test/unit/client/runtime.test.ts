@@ -218,6 +218,22 @@ test("a token is renewed when a tenth of its lifetime is left (at most 30 s befo
   assert.is(last(`/v1/books/${id}`)!.headers.authorization, `Bearer ${[...service.valid].at(-1)}`);
 });
 
+test("an aborted call asks for no token; a call timing out while the token comes leaves it to the others", async () => {
+  const api = books();
+  const stop = new AbortController();
+  stop.abort(new Error("stop"));
+  const stopped = await api.get("1", {}, { signal: stop.signal }).catch((e: Error) => e.message);
+  assert.is(stopped, "stop");
+  await new Promise((r) => setTimeout(r, 50));
+  assert.is(tokenRequests().length, 0);
+  service.token.delayMs = 200;
+  const slow = api.get("none", {}, { timeoutMs: 20 }).catch((e: Error) => e.message);
+  const patient = api.get("none").catch((e: ApiError) => e.status);
+  assert.is(await slow, "timed out after 20 ms");
+  assert.is(await patient, 404, "the token came, and the call went through");
+  assert.is(tokenRequests().length, 1);
+});
+
 test("a 401 invalid_token drops the token, gets one new token and sends the call once more, a POST too", async () => {
   const api = books();
   const { id } = await api.create({ title: "Dawn" });
