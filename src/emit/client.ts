@@ -125,7 +125,11 @@ export function emitClient(model: Model): EmittedFile[] {
   const { own, registry, type: typeOf } = namesOf(model);
   const codes = model.errors.map((e) => jsValue(e.code)).join(" | ");
   const version = jsValue(model.service.version);
-  const runtimeExports = [exported(model, "ApiError", false), exported(model, "ResponseTooLargeError", false), ...(["Auth", "CallOptions", "ClientOptions", "ErrorBody", "RetryOptions"] as const).map((n) => exported(model, n, true))];
+  const runtimeExports = [
+    ...(["ApiError", "PreconditionFailedError", "ResponseTooLargeError", "TokenError"] as const).map((n) => exported(model, n, false)),
+    "etagOf",
+    ...(["Auth", "CallOptions", "ClientOptions", "ErrorBody", "RetryOptions"] as const).map((n) => exported(model, n, true)),
+  ];
   const selectExports = (["Checked", "CollectionLink", "Expanded", "Link", "LinkInput", "Meta", "Page", "Selected", "ServerFields"] as const).map((n) => exported(model, n, false));
   const errorCode = ident(own.ErrorCode);
   const getOptions = ident(own.GetOptions);
@@ -214,7 +218,8 @@ export async function emitClientPackage(model: Model, types: readonly EmittedFil
   const older = service.currentVersion !== undefined;
   const name = clientPackageName(service.name, older ? service.version : undefined);
   const description = `Typed client of ${service.title}${older ? `, version ${service.version}` : ""}`;
-  const data = { name, apiError: model.clientTypes.ApiError, title: service.title, description, version: service.version, baseUrl: service.baseUrl, examples };
+  const own = model.clientTypes;
+  const data = { name, apiError: own.ApiError, tokenError: own.TokenError, preconditionFailedError: own.PreconditionFailedError, etagApi: first ? member("api", first.collection) : "", title: service.title, description, version: service.version, baseUrl: service.baseUrl, examples };
   return [
     ...emitClient(model),
     ...types.filter((f) => f.path.startsWith("client/")),

@@ -92,8 +92,8 @@ export function isPlural(name: string): boolean {
  */
 export const CLIENT_TYPE_NAMES = [
   "ApiError", "Auth", "CallOptions", "Checked", "Client", "ClientOptions", "CollectionApi", "CollectionLink", "ErrorBody", "ErrorCode", "Expanded",
-  "GetOptions", "Link", "LinkInput", "MergePatch", "Meta", "Page", "ReadOptions", "Registry", "ResponseTooLargeError", "RetryOptions",
-  "Selected", "ServerFields",
+  "GetOptions", "Link", "LinkInput", "MergePatch", "Meta", "Page", "PreconditionFailedError", "ReadOptions", "Registry", "ResponseTooLargeError",
+  "RetryOptions", "Selected", "ServerFields", "TokenError",
 ] as const;
 
 /** A type the generated client exports of its own. */

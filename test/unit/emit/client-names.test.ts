@@ -70,7 +70,7 @@ test("client/index.ts: its own declarations under their public names, every modu
 
 test("a resource named ApiError: the client exports its error class as ClientApiError, and the README and the reference say so", () => {
   const index = emitClient(named).find((f) => f.path === "client/index.ts")!.contents;
-  assert.match(index, "export { ApiError as ClientApiError, ResponseTooLargeError,");
+  assert.match(index, "export { ApiError as ClientApiError, PreconditionFailedError, ResponseTooLargeError, TokenError, etagOf,");
   assert.match(index, "error is runtime.ApiError<ErrorCode>");
   const readme = emitReadme(named)[0]!.contents;
   assert.match(readme, 'import { createClient, ClientApiError } from "names-service/client";');
