@@ -23,6 +23,7 @@ import { PATH_VERSION, type VersionConverters } from "./versions.js";
 import { REQUEST_ID_HEADER, requestIdOf } from "./request-id.js";
 import { installCors, installRateLimit, registerHealth, type CorsSettings } from "./production.js";
 import { OAuth2, registerOAuth2 } from "./oauth2.js";
+import { DEFAULT_WINDOW_SECONDS, MemoryNonces, type NonceStore } from "./oauth1.js";
 import { SigningKeys } from "./signing-keys.js";
 
 export interface AppOptions {
@@ -124,6 +125,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Counted after authentication (its onRequest hook follows the access guard on every route registered from here).
   if (options.rateLimit !== undefined) await installRateLimit(app, svc, options.rateLimit);
   registerHealth(app, svc);
+  if (spec.auth.schemes.includes("oauth1")) {
+    // Nonces in the database when it is shared (every process must refuse a replay), else in this process.
+    const counters = options.store.counters;
+    const nonces: NonceStore = counters === undefined ? new MemoryNonces() : { claim: async (key, nonce, timestamp) => (await counters.hit(`nonce:${key}:${timestamp}:${nonce}`, 2 * DEFAULT_WINDOW_SECONDS * 1000)).count === 1 };
+    svc.oauth1 = { origin: new URL(baseUrl + "/").origin, nonces };
+  }
   if (spec.auth.schemes.includes("oauth2")) {
     svc.oauth = new OAuth2(spec, baseUrl, options.keys, options.signingKeys ?? SigningKeys.memory());
     registerOAuth2(app, svc.oauth, options.keys, spec, svc.catalog, prefix);

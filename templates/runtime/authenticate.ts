@@ -7,6 +7,7 @@ import type { FastifyRequest } from "fastify";
 import { ApiError, entry, type Catalog } from "./errors.js";
 import { challenges, parseAuthorization, type KeyRing } from "./keys.js";
 import { isJwt, TokenRefused, type OAuth2 } from "./oauth2.js";
+import { isOAuth1, verifyOAuth1, type NonceStore } from "./oauth1.js";
 import type { AccessAction, ResourceSpec, ServiceSpec } from "./spec.js";
 import type { StoredRecord } from "./store.js";
 
@@ -49,7 +50,7 @@ function unauthenticated(spec: ServiceSpec, catalog: Catalog, dev?: string, bear
  * Checks credentials and returns the caller; throws a 401 ApiError with challenges otherwise. Basic needs
  * TLS: the request's socket, or a trusted proxy's X-Forwarded-Proto (Fastify's request.protocol, TRUST_PROXY).
  */
-export function authenticate(req: Pick<FastifyRequest, "headers" | "protocol">, spec: ServiceSpec, keys: KeyRing, catalog: Catalog, oauth?: OAuth2): Caller | Promise<Caller> {
+export function authenticate(req: Pick<FastifyRequest, "headers" | "protocol" | "method" | "originalUrl">, spec: ServiceSpec, keys: KeyRing, catalog: Catalog, oauth?: OAuth2, oauth1?: OAuth1Settings): Caller | Promise<Caller> {
   const credentials = parseAuthorization(req.headers.authorization);
   switch (credentials.scheme) {
     case "none":
@@ -70,6 +71,9 @@ export function authenticate(req: Pick<FastifyRequest, "headers" | "protocol">, 
       if (!key) throw unauthenticated(spec, catalog, "The Basic credentials are not a valid key id and secret.");
       return { id: key.id, roles: key.roles, scheme: "basic" };
     }
+    case "other":
+      if (oauth1 !== undefined && isOAuth1(req.headers.authorization)) return byOAuth1(req, oauth1, spec, keys, catalog);
+      throw unauthenticated(spec, catalog, "The Authorization header is malformed or uses an unsupported scheme.");
     default:
       throw unauthenticated(
         spec,
@@ -79,6 +83,27 @@ export function authenticate(req: Pick<FastifyRequest, "headers" | "protocol">, 
           : "The Authorization header is malformed or uses an unsupported scheme.",
       );
   }
+}
+
+/** What OAuth 1.0a verification needs: the origin clients sign their URLs with (the base URL's), and the nonces seen. */
+export interface OAuth1Settings {
+  readonly origin: string;
+  readonly nonces: NonceStore;
+}
+
+/** The caller of a request signed with OAuth 1.0a (the key id is the consumer key); a refusal is a 401 saying why. */
+async function byOAuth1(req: Pick<FastifyRequest, "headers" | "method" | "originalUrl">, settings: OAuth1Settings, spec: ServiceSpec, keys: KeyRing, catalog: Catalog): Promise<Caller> {
+  const outcome = await verifyOAuth1({ method: req.method, url: settings.origin + req.originalUrl, authorization: String(req.headers.authorization) }, (id) => keys.oauth1Secret(id), { nonces: settings.nonces });
+  if (!outcome.ok) {
+    if (outcome.reason === "busy") throw new ApiError(entry(catalog, "tooManyRequests"), "", { dev: outcome.dev, headers: { "retry-after": "5" } });
+    // An unknown key and a bad signature read alike: the answer does not tell which key ids exist.
+    const path = req.originalUrl.split("?")[0];
+    const mismatch = `The signature does not match the request: sign the RFC 5849 §3.4 base string of ${req.method} ${settings.origin}${path} with its query and oauth_* parameters, keyed with the key's OAuth 1.0a signing secret (oauth1Secret, from \`npm run keys -- create --oauth1\`) and "&".`;
+    throw unauthenticated(spec, catalog, outcome.reason === "unknownKey" || outcome.reason === "badSignature" ? mismatch : outcome.dev);
+  }
+  const key = keys.get(outcome.consumerKey);
+  if (key === undefined) throw unauthenticated(spec, catalog, "The signature is not valid for this consumer key and secret.");
+  return { id: key.id, roles: key.roles, scheme: "oauth1" };
 }
 
 /** The caller an access token names; its refusal as a 401 invalid_token (a 503 when the issuer's keys are out of reach). */

@@ -1,6 +1,6 @@
 /** Per-service state shared by every route, built once at start-up. */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
-import { authenticate, insufficientScope, type Caller } from "./authenticate.js";
+import { authenticate, insufficientScope, type Caller, type OAuth1Settings } from "./authenticate.js";
 import { ApiError, catalogOf, entry, type Catalog } from "./errors.js";
 import type { KeyRing } from "./keys.js";
 import type { OAuth2 } from "./oauth2.js";
@@ -182,10 +182,12 @@ export class ServiceContext {
 
   /** OAuth 2.0 access tokens, when the service accepts them (auth.schemes has oauth2): set by buildApp. */
   oauth: OAuth2 | undefined;
+  /** OAuth 1.0a signed requests, when the service accepts them (auth.schemes has oauth1): set by buildApp. */
+  oauth1: OAuth1Settings | undefined;
 
   /** The caller of a request (a promise while an access token not seen before is verified); throws a 401 ApiError. */
   authenticate(req: FastifyRequest): Caller | Promise<Caller> {
-    return authenticate(req, this.spec, this.keys, this.catalog, this.oauth);
+    return authenticate(req, this.spec, this.keys, this.catalog, this.oauth, this.oauth1);
   }
 
   /** The 403 of a caller lacking `roles` (insufficient_scope to a Bearer token). */

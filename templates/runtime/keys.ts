@@ -23,6 +23,8 @@ export interface NewKey {
   readonly id: string;
   readonly secret: string;
   readonly roles: readonly string[];
+  /** Its OAuth 1.0a signing secret (the consumer secret; the key id is the consumer key), when asked for. */
+  readonly oauth1Secret?: string;
 }
 
 /** Settings of a key ring; by default the HMAC secret comes from `env.KEYS_HMAC_SECRET` or the .hmac file. */
@@ -40,11 +42,23 @@ export interface KeyRingOptions {
 interface StoredKey extends Key {
   /** Lower-case hex HMAC-SHA-256 of the secret. */
   readonly hash: string;
+  /**
+   * The key's OAuth 1.0a signing secret, sealed (AES-256-GCM under a key derived from the server secret:
+   * base64url of iv, ciphertext and tag). Only keys created with it have one. Unlike the API secret, which
+   * is kept as a hash only, OAuth 1.0a needs the server to recompute each request's signature with it.
+   */
+  readonly sealed?: string;
 }
 
 interface KeysFile {
   readonly version: 1;
   readonly keys: readonly StoredKey[];
+}
+
+/** Options of a new key. */
+export interface CreateOptions {
+  /** Also make an OAuth 1.0a signing secret for it (kept sealed, shown once). */
+  readonly oauth1?: boolean;
 }
 
 /** Default location of the keys file, relative to the service's working directory. */
@@ -87,14 +101,15 @@ function parseKeysFile(text: string, file: string): StoredKey[] {
   const ids = new Set<string>();
   return keys.map((k: unknown, i): StoredKey => {
     const o = (typeof k === "object" && k !== null ? k : {}) as Record<string, unknown>;
-    const { id, roles, hash, createdAt } = o;
+    const { id, roles, hash, createdAt, sealed } = o;
     if (typeof id !== "string" || id.length === 0) throw bad(`keys[${i}].id is not a non-empty string`);
     if (ids.has(id)) throw bad(`keys[${i}].id ${JSON.stringify(id)} appears twice`);
     ids.add(id);
     if (!Array.isArray(roles) || !roles.every((r) => typeof r === "string")) throw bad(`keys[${i}].roles is not an array of strings`);
     if (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) throw bad(`keys[${i}].hash is not 64 lower-case hex digits`);
     if (typeof createdAt !== "string") throw bad(`keys[${i}].createdAt is not a string`);
-    return { id, roles: [...(roles as string[])], hash, createdAt };
+    if (sealed !== undefined && (typeof sealed !== "string" || !/^[A-Za-z0-9_-]{40,}$/.test(sealed))) throw bad(`keys[${i}].sealed is not a sealed secret`);
+    return { id, roles: [...(roles as string[])], hash, createdAt, ...(sealed === undefined ? {} : { sealed }) };
   });
 }
 
@@ -208,6 +223,8 @@ export class KeyRing {
   private byId = new Map<string, StoredKey>();
   private byHash = new Map<string, StoredKey>();
   private readonly cache = new Map<string, { key: StoredKey; expires: number }>();
+  /** OAuth 1.0a secrets unsealed so far, by their sealed text. */
+  private readonly unsealed = new Map<string, string>();
   private hmacKey: Buffer | undefined;
   private signature = "";
   private lastCheck: number;
@@ -261,6 +278,7 @@ export class KeyRing {
     pool.on("error", () => undefined);
     try {
       await pool.query(`CREATE TABLE IF NOT EXISTS ${KEYS_TABLE} (id text PRIMARY KEY, roles json NOT NULL, hash text NOT NULL UNIQUE, created_at text NOT NULL)`);
+      await pool.query(`ALTER TABLE ${KEYS_TABLE} ADD COLUMN IF NOT EXISTS sealed text`);
       await pool.query(`CREATE TABLE IF NOT EXISTS ${KEYS_STATE} (one boolean PRIMARY KEY DEFAULT true CHECK (one), version bigint NOT NULL, hmac text NOT NULL)`);
       // One row: the keys' version (one more at every change) and the HMAC secret made for the database.
       await pool.query(`INSERT INTO ${KEYS_STATE} (one, version, hmac) VALUES (true, 0, $1) ON CONFLICT (one) DO NOTHING`, [token(32)]);
@@ -294,10 +312,10 @@ export class KeyRing {
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       const version = await client.query<{ version: string }>(`SELECT version FROM ${KEYS_STATE}`);
-      const rows = await client.query<{ id: string; roles: string[]; hash: string; created_at: string }>(`SELECT id, roles, hash, created_at FROM ${KEYS_TABLE} ORDER BY created_at, id`);
+      const rows = await client.query<{ id: string; roles: string[]; hash: string; created_at: string; sealed: string | null }>(`SELECT id, roles, hash, created_at, sealed FROM ${KEYS_TABLE} ORDER BY created_at, id`);
       await client.query("COMMIT");
       this.install(
-        rows.rows.map((r) => ({ id: r.id, roles: r.roles, hash: r.hash, createdAt: r.created_at })),
+        rows.rows.map((r) => ({ id: r.id, roles: r.roles, hash: r.hash, createdAt: r.created_at, ...(r.sealed === null ? {} : { sealed: r.sealed }) })),
         "",
       );
       db.version = String(version.rows[0]?.version ?? "0");
@@ -342,14 +360,16 @@ export class KeyRing {
   }
 
   /** create, on a key ring of either kind: on PostgreSQL it is stored in the database before it returns. */
-  async createKey(roles: readonly string[]): Promise<NewKey> {
-    if (this.database === undefined) return this.create(roles);
+  async createKey(roles: readonly string[], options: CreateOptions = {}): Promise<NewKey> {
+    if (this.database === undefined) return this.create(roles, options);
     const checked = checkRoles(roles);
     const secret = token(32);
     const hash = this.hash(secret, true);
     const id = token(16);
-    await this.changeDatabase((client) => client.query(`INSERT INTO ${KEYS_TABLE} (id, roles, hash, created_at) VALUES ($1, $2, $3, $4)`, [id, JSON.stringify(checked), hash, new Date(this.now()).toISOString()]));
-    return { id, secret, roles: checked };
+    const oauth1Secret = options.oauth1 === true ? token(32) : undefined;
+    const sealed = oauth1Secret === undefined ? null : this.seal(oauth1Secret);
+    await this.changeDatabase((client) => client.query(`INSERT INTO ${KEYS_TABLE} (id, roles, hash, created_at, sealed) VALUES ($1, $2, $3, $4, $5)`, [id, JSON.stringify(checked), hash, new Date(this.now()).toISOString(), sealed]));
+    return { id, secret, roles: checked, ...(oauth1Secret === undefined ? {} : { oauth1Secret }) };
   }
 
   /** revoke, on a key ring of either kind: on PostgreSQL every process stops accepting the key within a second. */
@@ -365,19 +385,61 @@ export class KeyRing {
     return new KeyRing(undefined, secret, options);
   }
 
-  /** Creates a key with these roles, persists its hash, and returns the only copy of its secret. */
-  create(roles: readonly string[]): NewKey {
+  /**
+   * Creates a key with these roles, persists its hash, and returns the only copy of its secret (and, with
+   * `oauth1`, of its OAuth 1.0a signing secret, which is kept sealed: see StoredKey.sealed).
+   */
+  create(roles: readonly string[], options: CreateOptions = {}): NewKey {
     if (this.database !== undefined) throw new Error("the keys are in the database: use createKey");
     const checked = checkRoles(roles);
     const secret = token(32);
     const hash = this.hash(secret, true);
+    const oauth1Secret = options.oauth1 === true ? token(32) : undefined;
+    const sealed = oauth1Secret === undefined ? undefined : this.seal(oauth1Secret);
     const created = this.change((keys) => {
       let id = token(16);
       while (keys.some((k) => k.id === id)) id = token(16);
-      const key: StoredKey = { id, roles: checked, hash, createdAt: new Date(this.now()).toISOString() };
+      const key: StoredKey = { id, roles: checked, hash, createdAt: new Date(this.now()).toISOString(), ...(sealed === undefined ? {} : { sealed }) };
       return { keys: [...keys, key], result: key };
     });
-    return { id: created.id, secret, roles: checked };
+    return { id: created.id, secret, roles: checked, ...(oauth1Secret === undefined ? {} : { oauth1Secret }) };
+  }
+
+  /**
+   * The OAuth 1.0a signing secret of key `id` (the consumer secret of its signed requests), or undefined when
+   * the key is unknown or was made without one. Unsealed once per key and kept in memory.
+   */
+  oauth1Secret(id: string): string | undefined {
+    this.refresh();
+    const key = this.byId.get(id);
+    if (key?.sealed === undefined) return undefined;
+    let open = this.unsealed.get(key.sealed);
+    if (open === undefined) {
+      open = this.unseal(key.sealed);
+      this.unsealed.set(key.sealed, open);
+    }
+    return open;
+  }
+
+  /** The AES-256-GCM key that seals OAuth 1.0a secrets: derived from the server secret, never stored. */
+  private sealingKey(): Buffer {
+    const secret = this.secretKey(true);
+    if (!secret) throw new Error("no HMAC secret");
+    return crypto.createHmac("sha256", secret).update("resourcery: the key sealing OAuth 1.0a signing secrets").digest();
+  }
+
+  private seal(text: string): string {
+    const iv = crypto.randomBytes(12);
+    const cipher = crypto.createCipheriv("aes-256-gcm", this.sealingKey(), iv);
+    const body = Buffer.concat([cipher.update(text, "utf8"), cipher.final()]);
+    return Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64url");
+  }
+
+  private unseal(sealed: string): string {
+    const raw = Buffer.from(sealed, "base64url");
+    const decipher = crypto.createDecipheriv("aes-256-gcm", this.sealingKey(), raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(raw.length - 16));
+    return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString("utf8");
   }
 
   /** Removes a key (from the file too); false when there is no key with that id. */
@@ -540,7 +602,7 @@ export class KeyRing {
       const current = this.read();
       const { keys, result } = fn(current.keys);
       if (keys !== current.keys) {
-        const doc: KeysFile = { version: 1, keys: keys.map((k) => ({ id: k.id, roles: k.roles, hash: k.hash, createdAt: k.createdAt })) };
+        const doc: KeysFile = { version: 1, keys: keys.map((k) => ({ id: k.id, roles: k.roles, hash: k.hash, createdAt: k.createdAt, ...(k.sealed === undefined ? {} : { sealed: k.sealed }) })) };
         writeAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
         const stat = fs.statSync(file);
         this.install([...keys], `${stat.ino}:${stat.size}:${stat.mtimeMs}`);
@@ -620,7 +682,7 @@ export function challenges(schemes: readonly AuthScheme[], realm: string, bearer
     .replace(/[\\"]/g, "\\$&");
   const out: string[] = [];
   for (const scheme of schemes) {
-    const name = scheme === "basic" ? "Basic" : "Bearer";
+    const name = scheme === "basic" ? "Basic" : scheme === "oauth1" ? "OAuth" : "Bearer";
     const value = `${name} realm="${quoted}"${name === "Bearer" && bearerError ? `, error="${bearerError}"` : ""}`;
     if (!out.includes(value)) out.push(value);
   }

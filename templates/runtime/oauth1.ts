@@ -301,7 +301,7 @@ export async function verifyOAuth1(request: SignedRequest, secretOf: (consumerKe
   if (secret === undefined) return fail("unknownKey", "The oauth_consumer_key is not the id of a known API key; sign with an existing key's id and secret.");
   if (given === undefined) return fail("badSignature", "The oauth_signature is not base64; send the HMAC digest base64-encoded, then percent-encoded.");
   if (!same || given.length !== expected.length) {
-    return fail("badSignature", `The oauth_signature does not match the request; sign the RFC 5849 §3.4 base string of ${percentEncode(request.method.toUpperCase())} ${shown(read.uri, 200)} with its query, form and oauth_* parameters, keyed with the API key's secret and "&".`);
+    return fail("badSignature", `The oauth_signature does not match the request; sign the RFC 5849 §3.4 base string of ${percentEncode(request.method.toUpperCase())} ${shown(read.uri, 200)} with its query, form and oauth_* parameters, keyed with the key's OAuth 1.0a signing secret and "&".`);
   }
 
   const claim = await options.nonces.claim(consumerKey, nonce, timestamp);
