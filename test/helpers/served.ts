@@ -17,9 +17,12 @@ export interface Reply {
 }
 
 export interface Served {
-  /** The definitions folder, the package folder. */
+  /** The definitions folder, the package folder, the keys file the service reads. */
   readonly defs: string;
   readonly out: string;
+  readonly keysFile: string;
+  /** The secret of the key made at start (its roles: `roles`). */
+  readonly secret: string;
   /** The service's base URL (`http://127.0.0.1:<port>/v1`). */
   readonly base: string;
   /** A request with the key made at start to `url` under the base URL (or to `url` itself when absolute); a body is sent as JSON (a merge patch for PATCH). */
@@ -59,7 +62,7 @@ export function writeDefinitions(prefix: string, files: Readonly<Record<string, 
  * Checks, generates, builds and starts the service of `files`; throws with the tool's output at the first
  * step that fails. `roles` are the roles of the key every call sends; `basePath` the path of BASE_URL (/v1).
  */
-export async function serve(prefix: string, files: Readonly<Record<string, unknown>>, options: { roles?: readonly string[]; basePath?: string } = {}): Promise<Served> {
+export async function serve(prefix: string, files: Readonly<Record<string, unknown>>, options: { roles?: readonly string[]; basePath?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Served> {
   const { tmp, defs } = writeDefinitions(prefix, files);
   const out = path.join(tmp, "service");
   const step = (what: string, r: { code: number; output?: string; stdout?: string; stderr?: string }) => {
@@ -75,10 +78,12 @@ export async function serve(prefix: string, files: Readonly<Record<string, unkno
   const secret = (JSON.parse(key.output.trim()) as { secret: string }).secret;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}${options.basePath ?? "/v1"}`;
-  const server = await start(out, { PORT: String(port), BASE_URL: base, KEYS_FILE: keysFile, DATABASE_FILE: path.join(tmp, "data.db"), LOG_LEVEL: "warn" }, `${base}/`);
+  const server = await start(out, { PORT: String(port), BASE_URL: base, KEYS_FILE: keysFile, DATABASE_FILE: path.join(tmp, "data.db"), LOG_LEVEL: "warn", ...options.env }, `${base}/`);
   return {
     defs,
     out,
+    keysFile,
+    secret,
     base,
     server,
     async call(method, url, body, headers = {}) {

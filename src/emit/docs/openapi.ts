@@ -852,28 +852,41 @@ class OpenApiBuilder {
 
 /**
  * The security schemes: one per credential the runtime reads (templates/runtime/authenticate.ts), not one per
- * entry of `auth.schemes`. `apiKey`, `bearer` and `oauth2` all enable the same `Authorization: Bearer <token>`,
- * checked as an API key's secret; `basic` and `apiKey` enable `Authorization: Basic base64(<key id>:<secret>)`
- * over TLS. Two schemes for one header made generated clients pick the wrong encoding (e.g. @hey-api/openapi-ts
- * sent `Basic base64(secret)`). `oauth2` is not an OAuth 2.0 security scheme here: the service has no token
- * endpoint (an oauth2 scheme needs its flows' URLs), so its tokens are described as what is accepted today.
- * Bearer comes first: a client that takes the first scheme it has credentials for sends the key's secret as is.
+ * entry of `auth.schemes`. `apiKey`, `bearer` and `oauth2` all enable the same `Authorization: Bearer <token>`
+ * (an API key's secret, or with `oauth2` an access token); `basic` and `apiKey` enable `Authorization: Basic
+ * base64(<key id>:<secret>)` over TLS. Two schemes for one header made generated clients pick the wrong encoding
+ * (e.g. @hey-api/openapi-ts sent `Basic base64(secret)`). With `oauth2` (and its token endpoint) an OAuth 2.0
+ * scheme names the client-credentials flow, whose tokens then travel as the Bearer scheme says; `oauth1` is the
+ * `OAuth` HTTP scheme of RFC 5849. Bearer comes first: a client that takes the first scheme it has credentials
+ * for sends the key's secret as is.
  */
 export function securitySchemesOf(model: Model): Record<string, Json> {
-  const { schemes, realm } = model.service.auth;
+  const { schemes, realm, oauth2 } = model.service.auth;
   const out: Record<string, Json> = {};
   const enabledBy = (names: AuthScheme[]) => list(schemes.filter((s) => names.includes(s)));
+  const issues = schemes.includes("oauth2") && oauth2?.tokenEndpoint !== false;
   if (schemes.some((s) => s === "apiKey" || s === "bearer" || s === "oauth2")) {
     out.bearer = {
       type: "http",
       scheme: "bearer",
+      ...(schemes.includes("oauth2") ? { bearerFormat: "an API key's secret, or a JWT access token" } : {}),
       description:
         `A Bearer token, \`Authorization: Bearer <token>\` (enabled by ${enabledBy(["apiKey", "bearer", "oauth2"])}): the secret of an API key. ` +
         "Keys are created with `npm run keys -- create --roles …`, which prints the key's id and secret. " +
         (schemes.includes("oauth2")
-          ? "An OAuth 2.0 client sends its access token the same way; the service issues no tokens of its own yet (it has no token endpoint), so the access token it accepts is a key's secret. "
+          ? (issues ? `Or an OAuth 2.0 access token (a JWT): the service's own, from \`POST ${model.service.baseUrl}/oauth/token\` (the client-credentials grant), ` : "Or an OAuth 2.0 access token (a JWT) ") +
+            (oauth2?.issuer !== undefined ? `${issues ? "or " : ""}one of ${oauth2.issuer} for the audience ${list(oauth2.audience ?? [])}, its roles in the ${oauth2.rolesClaim ?? "scope"} claim. ` : issues ? "its roles in the scope claim. " : ". ") +
+            'A token that is not valid (expired, another issuer or audience, a bad signature) answers 401 with `error="invalid_token"` in the challenge; one without the role an operation needs, 403 with `error="insufficient_scope"`. '
           : "") +
         `Without valid credentials the answer is a 401 with \`WWW-Authenticate: Bearer realm="${realm}"\`.`,
+    };
+  }
+  if (issues) {
+    const roles = [...new Set(model.resources.flatMap((r) => Object.values(r.access).flatMap((v) => (Array.isArray(v) ? v : []))).concat(model.actions.flatMap((a) => a.roles)))].sort();
+    out.oauth2 = {
+      type: "oauth2",
+      description: "The client-credentials grant (RFC 6749 §4.4): the client is an API key (its id and secret as client_id and client_secret, or HTTP Basic over TLS); `scope` narrows the token's roles to a subset of the key's. The token is then sent as the Bearer scheme says.",
+      flows: { clientCredentials: { tokenUrl: `${model.service.baseUrl}/oauth/token`, scopes: Object.fromEntries(roles.map((r) => [r, `The role ${r}.`])) } },
     };
   }
   if (schemes.some((s) => s === "apiKey" || s === "basic")) {
@@ -883,6 +896,15 @@ export function securitySchemesOf(model: Model): Record<string, Json> {
       description:
         `Basic authentication with an API key, \`Authorization: Basic base64(<key id>:<secret>)\` (enabled by ${enabledBy(["apiKey", "basic"])}), over TLS only: ` +
         `on plain HTTP it is refused with a 401 (code 40101). Without valid credentials the answer is a 401 with \`WWW-Authenticate: Basic realm="${realm}"\`.`,
+    };
+  }
+  if (schemes.includes("oauth1")) {
+    out.oauth1 = {
+      type: "http",
+      scheme: "OAuth",
+      description:
+        "A request signed with OAuth 1.0a (RFC 5849; HMAC-SHA256 or HMAC-SHA1, two-legged): the key's id is the consumer key, its OAuth 1.0a signing secret (made with `npm run keys -- create --oauth1`) the consumer secret, and no token. " +
+        `A bad signature, a timestamp more than 300 s off or a nonce seen before answers 401 with \`WWW-Authenticate: OAuth realm="${realm}"\`.`,
     };
   }
   return out;

@@ -495,7 +495,27 @@ function authOf(model: Model) {
       text: text("Send the key id and its secret joined by a colon, base64-encoded. Basic is accepted over TLS (https) only (A3): over plain HTTP it is refused with 401 even when the key is valid."),
     });
   }
-  const challenges = [...new Set(schemes.map((s) => `${s === "basic" ? "Basic" : "Bearer"} realm="${realm}"`))];
+  if (schemes.includes("oauth2")) {
+    const { oauth2 } = model.service.auth;
+    const own = oauth2?.tokenEndpoint !== false;
+    out.push({
+      name: "OAuth 2.0",
+      header: "Authorization: Bearer <access token>",
+      text: text(
+        own ? `Get an access token with the client-credentials grant: \`POST ${model.service.baseUrl}/oauth/token\` with the form \`grant_type=client_credentials&client_id=<key id>&client_secret=<key secret>\` and an optional \`scope\` (a space-separated subset of the key's roles). It answers \`{ "access_token", "token_type": "Bearer", "expires_in", "scope" }\`; send the token as a Bearer token until it expires. ` : "",
+        oauth2?.issuer !== undefined ? `Access tokens of ${oauth2.issuer} (for the audience ${(oauth2.audience ?? []).join(", ")}) are accepted too, their roles read from the \`${oauth2.rolesClaim ?? "scope"}\` claim. ` : "",
+        'A token that is expired or otherwise not valid answers 401 with `error="invalid_token"` in the challenge; a token without the role an operation needs, 403 with `error="insufficient_scope"`.',
+      ),
+    });
+  }
+  if (schemes.includes("oauth1")) {
+    out.push({
+      name: "OAuth 1.0a",
+      header: 'Authorization: OAuth oauth_consumer_key="<key id>", oauth_signature_method="HMAC-SHA256", …',
+      text: text("Sign each request with OAuth 1.0a (RFC 5849), HMAC-SHA256 or HMAC-SHA1: the key id is the consumer key, and the key's OAuth 1.0a signing secret (printed once by `npm run keys -- create --oauth1`) the consumer secret; there is no token. A bad signature, a timestamp more than 300 s off or a nonce used before answers 401."),
+    });
+  }
+  const challenges = [...new Set(schemes.map((s) => `${s === "basic" ? "Basic" : s === "oauth1" ? "OAuth" : "Bearer"} realm="${realm}"`))];
   const credential = bearer ? { curl: `-H "Authorization: Bearer $SECRET"`, client: "{ bearer: process.env.SECRET! }" } : { curl: `-u "$KEY_ID:$SECRET"`, client: "{ basic: { id: process.env.KEY_ID!, secret: process.env.SECRET! } }" };
   const notes = (ref: (k: string) => Segment[]): Text[] => [
     text("Every request carries its own credentials (A1): there is no session and no cookie. API keys are used rather than user names and passwords (A5)."),

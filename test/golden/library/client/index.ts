@@ -5,7 +5,7 @@ import { actionApi, collectionApi } from "./collection.js";
 import type * as select from "./select.js";
 import type * as types from "./types.js";
 
-export { ApiError, ResponseTooLargeError, type Auth, type CallOptions, type ClientOptions, type ErrorBody, type RetryOptions } from "./runtime.js";
+export { ApiError, PreconditionFailedError, ResponseTooLargeError, TokenError, etagOf, type Auth, type CallOptions, type ClientOptions, type ErrorBody, type RetryOptions } from "./runtime.js";
 export type { Checked, CollectionLink, Expanded, Link, LinkInput, Meta, Page, Selected, ServerFields } from "./select.js";
 export type * from "./types.js";
 
@@ -13,7 +13,7 @@ export type * from "./types.js";
 export const version = 2;
 
 /** Every error code the service answers with. */
-export type ErrorCode = 2001 | 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40008 | 40009 | 40010 | 40011 | 40012 | 40100 | 40101 | 40300 | 40400 | 40401 | 40500 | 40600 | 40601 | 40800 | 40900 | 40901 | 41300 | 41500 | 41501 | 43100 | 50000 | 50100 | 50300;
+export type ErrorCode = 2001 | 40000 | 40001 | 40002 | 40003 | 40004 | 40005 | 40006 | 40007 | 40008 | 40009 | 40010 | 40011 | 40012 | 40013 | 40100 | 40101 | 40102 | 40300 | 40400 | 40401 | 40500 | 40600 | 40601 | 40800 | 40900 | 40901 | 41200 | 41300 | 41500 | 41501 | 42900 | 43100 | 50000 | 50100 | 50300 | 50301;
 
 /** True for an ApiError of this service, with its code typed. */
 export function isApiError(error: unknown): error is runtime.ApiError<ErrorCode> {

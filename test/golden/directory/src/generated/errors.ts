@@ -37,10 +37,14 @@ export const errors = {
   malformedRequest: {"code":40011,"status":400,"key":"malformedRequest","title":"Malformed request","message":"The request is not valid HTTP.","dev":"The request line or a header could not be read: a byte not allowed in a header, a method the server does not know, conflicting Content-Length and Transfer-Encoding, or a broken chunk. Check the client or proxy that sent it.","info":"https://docs.acme.example/errors/40011"},
   /** 40012 (400) Body nested too deeply: The request body is nested too deeply. */
   bodyTooDeep: {"code":40012,"status":400,"key":"bodyTooDeep","title":"Body nested too deeply","message":"The request body is nested too deeply.","dev":"Objects and arrays in a request body nest at most 64 levels. Flatten the data.","info":"https://docs.acme.example/errors/40012"},
+  /** 40013 (400) Invalid token request: The token request is not valid. */
+  invalidTokenRequest: {"code":40013,"status":400,"key":"invalidTokenRequest","title":"Invalid token request","message":"The token request is not valid.","dev":"POST <base>/oauth/token takes a form (application/x-www-form-urlencoded) with grant_type=client_credentials, the key's id and secret (HTTP Basic over TLS, or client_id and client_secret in the form) and an optional scope: a space-separated subset of the key's roles. `error` names the OAuth 2.0 error (RFC 6749 §5.2).","info":"https://docs.acme.example/errors/40013"},
   /** 40100 (401) Unauthenticated: Valid credentials are required. */
   unauthenticated: {"code":40100,"status":401,"key":"unauthenticated","title":"Unauthenticated","message":"Valid credentials are required.","dev":"Send an API key: Authorization: Bearer <secret>, or Basic base64(<key id>:<secret>) over TLS.","info":"https://docs.acme.example/errors/40100"},
   /** 40101 (401) Basic authentication needs TLS: Basic credentials are accepted over TLS only. */
   basicNeedsTls: {"code":40101,"status":401,"key":"basicNeedsTls","title":"Basic authentication needs TLS","message":"Basic credentials are accepted over TLS only.","dev":"The request sent Basic credentials over plain HTTP. Use https, or send the secret as a Bearer token. Rotate the key if this connection was not trusted.","info":"https://docs.acme.example/errors/40101"},
+  /** 40102 (401) Invalid client: The client credentials are not valid. */
+  invalidClient: {"code":40102,"status":401,"key":"invalidClient","title":"Invalid client","message":"The client credentials are not valid.","dev":"The token endpoint authenticates the client with an API key's id and secret: check both, or create a key with `npm run keys -- create`.","info":"https://docs.acme.example/errors/40102"},
   /** 40300 (403) Forbidden: These credentials do not allow this request. */
   forbidden: {"code":40300,"status":403,"key":"forbidden","title":"Forbidden","message":"These credentials do not allow this request.","dev":"The key is valid but lacks the role or ownership this resource needs. Use a key with the required role.","info":"https://docs.acme.example/errors/40300"},
   /** 40400 (404) Not found: There is no such resource. */
@@ -59,20 +63,26 @@ export const errors = {
   conflict: {"code":40900,"status":409,"key":"conflict","title":"Conflict","message":"A resource with this value already exists.","dev":"The property named in `property` must be unique in the collection. Choose another value, or update the existing instance.","info":"https://docs.acme.example/errors/40900"},
   /** 40901 (409) Still linked: Other resources link to this one. */
   stillLinked: {"code":40901,"status":409,"key":"stillLinked","title":"Still linked","message":"Other resources link to this one.","dev":"Instances of the collection named in `property` (`<collection>.<field>`) link to this one through that field, and a link never points at nothing. Delete those instances or change their link first, then delete this one.","info":"https://docs.acme.example/errors/40901"},
+  /** 41200 (412) Precondition failed: The instance has changed since it was read. */
+  preconditionFailed: {"code":41200,"status":412,"key":"preconditionFailed","title":"Precondition failed","message":"The instance has changed since it was read.","dev":"If-Match names an ETag the instance no longer has (or If-None-Match one it has): nothing was written. GET the instance again, reapply the change and send it with the new ETag.","info":"https://docs.acme.example/errors/41200"},
   /** 41300 (413) Payload too large: The request body is too large. */
   payloadTooLarge: {"code":41300,"status":413,"key":"payloadTooLarge","title":"Payload too large","message":"The request body is too large.","dev":"Send a smaller body; the limit is documented in the API reference.","info":"https://docs.acme.example/errors/41300"},
   /** 41500 (415) Unsupported media type: The request body must be JSON. */
   unsupportedMediaType: {"code":41500,"status":415,"key":"unsupportedMediaType","title":"Unsupported media type","message":"The request body must be JSON.","dev":"Send Content-Type: application/json (or the resource's vendor type, or application/merge-patch+json for PATCH).","info":"https://docs.acme.example/errors/41500"},
   /** 41501 (415) Unsupported content encoding: The request body's Content-Encoding is not supported. */
   unsupportedEncoding: {"code":41501,"status":415,"key":"unsupportedEncoding","title":"Unsupported content encoding","message":"The request body's Content-Encoding is not supported.","dev":"Send the body uncompressed: no Content-Encoding header, or Content-Encoding: identity.","info":"https://docs.acme.example/errors/41501"},
+  /** 42900 (429) Too many requests: Too many requests; retry later. */
+  tooManyRequests: {"code":42900,"status":429,"key":"tooManyRequests","title":"Too many requests","message":"Too many requests; retry later.","dev":"The caller sent more requests than the service allows per minute (per key, or per client address without credentials). Retry after the seconds in Retry-After.","info":"https://docs.acme.example/errors/42900"},
   /** 43100 (431) Request headers too large: The request's headers are too large. */
   headersTooLarge: {"code":43100,"status":431,"key":"headersTooLarge","title":"Request headers too large","message":"The request's headers are too large.","dev":"The request line and headers together exceed 16 KiB. Send fewer or shorter headers, or a shorter URL.","info":"https://docs.acme.example/errors/43100"},
   /** 50000 (500) Internal error: Something went wrong on our side. */
-  internal: {"code":50000,"status":500,"key":"internal","title":"Internal error","message":"Something went wrong on our side.","dev":"The server failed unexpectedly. Retry later; if it persists, report the time of the request.","info":"https://docs.acme.example/errors/50000"},
+  internal: {"code":50000,"status":500,"key":"internal","title":"Internal error","message":"Something went wrong on our side.","dev":"The server failed unexpectedly. Retry later; if it persists, report the request id (X-Request-Id) it names.","info":"https://docs.acme.example/errors/50000"},
   /** 50100 (501) Not implemented: This action is not implemented yet. */
   notImplemented: {"code":50100,"status":501,"key":"notImplemented","title":"Not implemented","message":"This action is not implemented yet.","dev":"The service defines this action but its handler has not been written.","info":"https://docs.acme.example/errors/50100"},
   /** 50300 (503) Service busy: The service is busy; retry shortly. */
   storeBusy: {"code":50300,"status":503,"key":"storeBusy","title":"Service busy","message":"The service is busy; retry shortly.","dev":"The database stayed locked by another writer for longer than the service waits (DATABASE_BUSY_TIMEOUT_MS). Nothing was written; retry after the number of seconds in Retry-After.","info":"https://docs.acme.example/errors/50300"},
+  /** 50301 (503) Not ready: The service cannot serve requests now. */
+  notReady: {"code":50301,"status":503,"key":"notReady","title":"Not ready","message":"The service cannot serve requests now.","dev":"The service's store does not answer. Retry shortly; an orchestrator keeps traffic away until /health/ready answers 200.","info":"https://docs.acme.example/errors/50301"},
 } as const satisfies Record<string, ErrorSpec>;
 
 /** The key of a catalog entry. */
