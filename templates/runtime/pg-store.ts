@@ -699,7 +699,7 @@ class PgCounters implements SharedCounters {
   constructor(private readonly pool: pg.Pool) {}
 
   async hit(key: string, windowMs: number): Promise<{ count: number; resetAt: number }> {
-    this.ready ??= this.pool.query(`CREATE TABLE IF NOT EXISTS ${COUNTERS_TABLE} (key text PRIMARY KEY, count bigint NOT NULL, reset_at bigint NOT NULL)`).catch((error: unknown) => {
+    this.ready ??= this.createTable().catch((error: unknown) => {
       this.ready = undefined; // asked again at the next hit
       throw error;
     });
@@ -723,5 +723,21 @@ class PgCounters implements SharedCounters {
 
   stop(): void {
     this.stopped = true;
+  }
+
+  /** Makes the table under the migration lock: two processes' CREATE TABLE IF NOT EXISTS at once may otherwise collide. */
+  private async createTable(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${COUNTERS_TABLE} (key text PRIMARY KEY, count bigint NOT NULL, reset_at bigint NOT NULL)`);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 }

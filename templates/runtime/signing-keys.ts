@@ -36,6 +36,8 @@ const FILE_CHECK_MS = 1_000;
 const DATABASE_RELOAD_MS = 60_000;
 const UNKNOWN_KID_RELOAD_MS = 5_000;
 const TABLE = "rsc_signing_keys";
+/** The advisory lock of the PostgreSQL store's migrations ("rscs", as pg-store.ts; not imported: that module loads pg). */
+const MIGRATION_LOCK = 0x72736373;
 
 /** Where the keys are kept: a file, or a PostgreSQL database. */
 interface Backend {
@@ -216,7 +218,8 @@ async function databaseBackend(url: string): Promise<Backend> {
   const { default: pg } = await import("pg");
   const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 5000 });
   pool.on("error", () => undefined);
-  await pool.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (kid text PRIMARY KEY, jwk text NOT NULL, created_at text NOT NULL)`);
+  // Made under the stores' migration lock (pg-store.ts): two processes' CREATE TABLE IF NOT EXISTS at once may collide.
+  await pool.query(`DO $$ BEGIN PERFORM pg_advisory_xact_lock(${MIGRATION_LOCK}); CREATE TABLE IF NOT EXISTS ${TABLE} (kid text PRIMARY KEY, jwk text NOT NULL, created_at text NOT NULL); END $$`);
   let readAt = 0;
   const readWith = async (q: import("pg").Pool | import("pg").PoolClient): Promise<StoredSigningKey[]> => {
     const rows = await q.query<{ kid: string; jwk: string; created_at: string }>(`SELECT kid, jwk, created_at FROM ${TABLE} ORDER BY created_at, kid`);

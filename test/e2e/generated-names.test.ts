@@ -211,7 +211,7 @@ test("each generated module names its own types around the definitions' (client,
   for (const [, t] of SHARED) assert.match(types, new RegExp(`^export (interface|type) ${t}\\b`, "m"));
   assert.match(types, 'export type { CollectionLink, Link as ClientLink, LinkInput as ClientLinkInput, Meta as ClientMeta, Page as ClientPage } from "./select.js";');
   const client = read("client/index.ts");
-  assert.match(client, "export { ApiError as ClientApiError, ResponseTooLargeError as ClientResponseTooLargeError, type Auth as ClientAuth, ");
+  assert.match(client, "export { ApiError as ClientApiError, PreconditionFailedError, ResponseTooLargeError as ClientResponseTooLargeError, TokenError, etagOf, type Auth as ClientAuth, ");
   const entry = read("src/index.ts");
   assert.match(entry, "type Service as RuntimeService, type ServiceOptions as RuntimeServiceOptions, type Store as RuntimeStore");
   assert.match(entry, "export { KeyRing as RuntimeKeyRing }");

@@ -358,6 +358,8 @@ class OpenApiBuilder {
       out.push({ $ref: ref("parameters", names.fields) });
       if (selectable(expandNames(shaped)).length > 0) out.push({ $ref: ref("parameters", names.expand) });
     }
+    if (op.kind === "get") out.push({ $ref: ref("parameters", "ifNoneMatch") });
+    if (op.kind === "update" || op.kind === "replace" || op.kind === "delete") out.push({ $ref: ref("parameters", "ifMatch") });
     if (op.action) out.push(...this.actionParameters(op.action));
     return out;
   }
@@ -411,6 +413,7 @@ class OpenApiBuilder {
     const out: Json = {};
     if (op.alsoStatus !== undefined) out[String(op.alsoStatus)] = this.alreadyMember(op);
     out[String(op.status)] = this.success(op);
+    if (op.kind === "get") out["304"] = this.shared("responses", "NotModified", { description: "Not Modified: the ETag in If-None-Match is still the representation's; no body.", headers: { ETag: this.header("ETag") } });
     const byStatus = new Map<number, ErrorDef[]>();
     for (const key of this.errorKeys(op)) {
       const e = this.errorsByKey.get(key);
@@ -499,8 +502,9 @@ class OpenApiBuilder {
     if (op.kind === "add-member") {
       out.headers = { Location: this.header("Location") };
     }
+    if (op.kind === "get" || op.kind === "update" || op.kind === "replace") out.headers = { ETag: this.header("ETag") };
     if (op.kind === "create") {
-      out.headers = { Location: this.header("Location") };
+      out.headers = { Location: this.header("Location"), ETag: this.header("ETag") };
       const get = this.idOf("get", r!);
       if (get) out.links = { [get]: { operationId: get, parameters: { id: "$response.body#/id" }, description: `Reads the ${r!.name} just created.` } };
     }
@@ -580,11 +584,12 @@ class OpenApiBuilder {
   }
 
   /** A $ref to the component of a response header, written on first use (the answers that carry it say what it names). */
-  private header(name: "Location" | "WWW-Authenticate" | "Deprecation" | "Sunset"): Json {
+  private header(name: "Location" | "WWW-Authenticate" | "Deprecation" | "Sunset" | "ETag"): Json {
     if (!Object.hasOwn(this.headers, name)) {
       const { service } = this.model;
       const headers = {
         Location: { description: "The href of the instance created or added (the same as its `meta.href`).", required: true, schema: { type: "string", format: "uri" } },
+        ETag: { description: "The strong entity tag of the instance's representation: send it as If-None-Match (a 304 while it holds) or as If-Match on an update or delete (a 412 once the instance has changed).", required: true, schema: { type: "string" } },
         "WWW-Authenticate": { description: `One challenge per enabled scheme, e.g. \`Bearer realm="${service.auth.realm}"\`.`, required: true, schema: { type: "string" } },
         Deprecation: {
           description: `Version ${service.version} is deprecated as of ${this.dates.deprecated ?? ""} (RFC 9745): \`@\` and the Unix time of that day's start.`,
@@ -673,6 +678,22 @@ class OpenApiBuilder {
     const members = this.model.resources.flatMap((r) => r.fields.filter((f) => f.link?.kind === "collection" && f.link.inverse === undefined).map((f) => resourceOf(this.model, f.link!.target)));
     if (members.some((t) => t?.idForm.kind === "uuid")) {
       setOwn(this.parameters, "memberId", { name: "memberId", in: "path", required: true, description: "The id of the member to remove (its `id`, the end of its `meta.href`).", schema: PATH_ID });
+    }
+    if (this.model.resources.length > 0) {
+      setOwn(this.parameters, "ifNoneMatch", {
+        name: "If-None-Match",
+        in: "header",
+        required: false,
+        description: "The ETag of the representation the client holds: when it is still current, the answer is 304 without a body.",
+        schema: { type: "string" },
+      });
+      setOwn(this.parameters, "ifMatch", {
+        name: "If-Match",
+        in: "header",
+        required: false,
+        description: "The ETag the client read the instance with: when the instance has changed since, the answer is 412 (code 41200) and nothing is written. Any ETag of the instance's current state matches (another media type's, a shaped read's).",
+        schema: { type: "string" },
+      });
     }
     setOwn(this.parameters, "offset", {
       name: "offset",

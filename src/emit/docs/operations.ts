@@ -38,7 +38,7 @@ export interface Operation {
   readonly exampleQuery?: string;
 }
 
-const AUTH = ["unauthenticated", "basicNeedsTls", "forbidden", "notAcceptable", "unknownVersion", "internal"];
+const AUTH = ["unauthenticated", "basicNeedsTls", "forbidden", "notAcceptable", "unknownVersion", "tooManyRequests", "internal"];
 const READ = ["unknownField", "unknownExpand", ...AUTH];
 const WRITE = ["malformedJson", "missingProperty", "unknownProperty", "invalidProperty", "readOnlyProperty", "invalidLink", "payloadTooLarge", "unsupportedMediaType", ...AUTH];
 
@@ -159,8 +159,8 @@ function computeOperations(model: Model): Operation[] {
       { id: `list${cap(r.collection)}`, kind: "list", method: "GET", path: base, tag: r.collection, resource: r, answers: r, status: 200, summary: `List ${r.collection}`, description: `A page of the ${r.collection} collection${r.owner ? " (only the caller's own, unless it has an admin role)" : ""}.`, errors: ["invalidPaging", ...READ], exampleAnswer: page(model, r, `${model.service.baseUrl}${base}`), exampleQuery: "offset=0&limit=10" },
       { id: `create${T}`, kind: "create", method: "POST", path: base, tag: r.collection, resource: r, answers: r, status: 201, summary: `Create ${withArticle(r.name)}`, description: `Creates ${withArticle(r.name)}; the answer's Location header is its href.`, errors: [...WRITE, ...unique], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
       { id: `get${T}`, kind: "get", method: "GET", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Get ${withArticle(r.name)}`, description: `One ${r.name}; \`expand\` inlines links and \`fields\` selects what comes back.`, errors: ["notFound", ...READ], exampleAnswer: exampleInstance(model, r) },
-      { id: `update${T}`, kind: "update", method: "PATCH", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Update ${withArticle(r.name)}`, description: "A partial update: a JSON merge patch (RFC 7396). The fields it names are set and nested objects merged; `null` sets a nullable field to null (it stays, with the value null) and removes any other optional field; `null` for a required field that is not nullable is a 400 naming it. `POST` to the same path does the same.", errors: ["notFound", ...WRITE, ...unique], exampleBody: firstPlain(exampleInput(model, r)), exampleAnswer: exampleInstance(model, r) },
-      { id: `replace${T}`, kind: "replace", method: "PUT", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Replace ${withArticle(r.name)}`, description: `Replaces the whole ${r.name}.`, errors: ["notFound", ...WRITE, ...unique], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
+      { id: `update${T}`, kind: "update", method: "PATCH", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Update ${withArticle(r.name)}`, description: "A partial update: a JSON merge patch (RFC 7396). The fields it names are set and nested objects merged; `null` sets a nullable field to null (it stays, with the value null) and removes any other optional field; `null` for a required field that is not nullable is a 400 naming it. `POST` to the same path does the same.", errors: ["notFound", ...WRITE, ...unique, "preconditionFailed"], exampleBody: firstPlain(exampleInput(model, r)), exampleAnswer: exampleInstance(model, r) },
+      { id: `replace${T}`, kind: "replace", method: "PUT", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Replace ${withArticle(r.name)}`, description: `Replaces the whole ${r.name}.`, errors: ["notFound", ...WRITE, ...unique, "preconditionFailed"], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
       {
         id: `delete${T}`,
         kind: "delete",
@@ -171,7 +171,7 @@ function computeOperations(model: Model): Operation[] {
         status: 204,
         summary: `Delete ${withArticle(r.name)}`,
         description: [`Deletes the ${r.name}.`, ...deleteEffects(model, r)].join(" "),
-        errors: ["notFound", ...(deleteCanBeRefused(model, r) ? ["stillLinked"] : []), ...AUTH.filter((k) => k !== "notAcceptable" && k !== "unknownVersion")],
+        errors: ["notFound", ...(deleteCanBeRefused(model, r) ? ["stillLinked"] : []), "preconditionFailed", ...AUTH.filter((k) => k !== "notAcceptable" && k !== "unknownVersion")],
       },
     );
     for (const f of r.fields.filter((x) => x.link?.kind === "collection")) {

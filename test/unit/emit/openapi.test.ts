@@ -507,15 +507,21 @@ for (const { name, model, doc, file } of projects) {
     // authenticate.ts: apiKey, bearer and oauth2 read a Bearer token; apiKey and basic read Basic credentials.
     const bearer = enabled.some((s) => s === "apiKey" || s === "bearer" || s === "oauth2");
     const basic = enabled.some((s) => s === "apiKey" || s === "basic");
-    const expected = [...(bearer ? ["bearer"] : []), ...(basic ? ["basic"] : [])];
+    // oauth2 (with its token endpoint) adds the client-credentials flow whose tokens travel as Bearer; oauth1 the OAuth scheme.
+    const tokens = enabled.includes("oauth2") && model.service.auth.oauth2?.tokenEndpoint !== false;
+    const expected = [...(bearer ? ["bearer"] : []), ...(tokens ? ["oauth2"] : []), ...(basic ? ["basic"] : []), ...(enabled.includes("oauth1") ? ["oauth1"] : [])];
     assert.equal(Object.keys(schemes), expected);
     assert.equal(doc.security, expected.map((s) => ({ [s]: [] })));
-    for (const [s, def] of Object.entries(schemes)) assert.equal({ type: def.type, scheme: def.scheme }, { type: "http", scheme: s });
+    for (const [s, def] of Object.entries(schemes)) {
+      if (s === "oauth2") assert.equal(Object.keys(def.flows), ["clientCredentials"]);
+      else assert.equal({ type: def.type, scheme: def.scheme }, { type: "http", scheme: s === "oauth1" ? "OAuth" : s });
+    }
+    if (tokens) assert.is(schemes.oauth2.flows.clientCredentials.tokenUrl, `${model.service.baseUrl}/oauth/token`);
     if (basic) assert.match(schemes.basic.description, /Basic base64\(<key id>:<secret>\).*TLS only/);
     if (bearer) assert.match(schemes.bearer.description, /Bearer <token>.*the secret of an API key/);
-    // oauth2 is the Bearer token it really is: no OAuth flows (the service has no token endpoint).
-    assert.not.ok(JSON.stringify(schemes).includes("tokenUrl"));
-    if (enabled.includes("oauth2")) assert.match(schemes.bearer.description, /OAuth 2\.0 client sends its access token the same way.*no token endpoint/);
+    // Without oauth2 nothing speaks of OAuth 2.0; with it, the Bearer scheme says access tokens travel there too.
+    assert.is(JSON.stringify(schemes).includes("tokenUrl"), tokens);
+    if (enabled.includes("oauth2")) assert.match(schemes.bearer.description, /Or an OAuth 2\.0 access token \(a JWT\).*error="invalid_token"/);
     else assert.not.match(schemes.bearer?.description ?? "", /OAuth/);
   });
 

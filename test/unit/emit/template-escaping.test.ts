@@ -62,6 +62,9 @@ const ALLOWED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     version: "the API version: an integer (service.schema.json)",
     this: "the lines of #each examples: code built by src/emit/client.ts with member()",
     apiError: "the client's error class: ApiError or Client<Name> (model clientTypes), an identifier of letters and digits",
+    tokenError: "the client's token error class: TokenError or ClientTokenError (model clientTypes), an identifier of letters and digits",
+    preconditionFailedError: "the client's 412 error class: PreconditionFailedError or Client<Name> (model clientTypes), an identifier",
+    etagApi: "a member expression (api.<collection>) built by src/emit/client.ts with member()",
   },
 };
 

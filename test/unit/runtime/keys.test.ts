@@ -379,6 +379,25 @@ test("keys list prints ids and roles only; revoke removes a key", withDir((dir) 
   assert.is(KeyRing.open(env.KEYS_FILE, { env }).verifySecret(a.secret), undefined);
 }));
 
+test("keys create --oauth1 prints the key's OAuth 1.0a signing secret once, kept sealed; rotate-signing-key adds a signing key and keeps the one before", withDir(async (dir) => {
+  const env = { KEYS_FILE: path.join(dir, "keys.json"), KEYS_HMAC_SECRET: "0123456789abcdef0123" };
+  const made = JSON.parse(run(["create", "--roles", "r", "--oauth1"], env).out[0]!);
+  assert.equal(Object.keys(made), ["id", "secret", "roles", "oauth1Secret"]);
+  assert.not.equal(made.oauth1Secret, made.secret);
+  assert.not.match(fs.readFileSync(env.KEYS_FILE, "utf8"), made.oauth1Secret);
+  assert.is(KeyRing.open(env.KEYS_FILE, { env }).oauth1Secret(made.id), made.oauth1Secret);
+  assert.is(KeyRing.open(env.KEYS_FILE, { env }).oauth1Secret(JSON.parse(run(["create"], env).out[0]!).id), undefined, "a key made without --oauth1 has none");
+  const kids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const rotated = await Promise.resolve(main(["rotate-signing-key"], env, (l) => kids.push(JSON.parse(l).signingKey), () => undefined));
+    assert.is(rotated, 0);
+  }
+  const stored = JSON.parse(fs.readFileSync(`${env.KEYS_FILE}.signing.json`, "utf8"));
+  assert.equal(stored.keys.map((k: { kid: string }) => k.kid), kids.slice(1), "the newest and the one before it are kept");
+  assert.is((fs.statSync(`${env.KEYS_FILE}.signing.json`).mode & 0o777).toString(8), "600");
+  assert.is(run(["rotate-signing-key", "now"], env).code, 2);
+}));
+
 test("keys: usage errors go to stderr with exit 2; failures exit 1; help exits 0", withDir((dir) => {
   const env = { KEYS_FILE: path.join(dir, "keys.json") };
   for (const argv of [[], ["nope"], ["create", "--roles"], ["create", "--bogus"], ["create", "--roles", "a", "--roles", "b"], ["create", "--roles", "a,,b"], ["create", "--roles", "a b"], ["revoke"], ["revoke", "a", "b"], ["list", "x"]]) {

@@ -164,7 +164,7 @@ test("a tampered query, method or form, and a wrong secret: badSignature, tellin
   const authorization = sign({ url });
   const query = await verify({ url: "https://api.example.com/books?id=2", authorization });
   assert.is(reasonOf(query), "badSignature");
-  assert.is(devOf(query), 'The oauth_signature does not match the request; sign the RFC 5849 §3.4 base string of GET "https://api.example.com/books" with its query, form and oauth_* parameters, keyed with the API key\'s secret and "&".');
+  assert.is(devOf(query), 'The oauth_signature does not match the request; sign the RFC 5849 §3.4 base string of GET "https://api.example.com/books" with its query, form and oauth_* parameters, keyed with the key\'s OAuth 1.0a signing secret and "&".');
   assertOneSentence(devOf(query));
   assert.is(reasonOf(await verify({ url, authorization, method: "DELETE" })), "badSignature");
   assert.is(reasonOf(await verify({ url: "https://api.example.com/books?id=1&extra=1", authorization })), "badSignature");

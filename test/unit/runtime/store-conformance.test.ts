@@ -240,6 +240,29 @@ test("postgres: eight processes' worth of stores opening one empty database at o
   }
 });
 
+test("postgres: shared counters (rate limits, OAuth 1.0a nonces) count across stores on one database, in windows; health pings", async () => {
+  const url = pgServer.database("counters");
+  const [a, b] = await Promise.all([openPgStore(makeSpec(), url, { poolSize: 2 }), openPgStore(makeSpec(), url, { poolSize: 2 })]);
+  try {
+    assert.ok(a.counters && b.counters, "the PostgreSQL store shares counters");
+    await a.ping!();
+    // 30 hits at once, from two stores: every count from 1 to 30 exactly once.
+    const hits = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).counters!.hit("rate:key-1", 60_000)));
+    assert.equal(hits.map((h) => h.count).sort((x, y) => x - y), Array.from({ length: 30 }, (_, i) => i + 1));
+    assert.ok(hits.every((h) => h.resetAt === hits[0]!.resetAt && h.resetAt > Date.now()), "one window");
+    assert.is((await b.counters!.hit("rate:key-2", 60_000)).count, 1, "another key counts apart");
+    // A nonce is claimed once (the first hit is 1), whichever process sees it.
+    assert.is((await a.counters!.hit("nonce:k:1:abc", 600_000)).count, 1);
+    assert.is((await b.counters!.hit("nonce:k:1:abc", 600_000)).count, 2);
+    // A window over starts again at 1.
+    await a.counters!.hit("rate:short", 50);
+    await new Promise((r) => setTimeout(r, 80));
+    assert.is((await b.counters!.hit("rate:short", 50)).count, 1);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});
+
 test("postgres: migrations — a new x-unique over existing duplicates is refused with the value; ids cannot change form; x-unique added and dropped", async () => {
   const url = pgServer.database("migrations");
   const first = await openPgStore(makeSpec([]), url);
