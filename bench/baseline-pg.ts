@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { Ajv } from "ajv";
 import Fastify from "fastify";
 import pg from "pg";
-import { accepts, AUTHOR, BOOK, BOOK_BODY, BOOK_FIELDS, BOOKS, fail, keyChecker } from "./baseline.js";
+import { accepts, AUTHOR, BOOK, BOOK_BODY, BOOK_FIELDS, BOOKS, entityTag, fail, keyChecker, requestIdOf } from "./baseline.js";
 
 export interface PgBaselineOptions {
   readonly url: string;
@@ -54,8 +54,9 @@ export async function startPgBaseline(o: PgBaselineOptions): Promise<() => Promi
     return out;
   };
 
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, genReqId: requestIdOf });
   app.addHook("onRequest", async (req, reply) => {
+    reply.header("x-request-id", req.id);
     if (!authorized(req.headers.authorization)) return reply.code(401).header("www-authenticate", 'Bearer realm="Library API"').send(fail(401, 40100));
   });
   app.get("/v2/books/:id", async (req, reply) => {
@@ -66,6 +67,9 @@ export async function startPgBaseline(o: PgBaselineOptions): Promise<() => Promi
     if (q.expand !== undefined && q.expand !== "author") return reply.code(400).send(fail(400, 40007, "expand"));
     const row = (await pool.query<Row>({ ...GET_BOOK, values: [(req.params as { id: string }).id] })).rows[0];
     if (!row) return reply.code(404).send(fail(404, 40400));
+    const etag = entityTag({ ...row, data: JSON.stringify(row.data) }, `${req.headers.accept ?? ""}?${q.fields ?? ""}&${q.expand ?? ""}`);
+    reply.header("etag", etag);
+    if (req.headers["if-none-match"] === etag) return reply.code(304).send();
     return reply.header("content-type", "application/json; charset=utf-8").send(await book(row, q.expand === "author", fields));
   });
   app.get("/v2/books", async (req, reply) => {
@@ -102,8 +106,9 @@ export async function startPgBaseline(o: PgBaselineOptions): Promise<() => Promi
     } finally {
       client.release();
     }
-    reply.code(201).header("location", href("books", id));
-    return book({ id, created_at: now, modified_at: now, data }, false);
+    const row = { id, created_at: now, modified_at: now, data };
+    reply.code(201).header("location", href("books", id)).header("etag", entityTag({ ...row, data: JSON.stringify(data) }, `${req.headers.accept ?? ""}?&`));
+    return book(row, false);
   });
   await app.listen({ port: o.port, host: "127.0.0.1" });
   return async () => {

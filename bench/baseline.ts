@@ -1,10 +1,11 @@
 /**
  * The hand-written Fastify 5 baseline: the library's books served from the same SQLite file with the
  * same conventions as the generated service (meta links, fields, expand, paging, vendor Accept, Bearer
- * key check with a cache, JSON Schema validation of bodies, 409 on unique values). Written the way a
- * careful developer would write it by hand, without resourcery's runtime.
+ * key check with a cache, JSON Schema validation of bodies, 409 on unique values, an ETag on every instance
+ * answered with 304 to If-None-Match, X-Request-Id on every answer: CONTRACT §10). Written the way a careful
+ * developer would write it by hand, without resourcery's runtime.
  */
-import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import { Ajv } from "ajv";
@@ -23,6 +24,17 @@ type Row = { id: string; created_at: string; modified_at: string; data: string }
 export const BOOK = "application/vnd.library.v2.book+json";
 export const BOOKS = "application/vnd.library.v2.books+json";
 export const AUTHOR = "application/vnd.library.v2.author+json";
+
+/** Fastify's genReqId of the baselines: the client's X-Request-Id when it looks sane, else a UUID. */
+export function requestIdOf(req: http.IncomingMessage): string {
+  const sent = req.headers["x-request-id"];
+  return typeof sent === "string" && /^[\w.:/+=@~-]{1,128}$/.test(sent) ? sent : randomUUID();
+}
+
+/** The ETag of a book as a hand-written service would make it: a digest of the stored row and of what shaped its representation. */
+export function entityTag(row: { id: string; modified_at: string; data: string }, shape: string): string {
+  return `"${createHash("sha1").update(row.id).update(row.modified_at).update(row.data).update(shape).digest("base64url")}"`;
+}
 
 /** The Bearer check of the baseline: HMAC-SHA256 of the secret under the server secret against the stored hashes, with a 30 s cache of good secrets. */
 export function keyChecker(hmac: string, storedHashes: readonly string[]): (auth: string | undefined) => boolean {
@@ -109,8 +121,9 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
     return out;
   };
 
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, genReqId: requestIdOf });
   app.addHook("onRequest", async (req, reply) => {
+    reply.header("x-request-id", req.id);
     if (!authorized(req.headers.authorization)) return reply.code(401).header("www-authenticate", 'Bearer realm="Library API"').send(fail(401, 40100));
   });
   app.get("/v2/books/:id", async (req, reply) => {
@@ -121,6 +134,9 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
     if (q.expand !== undefined && q.expand !== "author") return reply.code(400).send(fail(400, 40007, "expand"));
     const row = getBook.get((req.params as { id: string }).id);
     if (!row) return reply.code(404).send(fail(404, 40400));
+    const etag = entityTag(row, `${req.headers.accept ?? ""}?${q.fields ?? ""}&${q.expand ?? ""}`);
+    reply.header("etag", etag);
+    if (req.headers["if-none-match"] === etag) return reply.code(304).send();
     return reply.header("content-type", "application/json; charset=utf-8").send(book(row, q.expand === "author", fields));
   });
   app.get("/v2/books", async (req, reply) => {
@@ -146,8 +162,9 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
     } catch {
       return reply.code(409).send(fail(409, 40900, "isbn"));
     }
-    reply.code(201).header("location", href("books", id));
-    return book({ id, created_at: now, modified_at: now, data: JSON.stringify(data) }, false);
+    const row = { id, created_at: now, modified_at: now, data: JSON.stringify(data) };
+    reply.code(201).header("location", href("books", id)).header("etag", entityTag(row, `${req.headers.accept ?? ""}?&`));
+    return book(row, false);
   });
   const close = async () => {
     await app.close();

@@ -9,6 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from "fastify";
 import type { Caller } from "./authenticate.js";
 import { addVary, type ServiceContext } from "./context.js";
+import { REQUEST_ID_HEADER } from "./request-id.js";
 import { PATH_VERSION, type ServedVersion } from "./versions.js";
 
 declare module "fastify" {
@@ -62,6 +63,7 @@ export function installAccess(app: FastifyInstance, svc: ServiceContext): void {
 function publicGuard(svc: ServiceContext, produces: readonly string[] | undefined): onRequestHookHandler {
   const versioned = svc.served.length > 1 || svc.versions.size > 0;
   return function publicCaller(req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    reply.header(REQUEST_ID_HEADER, req.id);
     if (versioned) chooseVersion(svc, req, reply);
     if (produces !== undefined) req.negotiated = svc.negotiate(req, produces);
     if (req.headers.authorization !== undefined) {
@@ -94,6 +96,8 @@ function guardOf(svc: ServiceContext, roles: readonly string[] | undefined, prod
   const dev = roles === undefined ? "" : roles.length === 0 ? "This route is closed to every key." : `This route needs one of the roles: ${roles.join(", ")}.`;
   const versioned = svc.served.length > 1 || svc.versions.size > 0;
   return function guard(req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    // Every answer names its request (request-id.ts); the unrouted hook and the error handler name theirs.
+    reply.header(REQUEST_ID_HEADER, req.id);
     if (versioned) chooseVersion(svc, req, reply);
     // What an authenticated request answers depends on its credentials: no cache may keep it or hand it
     // to another caller (set before authenticating, so that the 401 and 403 carry them too).

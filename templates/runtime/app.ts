@@ -20,7 +20,7 @@ import type { Store } from "./store.js";
 import { ServiceContext, sendJson, type ActionHandler, type ResourceHooks } from "./context.js";
 import type { PrecompiledValidators } from "./validate.js";
 import { PATH_VERSION, type VersionConverters } from "./versions.js";
-import { REQUEST_ID_HEADER, requestIdOf } from "./request-id.js";
+import { requestIdOf } from "./request-id.js";
 import { installCors, installRateLimit, registerHealth, type CorsSettings } from "./production.js";
 import { OAuth2, registerOAuth2 } from "./oauth2.js";
 import { DEFAULT_WINDOW_SECONDS, MemoryNonces, type NonceStore } from "./oauth1.js";
@@ -112,11 +112,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   } as FastifyServerOptions) as unknown as FastifyInstance;
   answerOutsideRequests(app.server, svc, app);
 
-  // Every answer names its request, errors and 404s included.
-  app.addHook("onRequest", function requestId(req, reply, done) {
-    reply.header(REQUEST_ID_HEADER, req.id);
-    done();
-  });
   if (options.cors !== undefined) installCors(app, svc, options.cors);
   registerJsonBody(app, svc);
   app.setErrorHandler(sendError);

@@ -9,6 +9,7 @@ import { negotiate } from "./negotiate.js";
 import { sendJson, type ServiceContext } from "./context.js";
 import type { StoreBusy, UnstorableValue } from "./store.js";
 import { IN_CURRENT_NAMES } from "./versions.js";
+import { REQUEST_ID_HEADER } from "./request-id.js";
 
 /** The largest announced body over the limit that is read and discarded so that its 413 arrives. */
 const DRAIN_BYTES = 16 * 1024 * 1024;
@@ -34,6 +35,7 @@ export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiE
       const served = req.served;
       const chosen = served === undefined ? negotiate(req.headers.accept, offers, svc.spec) : negotiate(req.headers.accept, served.offers(offers), { vendor: svc.spec.vendor, version: served.version });
       for (const [name, value] of Object.entries(api.headers)) reply.header(name, value);
+      reply.header(REQUEST_ID_HEADER, req.id);
       if ((error as FastifyError).code === "FST_ERR_CTP_BODY_TOO_LARGE" && Number(req.headers["content-length"]) <= DRAIN_BYTES) {
         // Fastify closes the connection of a body announced over the limit; a client still sending it then
         // reads a reset, not the 413. Kept open, Node reads and discards the rest (never parsed, and cut at
@@ -43,7 +45,7 @@ export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiE
       return sendJson(reply, api.status, chosen.ok ? chosen.type : "application/json", body ?? (served === undefined ? api.body : inVersionNames(req, api)));
     } catch (failure) {
       svc.logOf(req).error({ err: failure }, "error answer failed");
-      return reply.code(500).header("content-type", "application/json; charset=utf-8").send(JSON.stringify({ ...internal, dev: `${internal.dev} Request id: ${req.id}.` }));
+      return reply.code(500).header("content-type", "application/json; charset=utf-8").header(REQUEST_ID_HEADER, req.id).send(JSON.stringify({ ...internal, dev: `${internal.dev} Request id: ${req.id}.` }));
     }
   };
 }

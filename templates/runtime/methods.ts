@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { ApiError, entry } from "./errors.js";
 import type { ServiceContext } from "./context.js";
+import { REQUEST_ID_HEADER } from "./request-id.js";
 
 /**
  * The methods with a route at `path` (a request path; a query is ignored), sorted; empty when none has.
@@ -32,6 +33,7 @@ export function allowedMethods(app: FastifyInstance, path: string): string[] {
 export function registerUnrouted(app: FastifyInstance, svc: ServiceContext): void {
   const notAllowed = entry(svc.catalog, "methodNotAllowed");
   const unrouted = (req: FastifyRequest, reply: FastifyReply, _done: HookHandlerDoneFunction): void => {
+    reply.header(REQUEST_ID_HEADER, req.id);
     const path = req.url.split("?")[0]!;
     const allowed = allowedMethods(app, path);
     if (allowed.length === 0) throw svc.error("routeNotFound", "", `No route matches ${req.method} ${path}.`);

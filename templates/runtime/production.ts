@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceContext } from "./context.js";
 import { addVary } from "./context.js";
 import { allowedMethods } from "./methods.js";
+import { REQUEST_ID_HEADER } from "./request-id.js";
 import type { SharedCounters } from "./store.js";
 
 /**
@@ -22,7 +23,7 @@ import type { SharedCounters } from "./store.js";
 export function registerHealth(app: FastifyInstance, svc: ServiceContext): void {
   const config = { access: "public" as const, outsideBase: true, rateLimit: false as const };
   const ok = (reply: FastifyReply, status: string) => reply.code(200).header("cache-control", "no-store").header("content-type", "application/json; charset=utf-8").send(`{"status":"${status}"}`);
-  app.route({ method: ["GET", "HEAD"], url: "/health/live", config, handler: (_req, reply) => ok(reply, "live") });
+  app.route({ method: ["GET", "HEAD"], url: "/health/live", config, handler: async (_req, reply) => ok(reply, "live") });
   app.route({
     method: ["GET", "HEAD"],
     url: "/health/ready",
@@ -90,6 +91,7 @@ export function installCors(app: FastifyInstance, svc: ServiceContext, settings:
   app.addHook("onRequest", function cors(req: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) {
     const origin = req.headers.origin;
     if (origin === undefined) return done();
+    reply.header(REQUEST_ID_HEADER, req.id); // a preflight is answered here, before any route's hook
     const ok = any || allowed.has(origin);
     if (ok) {
       reply.header("access-control-allow-origin", any ? "*" : origin);

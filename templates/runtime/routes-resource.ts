@@ -164,7 +164,10 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
       req.body = served.up(resource.collection, req.body as Json, true);
       IN_CURRENT_NAMES.add(req);
     }
-    return createNow(req, reply, caller, type) ?? create(req, reply, caller, type);
+    // The synchronous path returns nothing once it has answered: Fastify would send a returned reply again
+    // (and make an FST_ERR_REP_ALREADY_SENT error, with its stack, for each create).
+    if (createNow(req, reply, caller, type) !== undefined) return;
+    return create(req, reply, caller, type);
   });
 
   app.route({
@@ -187,10 +190,15 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
         const state = stateOf(shown, req.apiVersion, rc.baseUrl);
         const mark = typeMark(offersOf(req).indexOf(type));
         const plain = shaped === PLAIN && !svc.readHooks.has(resource.collection);
+        // Nothing is returned once the answer is sent: a synchronous handler's return value would be sent
+        // again, and Fastify makes an FST_ERR_REP_ALREADY_SENT error (with its stack) for each such request.
         if (plain) {
           const etag = etagOf(state, mark);
           reply.header("etag", etag);
-          if (noneMatch(req.headers["if-none-match"], etag)) return reply.code(304).send();
+          if (noneMatch(req.headers["if-none-match"], etag)) {
+            reply.code(304).send();
+            return;
+          }
         }
         return andThen(representNow(rc, resource, shown, expand, fields), (body) => {
           if (body === undefined) throw hidden(svc, resource);
@@ -198,9 +206,12 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
           if (!plain) {
             const etag = etagOf(state, mark, text);
             reply.header("etag", etag);
-            if (noneMatch(req.headers["if-none-match"], etag)) return reply.code(304).send();
+            if (noneMatch(req.headers["if-none-match"], etag)) {
+              reply.code(304).send();
+              return;
+            }
           }
-          return sendJsonText(reply, 200, type, text);
+          sendJsonText(reply, 200, type, text);
         });
       });
     },
