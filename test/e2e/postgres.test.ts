@@ -143,6 +143,25 @@ test("a key made and revoked through the CLI with the same DATABASE_URL: both pr
   assert.is(again.code, 1, "no such key any more");
 });
 
+test("RATE_LIMIT over two processes on one database: the counts are shared, so the limit holds across them; health/ready on both", async () => {
+  const ports = [await freePort(), await freePort()];
+  const limited = ports.map((p) => `http://127.0.0.1:${p}/v2`);
+  const started = await Promise.all(ports.map((port, i) => start(out, { PORT: String(port), BASE_URL: limited[i]!, KEYS_FILE: keysFile, DATABASE_URL: database, LOG_LEVEL: "warn", RATE_LIMIT: "10" }, `${limited[i]}/`)));
+  try {
+    const made = run("npm", ["run", "--silent", "keys", "--", "create", "--roles", "librarian"], out, { DATABASE_URL: database });
+    assert.is(made.code, 0, made.output);
+    const auth = { authorization: `Bearer ${(JSON.parse(made.output.trim()) as { secret: string }).secret}` };
+    await new Promise((r) => setTimeout(r, 1200)); // each process has the new key within a second
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await fetch(`${limited[i % 2]}/books`, { headers: auth })).status);
+    assert.equal(statuses.slice(0, 10), Array(10).fill(200), `the first ten, five on each process: ${statuses}`);
+    assert.equal(statuses.slice(10), [429, 429], "the eleventh and twelfth: over the limit the two share");
+    for (const base of limited) assert.is((await fetch(`${new URL(base).origin}/health/ready`)).status, 200);
+  } finally {
+    await Promise.all(started.map((s) => s.stop()));
+  }
+});
+
 test("the package's own contract tests pass on PostgreSQL (TEST_DATABASE_URL), each test service in a schema of its own, none left behind", async () => {
   const url = pg.database("contract");
   const tests = run("npm", ["test"], out, { TEST_DATABASE_URL: url }, 600_000);
