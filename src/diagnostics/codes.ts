@@ -165,6 +165,12 @@ export const codes = {
     message: () => "basic is the only authentication scheme",
     hint: () => 'add "apiKey" (or "bearer") to auth.schemes so clients can use API keys',
   }),
+  "oauth2-unused": def<Record<string, never>>({
+    severity: "error",
+    title: "auth.oauth2 is set only with oauth2 among the schemes",
+    message: () => 'auth.oauth2 is set, but "oauth2" is not in auth.schemes: no access token would be accepted, its issuer\'s nor the service\'s own',
+    hint: () => 'add "oauth2" to auth.schemes, or remove auth.oauth2',
+  }),
   V1: def<{ vendor: string; fix: string }>({
     severity: "error",
     title: "The vendor token fits a media type",

@@ -5,6 +5,7 @@ import { schemaCompile } from "./compile-check.js";
 import type { Rule } from "./rule.js";
 import { a3BasicNeedsHttps } from "./rules/a3-basic-needs-https.js";
 import { a5PreferApiKeys } from "./rules/a5-prefer-api-keys.js";
+import { oauth2Unused } from "./rules/oauth2-unused.js";
 import { closedRoute } from "./rules/closed-route.js";
 import { duplicateErrorCode } from "./rules/duplicate-error-code.js";
 import { duplicateNames } from "./rules/duplicate-names.js";
@@ -34,7 +35,7 @@ import { v3VersionSegment } from "./rules/v3-version-segment.js";
 
 /** Every rule, in the order their findings are most useful to read. */
 export const rules: readonly Rule[] = [
-  r1PluralNouns, r2NounRoutes, r3PathSegments, subCollectionCase, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys,
+  r1PluralNouns, r2NounRoutes, r3PathSegments, subCollectionCase, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys, oauth2Unused,
   v1VendorToken, v3VersionSegment, mediaTypeLength, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName,
   nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete, requiredLinkCycle, schemaLoop, versionKeywords, rootKeywordIgnored, closedRoute, schemaCompile,
 ];
