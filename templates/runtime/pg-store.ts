@@ -725,19 +725,8 @@ class PgCounters implements SharedCounters {
     this.stopped = true;
   }
 
-  /** Makes the table under the migration lock: two processes' CREATE TABLE IF NOT EXISTS at once may otherwise collide. */
+  /** Makes the table under the migration lock (one statement: the lock is the block's transaction's): two processes' CREATE TABLE IF NOT EXISTS at once may otherwise collide. */
   private async createTable(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${COUNTERS_TABLE} (key text PRIMARY KEY, count bigint NOT NULL, reset_at bigint NOT NULL)`);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    await this.pool.query(`DO $$ BEGIN PERFORM pg_advisory_xact_lock(${MIGRATION_LOCK}); CREATE TABLE IF NOT EXISTS ${COUNTERS_TABLE} (key text PRIMARY KEY, count bigint NOT NULL, reset_at bigint NOT NULL); END $$`);
   }
 }

@@ -11,6 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { countHmac } from "../../helpers/count-hmac.js";
 import { main } from "../../../templates/runtime/keys-cli.js";
 import { challenges, KeyRing, parseAuthorization } from "../../../templates/runtime/keys.js";
 
@@ -37,22 +38,6 @@ function withDir(fn: (dir: string) => void | Promise<void>): () => Promise<void>
 function clock(start = 1_700_000_000_000) {
   const c = { t: start, now: () => c.t };
   return c;
-}
-
-/** Counts crypto.createHmac calls while `fn` runs (keys.ts calls it through the module object). */
-function countHmac(fn: () => void): number {
-  const original = crypto.createHmac;
-  let n = 0;
-  (crypto as { createHmac: typeof crypto.createHmac }).createHmac = ((...args: Parameters<typeof original>) => {
-    n++;
-    return original(...args);
-  }) as typeof original;
-  try {
-    fn();
-  } finally {
-    (crypto as { createHmac: typeof crypto.createHmac }).createHmac = original;
-  }
-  return n;
 }
 
 function readKeys(file: string): { version: number; keys: { id: string; roles: string[]; hash: string; createdAt: string }[] } {

@@ -6,6 +6,7 @@ import crypto from "node:crypto";
 import OAuth from "oauth-1.0a";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { countHmac } from "../../helpers/count-hmac.js";
 import {
   isOAuth1,
   MAX_HEADER_LENGTH,
@@ -182,22 +183,6 @@ test("a signature that is not base64, or not a digest's length, is badSignature"
   const short = await verify({ url, authorization: authorization.replace(/oauth_signature="[^"]*"/, 'oauth_signature="AAAA"') });
   assert.is(reasonOf(short), "badSignature");
 });
-
-/** Counts crypto.createHmac calls while `fn` runs (oauth1.ts calls it through the module object). */
-async function countHmac(fn: () => Promise<unknown>): Promise<number> {
-  const original = crypto.createHmac;
-  let n = 0;
-  (crypto as { createHmac: typeof crypto.createHmac }).createHmac = ((...args: Parameters<typeof original>) => {
-    n++;
-    return original(...args);
-  }) as typeof original;
-  try {
-    await fn();
-  } finally {
-    (crypto as { createHmac: typeof crypto.createHmac }).createHmac = original;
-  }
-  return n;
-}
 
 test("an unknown key is unknownKey, after the same HMAC work as a known one", async () => {
   const url = "https://api.example.com/books";
