@@ -288,6 +288,11 @@ async function migrateCollection(
       const lacking = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} ${where}`)).rows[0]!.n);
       if (lacking === 0) continue;
       const fill = fillText(resource, property, lacking);
+      if (UNSTORABLE_ESCAPED.test(fill)) {
+        throw new MigrationRefused(
+          `the default of "${property}" (${c}) holds U+0000 or an unpaired surrogate, which PostgreSQL cannot store in text, so the ${lacking} instance(s) lacking it cannot get it: give "${property}" another default and regenerate; nothing was changed`,
+        );
+      }
       // Appended to the text as written (a jsonb round trip would reorder every key), as the SQLite store does.
       await run({
         sql: `UPDATE ${table} SET data = (left(data::text, -1) || CASE WHEN data::text = '{}' THEN '' ELSE ',' END || ${literal(`${fill}}`)})::json ${where}`,

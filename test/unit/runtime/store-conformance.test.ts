@@ -295,6 +295,22 @@ function booksRequiring(required: string[], pagesDefault?: unknown): ServiceSpec
   return { ...spec, resources: spec.resources.map((r) => (r.collection === "books" ? books(r) : r)) } as ServiceSpec;
 }
 
+test("postgres: a newly required property whose default PostgreSQL cannot store (U+0000) is refused naming it, nothing changed", async () => {
+  const url = pgServer.database(`migrate_${databases++}`);
+  const before = await openPgStore(booksRequiring(["title"]), url);
+  await before.insert("books", rec("n1", { title: "one" }));
+  await before.close();
+  const spec = makeSpec();
+  const withText = { ...spec, resources: spec.resources.map((r) => (r.collection === "books" ? { ...r, fields: [...r.fields, { name: "note", kind: "string", default: "a\u0000b" }], bodySchema: { type: "object", required: ["title", "note"] } } : r)) } as ServiceSpec;
+  await rejects(openPgStore(withText, url), (e) => e instanceof MigrationRefused && /default of "note" \(books\) holds U\+0000/.test((e as Error).message), "refused with the property named");
+  const after = await openPgStore(booksRequiring(["title"]), url);
+  try {
+    assert.equal((await after.get("books", "n1"))!.data, { title: "one" }, "nothing changed");
+  } finally {
+    await after.close();
+  }
+});
+
 test("migrations on both stores: a newly required property is filled from its default (the same text on both), refused without one, planned by a dry run that changes nothing", async () => {
   const places: [string, () => string, (spec: ServiceSpec, where: string) => Promise<Store>, (spec: ServiceSpec, where: string, o: MigrateOptions) => Promise<MigrationStep[]>][] = [
     ["sqlite", () => path.join(tmp, `migrate-${databases++}.sqlite`), async (spec, file) => openSqliteStore(spec, file), async (spec, file, o) => migrateSqlite(spec, file, o)],
