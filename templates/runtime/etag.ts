@@ -7,8 +7,9 @@
  * store holds, so any write that changes the representation changes it, a migration's fill included)
  * together with what its representation depends on besides (the API version and the base URL of its hrefs),
  * and a mark of the media type (`.v`, `.a` for the vendor types; none for application/json): two
- * representations with different bytes never share a tag. A representation shaped by `fields` or `expand`
- * (expanded instances change without this one) or by a read hook adds a digest of its bytes: `"<state>.<body>"`.
+ * representations with different bytes never share a tag. A representation shaped by `fields` alone adds a tag
+ * of the selection (`"<state>.<selection>"`: its bytes follow from the state and the selection); one shaped by
+ * `expand` (expanded instances change without this one) or by a read hook a digest of its bytes (`"<state>.<body>"`).
  * `If-Match` compares the state part only, so the ETag of a shaped read still guards an update of the instance.
  */
 import crypto from "node:crypto";
@@ -42,6 +43,14 @@ export function typeMark(index: number): string {
  */
 export function etagOf(state: string, mark: string, body?: string): string {
   return body === undefined ? `"${state}${mark}"` : `"${state}${mark}.${digest(body).slice(0, 16)}"`;
+}
+
+/**
+ * The ETag part of a `fields` selection (`key`: the selection as the request wrote it, with its version): 16
+ * base64url characters, the same length as a body digest. Made once per distinct selection.
+ */
+export function selectionTag(key: string): string {
+  return digest(`fields\n${key}`).slice(0, 16);
 }
 
 /** The entity tags of an If-Match or If-None-Match header ("*" alone: any); weak tags keep their W/. Undefined when absent. */

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { canSee, requireOwner, requireRole, isAdmin, rolesFor, type Caller } from "./authenticate.js";
 import { sendJson, sendJsonText, type HandlerContext, type ResourceHooks, type ServiceContext } from "./context.js";
 import { ApiError, entry } from "./errors.js";
-import { etagOf, noneMatch, preconditionsHold, stateOf, typeMark } from "./etag.js";
+import { etagOf, noneMatch, preconditionsHold, selectionTag, stateOf, typeMark } from "./etag.js";
 import { makeId, mayName } from "./ids.js";
 import { hrefOf, hrefOfLink, matchLink, noInstance, type HrefMatch } from "./links.js";
 import {
@@ -16,7 +16,7 @@ import {
   type RepresentContext,
 } from "./represent.js";
 import { isJsonContentType } from "./negotiate.js";
-import { checkSelection, EMPTY_SELECTION, expansionOf, parseSelection, SERVER_FIELDS, type Selection } from "./select.js";
+import { checkSelection, EMPTY_SELECTION, expansionOf, isEmptySelection, parseSelection, SERVER_FIELDS, type Selection } from "./select.js";
 import type { FieldSpec, ResourceSpec } from "./spec.js";
 import { andThen, inTransaction, readRecord, UniqueViolation, type ImmediateTransaction, type Store, type StoredRecord } from "./store.js";
 import { IN_CURRENT_NAMES, type ServedVersion } from "./versions.js";
@@ -204,7 +204,8 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
           if (body === undefined) throw hidden(svc, resource);
           const text = JSON.stringify(down(req.served, resource.collection, body));
           if (!plain) {
-            const etag = etagOf(state, mark, text);
+            // Shaped by fields alone: the selection's tag; expanded (other instances inside) or through a read hook: the bytes' digest.
+          const etag = shaped.tag !== undefined && !svc.readHooks.has(resource.collection) ? `"${state}${mark}.${shaped.tag}"` : etagOf(state, mark, text);
             reply.header("etag", etag);
             if (noneMatch(req.headers["if-none-match"], etag)) {
               reply.code(304).send();
@@ -589,7 +590,12 @@ export function paging(svc: ServiceContext, query: Query): { offset: number; lim
   };
 }
 
-type Shaping = { readonly expand: Selection; readonly fields: Selection | undefined };
+/**
+ * The expand and fields selections of a request; `tag` (when nothing is expanded) names the selection in the
+ * ETag: a representation shaped by `fields` alone is a function of the instance's state and the selection,
+ * so its ETag needs no digest of its bytes (etag.ts).
+ */
+type Shaping = { readonly expand: Selection; readonly fields: Selection | undefined; readonly tag?: string | undefined };
 
 /** Neither fields nor expand: most requests. */
 const PLAIN: Shaping = Object.freeze({ expand: EMPTY_SELECTION, fields: undefined });
@@ -629,7 +635,8 @@ function shaping(svc: ServiceContext, resource: ResourceSpec, query: Query, serv
     };
     const fields = parse("fields", fieldsText);
     const expand = parse("expand", expandText);
-    shaped = { expand: expansionOf(fields, expand, resource, svc.resources), fields };
+    const expansion = expansionOf(fields, expand, resource, svc.resources);
+    shaped = { expand: expansion, fields, tag: isEmptySelection(expansion) ? selectionTag(key) : undefined };
     if (cache.size >= SHAPING_CACHE_LIMIT) cache.clear(); // bounded: a client varying the values cannot grow it
     cache.set(key, shaped);
   }

@@ -10,7 +10,7 @@ import { noneMatch, preconditionsHold } from "../../../templates/runtime/etag.js
 import { corsOriginsFrom } from "../../../templates/runtime/production.js";
 import { settingsFrom } from "../../../templates/runtime/server.js";
 import type { Store } from "../../../templates/runtime/store.js";
-import { assertError, call, createAuthor, json, P, spec, withApp } from "../../helpers/library-app.js";
+import { assertError, call, createAuthor, createBook, json, P, spec, withApp } from "../../helpers/library-app.js";
 
 test("every answer carries X-Request-Id: the client's when well-formed, else a UUID; a 500's dev names it", () =>
   withApp(
@@ -158,6 +158,24 @@ test("ETag on an instance GET: 304 for If-None-Match, changed by a write; 412 fo
     assert.is((await call(h, "DELETE", url, { headers: { "if-match": String(byShaped.headers.etag) } })).statusCode, 204);
     const created = await call(h, "POST", "/authors", { body: { name: "Tove" } });
     assert.is(created.headers.etag, (await call(h, "GET", `/authors/${json(created).id}`)).headers.etag, "a create's answer carries the instance's tag");
+  }));
+
+test("shaped ETags: a fields selection has its own tag and follows the instance; an expansion's follows the expanded instance too", () =>
+  withApp(async (h) => {
+    const author = await createAuthor(h, "Ursula");
+    const book = await createBook(h, "The Dispossessed", author.id);
+    const tag = async (path: string) => String((await call(h, "GET", path)).headers.etag);
+    const byName = await tag(`/authors/${author.id}?fields=name`);
+    assert.match(byName, /^"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{16}"$/);
+    assert.not.equal(await tag(`/authors/${author.id}?fields=born`), byName, "another selection, another tag");
+    assert.is(await tag(`/authors/${author.id}?fields=name`), byName, "stable while nothing changes");
+    const expanded = await tag(`/books/${book.id}?expand=author`);
+    const plainBook = await tag(`/books/${book.id}`);
+    const patched = await call(h, "PATCH", `/authors/${author.id}`, { body: { name: "Ursula K. Le Guin" }, headers: { "content-type": "application/merge-patch+json" } });
+    assert.is(patched.statusCode, 200, patched.body);
+    assert.not.equal(await tag(`/authors/${author.id}?fields=name`), byName, "the instance changed");
+    assert.is(await tag(`/books/${book.id}`), plainBook, "the book itself did not change");
+    assert.not.equal(await tag(`/books/${book.id}?expand=author`), expanded, "but its expansion did: the expanded author is in the bytes");
   }));
 
 test("etag helpers: If-None-Match is a weak comparison; If-Match compares the state part of strong tags only", () => {
