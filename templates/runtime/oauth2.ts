@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Caller } from "./authenticate.js";
 import { ApiError, entry, type Catalog } from "./errors.js";
-import { parseAuthorization, type KeyRing } from "./keys.js";
+import { challenges, parseAuthorization, type KeyRing } from "./keys.js";
 import { SIGNING_ALGORITHM, type SigningKeys } from "./signing-keys.js";
 import type { OAuth2Spec, ServiceSpec } from "./spec.js";
 
@@ -245,12 +245,13 @@ async function answerToken(req: FastifyRequest, reply: FastifyReply, oauth: OAut
   const formId = one("client_id");
   const formSecret = one("client_secret");
   const credentials = parseAuthorization(req.headers.authorization);
-  const realm = spec.auth.realm.replace(/[^\x20-\x7e]/g, "?").replace(/[\\"]/g, "\\$&");
+  // The Basic challenge as every 401 of the service writes it (keys.ts quotes the realm for a header).
+  const basicChallenge = challenges(["basic"], spec.auth.realm)[0]!;
   let id: string;
   let secret: string;
   if (credentials.scheme === "basic") {
     if (formSecret !== undefined) throw tokenError(catalog, "invalidTokenRequest", "invalid_request", "Authenticate the client one way: HTTP Basic or client_id and client_secret in the form, not both.");
-    if (req.protocol !== "https") throw tokenError(catalog, "invalidClient", "invalid_client", "Basic credentials are accepted over TLS only; use https, or send client_id and client_secret in the form.", { "www-authenticate": `Basic realm="${realm}"` });
+    if (req.protocol !== "https") throw tokenError(catalog, "invalidClient", "invalid_client", "Basic credentials are accepted over TLS only; use https, or send client_id and client_secret in the form.", { "www-authenticate": basicChallenge });
     // RFC 6749 §2.3.1: the id and secret are form-encoded before they are put in the Basic credentials.
     id = decodeForm(credentials.id);
     secret = decodeForm(credentials.secret);
@@ -259,11 +260,11 @@ async function answerToken(req: FastifyRequest, reply: FastifyReply, oauth: OAut
     id = formId;
     secret = formSecret;
   } else {
-    throw tokenError(catalog, "invalidClient", "invalid_client", "The token endpoint authenticates clients with HTTP Basic or client_id and client_secret in the form.", { "www-authenticate": `Basic realm="${realm}"` });
+    throw tokenError(catalog, "invalidClient", "invalid_client", "The token endpoint authenticates clients with HTTP Basic or client_id and client_secret in the form.", { "www-authenticate": basicChallenge });
   }
   const key = keys.verifyBasic(id, secret);
   if (key === undefined) {
-    throw tokenError(catalog, "invalidClient", "invalid_client", "The client id and secret are not a valid API key.", credentials.scheme === "basic" ? { "www-authenticate": `Basic realm="${realm}"` } : {});
+    throw tokenError(catalog, "invalidClient", "invalid_client", "The client id and secret are not a valid API key.", credentials.scheme === "basic" ? { "www-authenticate": basicChallenge } : {});
   }
   if (grant === undefined) throw tokenError(catalog, "invalidTokenRequest", "invalid_request", "The form lacks grant_type; send grant_type=client_credentials.");
   if (grant !== "client_credentials") throw tokenError(catalog, "invalidTokenRequest", "unsupported_grant_type", `The grant type ${JSON.stringify(grant)} is not supported: only client_credentials.`);
