@@ -6,8 +6,13 @@
  * type changed, a new enum value breaks the clients that read). A property of a resource is both sent and
  * read, so most changes to it break one side or the other; a new optional property, a looser limit, a new
  * collection or action, and changed wording are compatible.
+ *
+ * Shared schemas are compared once each, by name: a change inside one is reported at its own definition, as
+ * breaking the clients of the properties, parameters and responses that use it (directly or through other
+ * shared schemas), never once per path that reaches it. A reference that names another shared schema than
+ * before is a change unless the two are alike.
  */
-import type { ContractOrigin, WireAction, WireContract, WireProperty, WireResource, WireVersion } from "./contract.js";
+import { sharedRefsOf, type ContractOrigin, type WireAction, type WireContract, type WireContractV1, type WireProperty, type WireResource, type WireShared, type WireVersion } from "./contract.js";
 
 /** One difference between the recorded contract and the new one. */
 export interface ContractChange {
@@ -54,7 +59,7 @@ function typesOf(schema: Record<string, unknown>): string[] | undefined {
  * The differences between two wire schemas of one value (`where`: how to name it in a sentence), each
  * classified: `sends` when it breaks what clients send, `reads` when it breaks what they read.
  */
-export function compareSchemas(before: unknown, after: unknown, where: string): Found[] {
+export function compareSchemas(before: unknown, after: unknown, where: string, refs: SharedPair = NO_SHARED): Found[] {
   if (same(before, after)) return [];
   if (!isRecord(before) || !isRecord(after)) return [{ breaking: true, what: `${where} changed from ${shown(before)} to ${shown(after)}`, reads: true, sends: true }];
   const out: Found[] = [];
@@ -65,6 +70,7 @@ export function compareSchemas(before: unknown, after: unknown, where: string): 
     const a = before[key];
     const b = after[key];
     if (same(a, b)) continue;
+    if (key === "$ref" && typeof a === "string" && typeof b === "string" && refs.alike(a, b)) continue;
     if (key === "type") {
       const [ta, tb] = [typesOf(before), typesOf(after)];
       const lost = (ta ?? ["any"]).filter((t) => !(tb ?? ["any"]).includes(t));
@@ -96,10 +102,10 @@ export function compareSchemas(before: unknown, after: unknown, where: string): 
         const [pa, pb] = [Object.hasOwn(a, name) ? a[name] : undefined, Object.hasOwn(b, name) ? b[name] : undefined];
         if (pa === undefined) found(required.has(name), `property "${name}" added${required.has(name) ? ", required" : ""}`, required.has(name) ? { sends: true } : {});
         else if (pb === undefined) found(true, `property "${name}" removed`, { reads: true, sends: true });
-        else out.push(...compareSchemas(pa, pb, `${where}.${name}`));
+        else out.push(...compareSchemas(pa, pb, `${where}.${name}`, refs));
       }
     } else if (key === "items" && isRecord(a) && isRecord(b)) {
-      out.push(...compareSchemas(a, b, `${where}[]`));
+      out.push(...compareSchemas(a, b, `${where}[]`, refs));
     } else if (key === "additionalProperties") {
       const closes = b === false || (a === undefined && b !== undefined && b !== true);
       found(closes, `additionalProperties ${shown(a ?? "any")} → ${shown(b ?? "any")}`, closes ? { sends: true } : {});
@@ -115,7 +121,14 @@ export function compareSchemas(before: unknown, after: unknown, where: string): 
 }
 
 /** Every change between the recorded contract and the new one, breaking ones first, then by version and subject. */
-export function classify(recorded: WireContract, now: WireContract): ContractChange[] {
+export function classify(recorded: WireContract | WireContractV1, now: WireContract): ContractChange[] {
+  // A contract of the first form has its shared schemas written in: so is the new one, to compare them alike
+  // (within a budget: definitions whose schemas that makes too large could not have recorded one).
+  if (recorded.format === 1) {
+    const inlined = writtenIn(now);
+    return inlined === undefined ? [] : classify({ format: 2, shared: {}, versions: recorded.versions }, inlined);
+  }
+  const refs = new SharedPair(recorded.shared, now.shared);
   const out: ContractChange[] = [];
   for (const [key, before] of Object.entries(recorded.versions)) {
     const version = Number(key);
@@ -124,12 +137,159 @@ export function classify(recorded: WireContract, now: WireContract): ContractCha
       out.push({ breaking: true, version, subject: `version ${version}`, what: `version ${version} is no longer served`, clients: `every client of version ${version}`, origin: { file: "service.json", pointer: "/versions" }, side: "new" });
       continue;
     }
-    out.push(...versionChanges(version, before, after));
+    out.push(...versionChanges(version, before, after, refs));
   }
+  out.push(...sharedChanges(recorded, now, refs));
   return out.sort((x, y) => Number(y.breaking) - Number(x.breaking) || x.version - y.version || x.subject.localeCompare(y.subject));
 }
 
-function versionChanges(version: number, before: WireVersion, after: WireVersion): ContractChange[] {
+/**
+ * The shared schemas of two contracts, for comparing references: `alike(a, b)` when the recorded `a` and the
+ * new `b` describe the same values (the same name counts as alike: a change inside it is reported once, at it).
+ */
+export class SharedPair {
+  /** Pairs of different names found alike or not; a pair met again while it is compared is taken as alike (a cycle adds nothing). */
+  private readonly known = new Map<string, boolean>();
+
+  constructor(
+    readonly before: Readonly<Record<string, WireShared>>,
+    readonly after: Readonly<Record<string, WireShared>>,
+  ) {}
+
+  alike(a: string, b: string): boolean {
+    if (a === b) return true;
+    const x = Object.hasOwn(this.before, a) ? this.before[a] : undefined;
+    const y = Object.hasOwn(this.after, b) ? this.after[b] : undefined;
+    if (x === undefined || y === undefined) return false;
+    const key = `${a}\u0000${b}`;
+    const found = this.known.get(key);
+    if (found !== undefined) return found;
+    this.known.set(key, true);
+    const alike = this.sameShape(x.schema, y.schema);
+    this.known.set(key, alike);
+    return alike;
+  }
+
+  private sameShape(a: unknown, b: unknown): boolean {
+    if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => this.sameShape(v, b[i]));
+    if (!isRecord(a) || !isRecord(b)) return a === b;
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    return keys.every((k) => Object.hasOwn(b, k) && (k === "$ref" && typeof a[k] === "string" && typeof b[k] === "string" ? this.alike(a[k] as string, b[k] as string) : this.sameShape(a[k], b[k])));
+  }
+}
+
+const NO_SHARED = new SharedPair({}, {});
+
+/** What uses a shared schema in one version: a property of a resource (sent and read), an action's parameter (sent) or response (read). */
+interface SharedUse {
+  readonly subject: string;
+  readonly kind: "property" | "parameter" | "response";
+}
+
+/**
+ * The changes inside the shared schemas both contracts define, each once per version that uses the schema:
+ * breaking when it breaks a side of one of its uses, the clients named by those uses.
+ */
+function sharedChanges(recorded: WireContract, now: WireContract, refs: SharedPair): ContractChange[] {
+  const changed = Object.keys(now.shared).filter((name) => Object.hasOwn(recorded.shared, name) && !same(recorded.shared[name]!.schema, now.shared[name]!.schema));
+  if (changed.length === 0) return [];
+  // Who refers to each shared schema among the shared schemas (the new ones), to find every use through them.
+  const referrers = new Map<string, string[]>();
+  for (const [name, s] of Object.entries(now.shared)) {
+    for (const to of sharedRefsOf(s.schema)) referrers.set(to, [...(referrers.get(to) ?? []), name]);
+  }
+  const out: ContractChange[] = [];
+  const uses = new Map<string, Map<string, SharedUse[]>>();
+  for (const name of changed) {
+    const findings = compareSchemas(recorded.shared[name]!.schema, now.shared[name]!.schema, `schema "${name}"`, refs);
+    if (findings.length === 0) continue;
+    // The shared schemas that reach this one (itself included).
+    const reach = new Set([name]);
+    const queue = [name];
+    while (queue.length > 0) for (const from of referrers.get(queue.pop()!) ?? []) if (!reach.has(from)) reach.add(from), queue.push(from);
+    for (const [key, version] of Object.entries(now.versions)) {
+      if (!Object.hasOwn(recorded.versions, key)) continue; // a new version breaks no client
+      let direct = uses.get(key);
+      if (direct === undefined) uses.set(key, (direct = directUses(version)));
+      const used = [...reach].flatMap((s) => direct.get(s) ?? []);
+      if (used.length === 0) continue;
+      const subjects = [...new Set(used.map((u) => u.subject))].sort();
+      const named = subjects.length <= 3 ? subjects.join(", ") : `${subjects.slice(0, 3).join(", ")} and ${subjects.length - 3} more`;
+      for (const f of findings) {
+        const breaking = f.breaking && used.some((u) => u.kind === "property" || (u.kind === "parameter" && f.sends) || (u.kind === "response" && f.reads));
+        const side = f.sends && f.reads ? "send or read" : f.sends ? "send" : "read";
+        out.push({ breaking, version: Number(key), subject: name, what: f.what, clients: breaking ? `clients of version ${key} that ${side} ${named}` : "", origin: now.shared[name]!.origin, side: "new" });
+      }
+    }
+  }
+  return out;
+}
+
+/** Per shared schema, what in `version` refers to it directly. */
+function directUses(version: WireVersion): Map<string, SharedUse[]> {
+  const out = new Map<string, SharedUse[]>();
+  const add = (schema: unknown, use: SharedUse) => {
+    for (const name of sharedRefsOf(schema)) out.set(name, [...(out.get(name) ?? []), use]);
+  };
+  for (const [collection, r] of Object.entries(version.resources)) for (const [name, p] of Object.entries(r.properties)) add(p.schema, { subject: `${collection}.${name}`, kind: "property" });
+  for (const [action, a] of Object.entries(version.actions)) {
+    for (const [name, p] of Object.entries(a.params)) add(p.schema, { subject: `${action}.${name}`, kind: "parameter" });
+    add(a.response, { subject: action, kind: "response" });
+  }
+  return out;
+}
+
+/** Schema nodes a contract of the first form may be compared through (see writtenIn). */
+const WRITTEN_IN_BUDGET = 2_000_000;
+
+/**
+ * `contract` with its shared schemas written in where they are used, as the first form recorded it (a
+ * schema that refers to itself keeps that reference, by name); undefined past WRITTEN_IN_BUDGET nodes.
+ */
+function writtenIn(contract: WireContract): WireContract | undefined {
+  let nodes = 0;
+  const write = (schema: unknown, expanding: ReadonlySet<string>): unknown => {
+    if (++nodes > WRITTEN_IN_BUDGET) throw new RangeError("budget");
+    if (Array.isArray(schema)) return schema.map((s) => write(s, expanding));
+    if (!isRecord(schema)) return schema;
+    const ref = schema.$ref;
+    if (typeof ref === "string" && Object.hasOwn(contract.shared, ref)) {
+      const rest = write(Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$ref")), expanding) as Record<string, unknown>;
+      if (expanding.has(ref)) return { ...rest, $ref: ref };
+      const inner = write(contract.shared[ref]!.schema, new Set([...expanding, ref]));
+      return Object.keys(rest).length === 0 ? inner : { allOf: [inner], ...rest };
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(schema)) Object.defineProperty(out, key, { value: DATA_KEYS.has(key) ? value : write(value, expanding), enumerable: true, writable: true, configurable: true });
+    return out;
+  };
+  try {
+    const versions: Record<string, WireVersion> = {};
+    for (const [key, v] of Object.entries(contract.versions)) {
+      const resources: Record<string, WireResource> = {};
+      for (const [c, r] of Object.entries(v.resources)) {
+        const properties: Record<string, WireProperty> = {};
+        for (const [name, p] of Object.entries(r.properties)) Object.defineProperty(properties, name, { value: { ...p, schema: write(p.schema, new Set()) }, enumerable: true, writable: true, configurable: true });
+        resources[c] = { ...r, properties };
+      }
+      const actions: Record<string, WireAction> = {};
+      for (const [name, a] of Object.entries(v.actions)) {
+        actions[name] = { ...a, params: Object.fromEntries(Object.entries(a.params).map(([p, x]) => [p, { ...x, schema: write(x.schema, new Set()) }])), response: write(a.response, new Set()) };
+      }
+      versions[key] = { resources, actions };
+    }
+    return { format: 2, shared: {}, versions };
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
+/** Keywords whose value is data (written as it is). */
+const DATA_KEYS = new Set(["enum", "const", "default"]);
+
+function versionChanges(version: number, before: WireVersion, after: WireVersion, refs: SharedPair): ContractChange[] {
   const out: ContractChange[] = [];
   const of = `clients of version ${version}`;
   for (const [collection, a] of Object.entries(before.resources)) {
@@ -138,7 +298,7 @@ function versionChanges(version: number, before: WireVersion, after: WireVersion
       out.push({ breaking: true, version, subject: collection, what: `the collection ${collection} is no longer served`, clients: `${of} that use ${collection}`, origin: a.origin, side: "old" });
       continue;
     }
-    out.push(...resourceChanges(version, collection, a, b));
+    out.push(...resourceChanges(version, collection, a, b, refs));
   }
   for (const [collection, b] of Object.entries(after.resources)) {
     if (before.resources[collection] === undefined) out.push({ breaking: false, version, subject: collection, what: `the collection ${collection} is new`, clients: "", origin: b.origin, side: "new" });
@@ -146,7 +306,7 @@ function versionChanges(version: number, before: WireVersion, after: WireVersion
   for (const [name, a] of Object.entries(before.actions)) {
     const b = after.actions[name];
     if (b === undefined) out.push({ breaking: true, version, subject: name, what: `the action ${name} is no longer served`, clients: `${of} that call ${name}`, origin: a.origin, side: "old" });
-    else out.push(...actionChanges(version, name, a, b));
+    else out.push(...actionChanges(version, name, a, b, refs));
   }
   for (const [name, b] of Object.entries(after.actions)) {
     if (before.actions[name] === undefined) out.push({ breaking: false, version, subject: name, what: `the action ${name} is new`, clients: "", origin: b.origin, side: "new" });
@@ -160,7 +320,7 @@ function clientsOf(version: number, subject: string, f: Found): string {
   return f.breaking ? `clients of version ${version} that ${side} ${subject}` : "";
 }
 
-function resourceChanges(version: number, collection: string, a: WireResource, b: WireResource): ContractChange[] {
+function resourceChanges(version: number, collection: string, a: WireResource, b: WireResource, refs: SharedPair): ContractChange[] {
   const out: ContractChange[] = [];
   const add = (subject: string, f: Found, origin = b.origin) => out.push({ breaking: f.breaking, version, subject, what: f.what, clients: clientsOf(version, subject, f), origin, side: "new" });
   if (a.mediaType !== b.mediaType) add(collection, { breaking: true, what: `media type ${a.mediaType} became ${b.mediaType}`, reads: true, sends: true });
@@ -179,7 +339,7 @@ function resourceChanges(version: number, collection: string, a: WireResource, b
       out.push({ breaking: true, version, subject, what: `property "${name}" was removed (or renamed)`, clients: `clients of version ${version} that send or read ${subject}`, origin: pa.origin, side: "old" });
       continue;
     }
-    for (const f of propertyChanges(name, pa, pb)) add(subject, f, pb.origin);
+    for (const f of propertyChanges(name, pa, pb, refs)) add(subject, f, pb.origin);
   }
   for (const [name, pb] of Object.entries(b.properties)) {
     if (Object.hasOwn(a.properties, name)) continue;
@@ -188,7 +348,7 @@ function resourceChanges(version: number, collection: string, a: WireResource, b
   return out;
 }
 
-function propertyChanges(name: string, a: WireProperty, b: WireProperty): Found[] {
+function propertyChanges(name: string, a: WireProperty, b: WireProperty, refs: SharedPair): Found[] {
   const out: Found[] = [];
   if (!a.required && b.required) out.push({ breaking: true, what: `property "${name}" is now required`, reads: false, sends: true });
   if (a.required && !b.required) out.push({ breaking: true, what: `property "${name}" is no longer required (an answer may leave it out)`, reads: true, sends: false });
@@ -196,11 +356,11 @@ function propertyChanges(name: string, a: WireProperty, b: WireProperty): Found[
     const form = (p: WireProperty) => (p.link === undefined ? "a value" : `${p.many ? "links" : "a link"} to ${p.link}`);
     out.push({ breaking: true, what: `property "${name}" was ${form(a)} and is ${form(b)}`, reads: true, sends: true });
   }
-  out.push(...compareSchemas(a.schema, b.schema, `property "${name}"`));
+  out.push(...compareSchemas(a.schema, b.schema, `property "${name}"`, refs));
   return out;
 }
 
-function actionChanges(version: number, name: string, a: WireAction, b: WireAction): ContractChange[] {
+function actionChanges(version: number, name: string, a: WireAction, b: WireAction, refs: SharedPair): ContractChange[] {
   const out: ContractChange[] = [];
   const add = (subject: string, f: Found) => out.push({ breaking: f.breaking, version, subject, what: f.what, clients: f.breaking ? `clients of version ${version} that call ${name}` : "", origin: b.origin, side: "new" });
   if (a.method !== b.method) add(name, { breaking: true, what: `method ${a.method} became ${b.method}`, reads: true, sends: true });
@@ -214,12 +374,12 @@ function actionChanges(version: number, name: string, a: WireAction, b: WireActi
     if (pb === undefined) add(`${name}.${p}`, { breaking: true, what: `parameter "${p}" was removed`, reads: false, sends: true });
     else {
       if (!pa.required && pb.required) add(`${name}.${p}`, { breaking: true, what: `parameter "${p}" is now required`, reads: false, sends: true });
-      for (const f of compareSchemas(pa.schema, pb.schema, `parameter "${p}"`)) add(`${name}.${p}`, { ...f, breaking: f.breaking && f.sends });
+      for (const f of compareSchemas(pa.schema, pb.schema, `parameter "${p}"`, refs)) add(`${name}.${p}`, { ...f, breaking: f.breaking && f.sends });
     }
   }
   for (const [p, pb] of Object.entries(b.params)) {
     if (a.params[p] === undefined) add(`${name}.${p}`, pb.required ? { breaking: true, what: `parameter "${p}" is new and required`, reads: false, sends: true } : { breaking: false, what: `parameter "${p}" is new`, reads: false, sends: false });
   }
-  for (const f of compareSchemas(a.response, b.response, "the response")) add(name, { ...f, breaking: f.breaking && f.reads });
+  for (const f of compareSchemas(a.response, b.response, "the response", refs)) add(name, { ...f, breaking: f.breaking && f.reads });
   return out;
 }

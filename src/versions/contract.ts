@@ -1,11 +1,12 @@
 /**
  * The wire contract of a service: per served version, what a client of it sends and reads — each
  * collection's media type, access, unique keys and properties (by their names in that version, required or
- * not, with their schemas stripped of annotations and their shared schemas written in), and each action's
- * method, parameters and response. A generation records it (OUT/.resourcery/contract.json); the next one
- * compares its own with it (classify.ts) to find what would break a version already published. It is made
- * from the model (its version views), never from the OpenAPI text, so that wording, ordering and layout of
- * the docs change nothing.
+ * not, with their schemas stripped of annotations), and each action's method, parameters and response; and
+ * the shared schemas those refer to, once each, by name (a shared schema is never written out where it is
+ * used: Stripe's expandable fields refer to one another so that writing them in is exponential in the chain).
+ * A generation records it (OUT/.resourcery/contract.json); the next one compares its own with it
+ * (classify.ts) to find what would break a version already published. It is made from the model (its version
+ * views), never from the OpenAPI text, so that wording, ordering and layout of the docs change nothing.
  */
 import path from "node:path";
 import { SHARED_REF_PREFIX } from "../model/build-schema.js";
@@ -53,14 +54,32 @@ export interface WireVersion {
   readonly actions: Readonly<Record<string, WireAction>>;
 }
 
+/** A shared schema as the wire sees it (see wireSchema), with where it is defined. */
+export interface WireShared {
+  readonly schema: unknown;
+  readonly origin: ContractOrigin;
+}
+
 export interface WireContract {
-  /** The form of this record; a different one is not compared (a regeneration records it anew). */
-  readonly format: 1;
+  /**
+   * The form of this record: 2 keeps shared schemas by name (`{"$ref": "<name>"}` in a schema, defined once
+   * in `shared`); 1 (resourcery before it) wrote them in wherever they were used. Another is not compared (a
+   * regeneration records it anew).
+   */
+  readonly format: 2;
+  /** The shared schemas, by name (the model's SharedSchema names), as every version sees them. */
+  readonly shared: Readonly<Record<string, WireShared>>;
   /** By version number. */
   readonly versions: Readonly<Record<string, WireVersion>>;
 }
 
-export const CONTRACT_FORMAT = 1;
+/** A contract recorded by resourcery before shared schemas were kept by name: its schemas have them written in. */
+export interface WireContractV1 {
+  readonly format: 1;
+  readonly versions: Readonly<Record<string, WireVersion>>;
+}
+
+export const CONTRACT_FORMAT = 2;
 
 /** Keywords that describe a value without constraining it: no client sees a difference when they change. */
 const ANNOTATIONS = new Set(["title", "description", "examples", "example", "$comment", "deprecated", "$schema", "$id", "$anchor"]);
@@ -74,40 +93,55 @@ const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
- * A schema as a client meets it on the wire: annotations and `x-` keywords dropped, shared schemas
- * (`#/$defs/<name>`) written in where they are used (a shared schema that refers to itself keeps that
- * reference, by name), data keywords (enum, const, default) as written.
+ * A schema as a client meets it on the wire: annotations and `x-` keywords dropped, keys sorted, a reference to
+ * a shared schema (`#/$defs/<name>`) kept as `{"$ref": "<name>"}` (beside the keywords written next to it),
+ * data keywords (enum, const, default) as written. Linear in the schema: nothing is written in.
+ * @example wireSchema({ description: "Where", $ref: "#/$defs/Address" }) → { $ref: "Address" }
  */
-export function wireSchema(schema: unknown, shared: ReadonlyMap<string, unknown>, expanding: ReadonlySet<string> = new Set()): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => wireSchema(s, shared, expanding));
+export function wireSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => wireSchema(s));
   if (!isRecord(schema)) return schema;
-  const ref = schema.$ref;
-  if (typeof ref === "string" && ref.startsWith(SHARED_REF_PREFIX)) {
-    const name = ref.slice(SHARED_REF_PREFIX.length);
-    const target = shared.get(name);
-    const rest = wireSchema(Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$ref")), shared, expanding) as Record<string, unknown>;
-    if (target === undefined || expanding.has(name)) return { ...rest, $ref: name };
-    const inner = wireSchema(target, shared, new Set([...expanding, name]));
-    return Object.keys(rest).length === 0 ? inner : { allOf: [inner], ...rest };
-  }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(schema).sort()) {
     const value = schema[key];
     if (ANNOTATIONS.has(key) || /^x-/i.test(key)) continue;
-    if (SCHEMA_MAPS.has(key) && isRecord(value)) {
+    if (key === "$ref" && typeof value === "string" && value.startsWith(SHARED_REF_PREFIX)) out.$ref = value.slice(SHARED_REF_PREFIX.length);
+    else if (SCHEMA_MAPS.has(key) && isRecord(value)) {
       const map: Record<string, unknown> = {};
-      for (const name of Object.keys(value).sort()) Object.defineProperty(map, name, { value: wireSchema(value[name], shared, expanding), enumerable: true, writable: true, configurable: true });
+      for (const name of Object.keys(value).sort()) Object.defineProperty(map, name, { value: wireSchema(value[name]), enumerable: true, writable: true, configurable: true });
       out[key] = map;
-    } else if (SCHEMA_VALUES.has(key) || SCHEMA_LISTS.has(key)) out[key] = wireSchema(value, shared, expanding);
+    } else if (SCHEMA_VALUES.has(key) || SCHEMA_LISTS.has(key)) out[key] = wireSchema(value);
     else out[key] = value;
   }
   return out;
 }
 
+/**
+ * The shared schemas `schema` refers to directly (by name, as wireSchema keeps them).
+ * @example sharedRefsOf({ properties: { home: { $ref: "Address" } } }) → ["Address"]
+ */
+export function sharedRefsOf(schema: unknown, into: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(schema)) {
+    for (const s of schema) sharedRefsOf(s, into);
+  } else if (isRecord(schema)) {
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === "$ref" && typeof value === "string" && !value.includes("/")) into.add(value);
+      else if (!DATA.has(key) && typeof value === "object" && value !== null) sharedRefsOf(value, into);
+    }
+  }
+  return into;
+}
+
+/** Keywords whose value is data, not schemas: a `$ref` inside is a value. */
+const DATA = new Set(["enum", "const", "default"]);
+
 /** The wire contract of every version `model` serves; origins relative to `root` (the definitions folder). */
 export function contractOf(model: Model, root: string): WireContract {
-  const shared = new Map(model.schemas.map((s) => [s.name, s.schema as unknown]));
   const at = (o: Origin): ContractOrigin => ({ file: path.relative(root, o.file).split(path.sep).join("/"), pointer: o.pointer });
+  const shared: Record<string, WireShared> = {};
+  for (const s of [...model.schemas].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    Object.defineProperty(shared, s.name, { value: { schema: wireSchema(s.schema), origin: at(s.origin) }, enumerable: true, writable: true, configurable: true });
+  }
   const versions: Record<string, WireVersion> = {};
   for (const version of servedVersions(model.service)) {
     const view = versionView(model, version);
@@ -122,7 +156,7 @@ export function contractOf(model: Model, root: string): WireContract {
             required,
             link: field.link?.target,
             many: field.link?.kind === "collection",
-            schema: field.link ? {} : wireSchema(field.schema, shared),
+            schema: field.link ? {} : wireSchema(field.schema),
             origin: at(field.origin),
           },
           enumerable: true,
@@ -145,12 +179,12 @@ export function contractOf(model: Model, root: string): WireContract {
         method: a.method,
         mediaType: a.mediaType.replace(`.v${model.service.version}.`, `.v${version}.`),
         roles: [...a.roles].sort(),
-        params: Object.fromEntries(a.params.map((p) => [p.name, { required: p.required, schema: wireSchema(p.schema, shared) }])),
-        response: wireSchema(a.response, shared),
+        params: Object.fromEntries(a.params.map((p) => [p.name, { required: p.required, schema: wireSchema(p.schema) }])),
+        response: wireSchema(a.response),
         origin: at(a.origin),
       };
     }
     versions[String(version)] = { resources, actions };
   }
-  return { format: CONTRACT_FORMAT, versions };
+  return { format: CONTRACT_FORMAT, shared, versions };
 }

@@ -11,16 +11,21 @@ import { report } from "../diagnostics/report.js";
 import type { EmittedFile } from "../emit/emitted-file.js";
 import type { Model } from "../model/types.js";
 import { classify, type ContractChange } from "./classify.js";
-import { CONTRACT_FORMAT, contractOf, type WireContract } from "./contract.js";
+import { CONTRACT_FORMAT, contractOf, type WireContract, type WireContractV1 } from "./contract.js";
 
 /** Where a generated package keeps the contract of the versions it served. */
 export const CONTRACT_FILE = ".resourcery/contract.json";
 
-/** The contract recorded in `out`; undefined when there is none, or one of another form (the next generation records it anew). */
-export function readContract(out: string): WireContract | undefined {
+/**
+ * The contract recorded in `out` (of this form, or of the first, which classify compares too); undefined when
+ * there is none, or one of another form (the next generation records it anew).
+ */
+export function readContract(out: string): WireContract | WireContractV1 | undefined {
   try {
-    const value = JSON.parse(fs.readFileSync(path.join(out, CONTRACT_FILE), "utf8")) as WireContract;
-    return value && value.format === CONTRACT_FORMAT && value.versions !== null && typeof value.versions === "object" ? value : undefined;
+    const value = JSON.parse(fs.readFileSync(path.join(out, CONTRACT_FILE), "utf8")) as WireContract | WireContractV1;
+    if (!value || value.versions === null || typeof value.versions !== "object") return undefined;
+    if (value.format === 1) return value;
+    return value.format === CONTRACT_FORMAT && value.shared !== null && typeof value.shared === "object" ? value : undefined;
   } catch {
     return undefined;
   }

