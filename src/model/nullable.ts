@@ -18,7 +18,7 @@ export type ResolveRef = (ref: string) => JsonSchema | undefined;
  * @example isNullable({ type: "string" }) === false
  */
 export function isNullable(schema: JsonSchema, resolve?: ResolveRef): boolean {
-  return names(schema, resolve, new Set()) && allows(schema, resolve, new Set());
+  return names(schema, resolve, new Set(), new Map()) && allows(schema, resolve, new Set(), new Map());
 }
 
 type Json = Readonly<Record<string, unknown>>;
@@ -27,34 +27,41 @@ function isObject(value: unknown): value is Json {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/** What a judgement found for each `$ref` it followed: each is judged once (a DAG of $refs stays linear). */
+type Judged = Map<string, boolean | undefined>;
+
 /**
  * `judge` of the schema a `$ref` of `s` names; undefined without a $ref, when it cannot be resolved, or
- * when it is already being judged further up (a cycle of $refs ends).
+ * when it is already being judged further up (a cycle of $refs ends). Each $ref is judged once per
+ * question (`judged`): a schema whose branches refer to the same schemas again is not walked once per path.
  */
-function viaRef(s: Json, resolve: ResolveRef | undefined, seen: ReadonlySet<string>, judge: (t: JsonSchema, seen: ReadonlySet<string>) => boolean): boolean | undefined {
+function viaRef(s: Json, resolve: ResolveRef | undefined, seen: ReadonlySet<string>, judged: Judged, judge: (t: JsonSchema, seen: ReadonlySet<string>) => boolean): boolean | undefined {
   if (typeof s.$ref !== "string" || resolve === undefined || seen.has(s.$ref)) return undefined;
+  if (judged.has(s.$ref)) return judged.get(s.$ref);
   const t = resolve(s.$ref);
-  return t === undefined ? undefined : judge(t, new Set(seen).add(s.$ref));
+  const found = t === undefined ? undefined : judge(t, new Set(seen).add(s.$ref));
+  judged.set(s.$ref, found);
+  return found;
 }
 
 /** True when the schema, or a part of it, says null outright. */
-function names(schema: unknown, resolve: ResolveRef | undefined, seen: ReadonlySet<string>): boolean {
+function names(schema: unknown, resolve: ResolveRef | undefined, seen: ReadonlySet<string>, judged: Judged): boolean {
   if (!isObject(schema)) return false;
   if (schema.type === "null" || (Array.isArray(schema.type) && schema.type.includes("null"))) return true;
   if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
   if (Object.hasOwn(schema, "const") && schema.const === null) return true;
   for (const k of ["anyOf", "oneOf", "allOf"]) {
     const parts = schema[k];
-    if (Array.isArray(parts) && parts.some((p) => names(p, resolve, seen))) return true;
+    if (Array.isArray(parts) && parts.some((p) => names(p, resolve, seen, judged))) return true;
   }
-  return viaRef(schema, resolve, seen, (t, inner) => names(t, resolve, inner)) === true;
+  return viaRef(schema, resolve, seen, judged, (t, inner) => names(t, resolve, inner, judged)) === true;
 }
 
 /**
  * True when no keyword of the schema refuses null. A $ref that cannot be resolved (a link to a resource,
  * an object) refuses it, unless a type beside it names null.
  */
-function allows(schema: unknown, resolve: ResolveRef | undefined, seen: ReadonlySet<string>): boolean {
+function allows(schema: unknown, resolve: ResolveRef | undefined, seen: ReadonlySet<string>, judged: Judged): boolean {
   if (typeof schema === "boolean") return schema;
   if (!isObject(schema)) return false;
   const { type } = schema;
@@ -63,13 +70,13 @@ function allows(schema: unknown, resolve: ResolveRef | undefined, seen: Readonly
   if (Array.isArray(schema.enum) && !schema.enum.includes(null)) return false;
   if (Object.hasOwn(schema, "const") && schema.const !== null) return false;
   const anyOf = schema.anyOf;
-  if (Array.isArray(anyOf) && !anyOf.some((p) => allows(p, resolve, seen))) return false;
+  if (Array.isArray(anyOf) && !anyOf.some((p) => allows(p, resolve, seen, judged))) return false;
   const oneOf = schema.oneOf;
-  if (Array.isArray(oneOf) && oneOf.filter((p) => allows(p, resolve, seen)).length !== 1) return false;
+  if (Array.isArray(oneOf) && oneOf.filter((p) => allows(p, resolve, seen, judged)).length !== 1) return false;
   const allOf = schema.allOf;
-  if (Array.isArray(allOf) && !allOf.every((p) => allows(p, resolve, seen))) return false;
+  if (Array.isArray(allOf) && !allOf.every((p) => allows(p, resolve, seen, judged))) return false;
   if (typeof schema.$ref !== "string") return true;
   // A type that names null beside a $ref is the contract's nullable link (`"type": ["object", "null"]`).
   if (type === "null" || (Array.isArray(type) && type.includes("null"))) return true;
-  return viaRef(schema, resolve, seen, (t, inner) => allows(t, resolve, inner)) === true;
+  return viaRef(schema, resolve, seen, judged, (t, inner) => allows(t, resolve, inner, judged)) === true;
 }

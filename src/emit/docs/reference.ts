@@ -282,22 +282,28 @@ function asSchema(written: JsonSchema | undefined): Schema {
 
 /** A short type: "string (email)", "array of string", "integer or null", "one of …". */
 export function typeText(schema: JsonSchema): string {
-  return typeTextWithin(schema, new Set());
+  return typeTextWithin(schema, new Set(), new Set());
 }
 
 /**
  * typeText, with the shared schemas being spelt out around this one in `within`: a shared schema met again
- * inside itself (a JSON value's "array of Json") is named, not spelt out again without end.
+ * inside itself (a JSON value's "array of Json") is named, not spelt out again without end. A shared union or
+ * array is spelt out once per text (`spelt`) and named where it comes again, so that a text grows with the
+ * schemas it reaches, not with the paths to them (unions of unions of the same schemas double at each level).
  */
-function typeTextWithin(schema: JsonSchema, within: ReadonlySet<string>): string {
+function typeTextWithin(schema: JsonSchema, within: ReadonlySet<string>, spelt: Set<string>): string {
   const name = SharedSchemas.nameOf(schema);
   if (name !== undefined && within.has(name)) return name;
   const inner = name === undefined ? within : new Set([...within, name]);
-  const typeText = (sub: JsonSchema) => typeTextWithin(sub, inner);
+  const typeText = (sub: JsonSchema) => typeTextWithin(sub, inner, spelt);
   const s = asSchema(schema);
   if (schema === true || Object.keys(s).length === 0) return "any";
   if (schema === false) return "nothing";
   const variants = (s["oneOf"] ?? s["anyOf"]) as JsonSchema[] | undefined;
+  if (name !== undefined && (Array.isArray(variants) || s["items"] !== undefined)) {
+    if (spelt.has(name)) return name;
+    spelt.add(name);
+  }
   if (Array.isArray(variants)) return variants.map(typeText).join(" or ");
   let type = s["type"];
   if (type === undefined && Array.isArray(s["enum"])) type = [...new Set((s["enum"] as unknown[]).map(jsonType))];
