@@ -364,6 +364,12 @@ export const codes = {
     message: (a) => a.problem,
     hint: (a) => a.fix,
   }),
+  "schema-fan-out": def<{ problem: string; fix: string }>({
+    severity: "error",
+    title: "Validating a value never applies the same shared schemas to it exponentially many times",
+    message: (a) => a.problem,
+    hint: (a) => a.fix,
+  }),
   "required-link-cycle": def<{ problem: string; fix: string }>({
     severity: "error",
     title: "Required links leave room for a first instance",

@@ -25,6 +25,7 @@ import { unsafeName } from "./rules/unsafe-name.js";
 import { requiredDefault } from "./rules/required-default.js";
 import { requiredLinkCycle } from "./rules/required-link-cycle.js";
 import { schemaLoop } from "./rules/schema-loop.js";
+import { schemaFanOut } from "./rules/schema-fan-out.js";
 import { versionKeywords } from "./rules/version-keywords.js";
 import { rootKeywordIgnored } from "./rules/root-keyword-ignored.js";
 import { unknownFormat } from "./rules/unknown-format.js";
@@ -37,7 +38,7 @@ import { v3VersionSegment } from "./rules/v3-version-segment.js";
 export const rules: readonly Rule[] = [
   r1PluralNouns, r2NounRoutes, r3PathSegments, subCollectionCase, e2ActionVerbs, e3ActionParams, a3BasicNeedsHttps, a5PreferApiKeys, oauth2Unused,
   v1VendorToken, v3VersionSegment, mediaTypeLength, serverOwnedProperty, keywordProperties, duplicateNames, unsafeName,
-  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete, requiredLinkCycle, schemaLoop, versionKeywords, rootKeywordIgnored, closedRoute, schemaCompile,
+  nameCollisions, duplicateErrorCode, invalidPattern, unsupportedKeyword, unknownKeyword, unknownFormat, requiredDefault, onDelete, requiredLinkCycle, schemaLoop, schemaFanOut, versionKeywords, rootKeywordIgnored, closedRoute, schemaCompile,
 ];
 
 /**

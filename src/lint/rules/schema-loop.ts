@@ -8,9 +8,9 @@ import { ringsOf } from "../rings.js";
 import { defineRule } from "../rule.js";
 
 /** Keywords whose schemas apply to the value itself (not to a property, an item or a key of it). */
-const IN_PLACE_ARRAYS = new Set(["allOf", "anyOf", "oneOf"]);
-const IN_PLACE_VALUES = new Set(["not", "if", "then", "else"]);
-const IN_PLACE_MAPS = new Set(["dependentSchemas", "dependencies"]);
+export const IN_PLACE_ARRAYS = new Set(["allOf", "anyOf", "oneOf"]);
+export const IN_PLACE_VALUES = new Set(["not", "if", "then", "else"]);
+export const IN_PLACE_MAPS = new Set(["dependentSchemas", "dependencies"]);
 
 /** A reference from one shared schema to another (or itself) that applies to the same value. */
 interface Step {
@@ -64,6 +64,10 @@ export const schemaLoop = defineRule({
 });
 
 /** How a diagnostic names a shared schema: as it is written, its key under $defs (or its file). */
+export function labelOf(shared: SharedSchema | undefined): string {
+  return label(shared);
+}
+
 function label(shared: SharedSchema | undefined): string {
   if (shared === undefined) return "?";
   const last = shared.origin.pointer.split("/").pop() ?? "";

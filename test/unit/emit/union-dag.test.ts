@@ -1,8 +1,9 @@
 /**
- * Shared schemas stay shared in every step of generate (issue 17): a union whose branches refer to the same
- * unions again, 40 levels deep, doubles its paths at each level. Walked once per path, 18 levels took seconds
- * and 29 never finished (the merge-patch facts' nullable test, the docs' type text): each step now visits a
- * shared schema once, so the whole generate finishes at once and its texts grow with the schemas.
+ * Shared schemas stay shared in every step of generate (issue 17): unions whose branches refer to the same
+ * unions again, 40 levels deep, double their paths at each level. On the same value (anyOf/oneOf of the next
+ * levels) that is exponential validation, which `check` refuses (schema-fan-out); through arrays' items it is
+ * fine to validate, and every step of generate visits each shared schema once (the docs' type text spelt them
+ * out once per path: 29 levels never finished), so it generates at once and its texts grow with the schemas.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -16,26 +17,40 @@ test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const LEVELS = 40;
 
-/** l0 … l40 and m1 … m40: each l a oneOf of the next m, the next l, an array of it and an object holding both. */
-function unionDag(): Record<string, unknown> {
+/** l0 … l40 and m1 … m40: each l a oneOf of the next m and an array of the next l, each m an anyOf of an array of its l, boolean and null. */
+function itemsDag(): Record<string, unknown> {
   const defs: Record<string, unknown> = { [`l${LEVELS}`]: { oneOf: [{ type: "string" }, { type: "integer" }] } };
   for (let i = 0; i < LEVELS; i++) {
     const [m, l] = [`#/$defs/m${i + 1}`, `#/$defs/l${i + 1}`];
-    defs[`l${i}`] = { oneOf: [{ $ref: m }, { $ref: l }, { type: "array", items: { $ref: l } }, { type: "object", properties: { x: { $ref: m }, y: { $ref: l } } }] };
-    defs[`m${i + 1}`] = { anyOf: [{ $ref: l }, { type: "boolean" }, { type: "null" }] };
+    defs[`l${i}`] = { oneOf: [{ $ref: m }, { type: "array", items: { $ref: l } }] };
+    defs[`m${i + 1}`] = { anyOf: [{ type: "array", items: { $ref: l } }, { type: "boolean" }, { type: "null" }] };
   }
   return defs;
 }
 
-test("a union DAG 40 levels deep generates at once; the docs name a shared union where it comes again", async () => {
-  const defs = path.join(tmp, "defs");
-  const out = path.join(tmp, "out");
+/** The same, on the same value: each l a oneOf of the next m and the next l, each m an anyOf of its l. */
+function inPlaceDag(): Record<string, unknown> {
+  const defs: Record<string, unknown> = { [`l${LEVELS}`]: { oneOf: [{ type: "string" }, { type: "integer" }] } };
+  for (let i = 0; i < LEVELS; i++) {
+    defs[`l${i}`] = { oneOf: [{ $ref: `#/$defs/m${i + 1}` }, { $ref: `#/$defs/l${i + 1}` }] };
+    defs[`m${i + 1}`] = { anyOf: [{ $ref: `#/$defs/l${i + 1}` }, { type: "boolean" }] };
+  }
+  return defs;
+}
+
+function project(name: string, dag: Record<string, unknown>): string {
+  const defs = path.join(tmp, name);
   fs.mkdirSync(defs);
   fs.writeFileSync(path.join(defs, "service.json"), JSON.stringify({ name: "dag-service", vendor: "acme", version: 1, baseUrl: "https://api.example.com/v1", errorDocsUrl: "https://docs.example.com/errors", resources: ["book.json"] }));
-  const book = { type: "object", "x-collection": "books", properties: { title: { type: "string" }, v: { $ref: "#/$defs/l0" }, w: { anyOf: [{ $ref: "#/$defs/m1" }, { type: "null" }] } }, $defs: unionDag() };
+  const book = { type: "object", "x-collection": "books", properties: { title: { type: "string" }, v: { $ref: "#/$defs/l0" }, w: { anyOf: [{ $ref: "#/$defs/m1" }, { type: "null" }] } }, $defs: dag };
   fs.writeFileSync(path.join(defs, "book.json"), JSON.stringify(book));
+  return defs;
+}
+
+test("a union DAG 40 levels deep through arrays generates at once; the docs name a shared union where it comes again", async () => {
+  const out = path.join(tmp, "out");
   const started = performance.now();
-  const result = await generate(defs, { out });
+  const result = await generate(project("items", itemsDag()), { out });
   const ms = performance.now() - started;
   assert.equal(result.check.diagnostics.filter((d) => d.severity === "error"), []);
   assert.ok(result.written, "written");
@@ -44,11 +59,23 @@ test("a union DAG 40 levels deep generates at once; the docs name a shared union
   assert.ok(row, "the field's row");
   assert.ok(row.length < 6000, `the row is ${row.length} characters`);
   // Spelt out once, named where it comes again.
-  assert.match(row, "or L40 or array of L40");
-  for (const file of ["docs/openapi.json", ".resourcery/contract.json", "src/generated/types.ts"]) {
+  assert.match(row, "boolean or null or array of L1 |");
+  for (const file of ["docs/openapi.json", ".resourcery/contract.json", "client/types.ts"]) {
     const size = fs.statSync(path.join(out, file)).size;
     assert.ok(size < 3_000_000, `${file} is ${size} bytes`);
   }
+});
+
+test("the same DAG on the same value is refused by check (schema-fan-out), at once, and nothing is written", async () => {
+  const out = path.join(tmp, "refused");
+  const started = performance.now();
+  const result = await generate(project("in-place", inPlaceDag()), { out });
+  assert.ok(performance.now() - started < 10_000, `${Math.round(performance.now() - started)} ms`);
+  assert.not.ok(result.written);
+  assert.not.ok(fs.existsSync(out));
+  const found = result.check.diagnostics.filter((d) => d.severity === "error");
+  assert.equal(found.map((d) => d.code), ["schema-fan-out"]);
+  assert.match(found[0]!.message, /validating one value against "l\d+" applies [\d,]+ schemas to it \("l\d+", oneOf\/0 → "m\d+", anyOf\/0 → "l\d+"/);
 });
 
 test.run();
