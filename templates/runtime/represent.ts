@@ -13,7 +13,7 @@ import { idValue } from "./ids.js";
 import { hrefOf } from "./links.js";
 import { EMPTY_SELECTION, isEmptySelection, SERVER_FIELDS, type Selection } from "./select.js";
 import type { FieldSpec, ResourceSpec, ServiceSpec } from "./spec.js";
-import { andThen, readRecord, type ListQuery, type Page, type Store, type StoredRecord } from "./store.js";
+import { andThen, readPage, readRecord, type ListQuery, type Page, type Store, type StoredRecord } from "./store.js";
 
 type Json = Record<string, unknown>;
 
@@ -102,10 +102,11 @@ export async function subCollection(ctx: RepresentContext, resource: ResourceSpe
  * are read in order, SHOWN_BATCH at a time, each through the hook, so that `offset`, `limit` and `size`
  * count shown instances only (a list then costs a hook call per instance of the narrowed collection).
  */
-export function listShown(ctx: RepresentContext, resource: ResourceSpec, query: ListQuery): Promise<ShownPage> {
+export function listShown(ctx: RepresentContext, resource: ResourceSpec, query: ListQuery): ShownPage | Promise<ShownPage> {
   const hook = ctx.read?.hooks.get(resource.collection);
-  // Without a hook, the store's own promise: a list costs nothing more than before read hooks existed.
-  return hook === undefined ? ctx.store.list(resource.collection, query) : walkShown(ctx, resource, query, hook);
+  // Without a hook, the store's own page (at once from a store that lists without waiting): a list costs
+  // nothing more than before read hooks existed.
+  return hook === undefined ? readPage(ctx.store, resource.collection, query) : walkShown(ctx, resource, query, hook);
 }
 
 /** listShown through a read hook: the narrowed collection read in batches, each record through the hook. */
@@ -180,29 +181,42 @@ export function representNow(ctx: RepresentContext, resource: ResourceSpec, reco
   });
 }
 
-/** A page of a collection: { meta, offset, limit, size, items }. */
-export async function representPage(
+/**
+ * A page of a collection: { meta, offset, limit, size, items }. At once when nothing is expanded (every item is
+ * built without the store), else once the expanded instances are read.
+ */
+export function representPage(
   ctx: RepresentContext,
   resource: ResourceSpec,
   page: ShownPage,
   at: { href: string; offset: number; limit: number },
   expand: Selection = EMPTY_SELECTION,
   fields?: Selection,
+): Json | Promise<Json> {
+  const shown = page.shown;
+  if (!isEmptySelection(expand)) return representExpandedPage(ctx, resource, page, at, expand, fields);
+  const items: Json[] = [];
+  for (let i = 0; i < page.items.length; i++) {
+    const full = shown?.[i] ?? buildPlain(ctx, resource, page.items[i]!);
+    items.push(fields ? pick(full, fields, resource, ctx.resources) : full);
+  }
+  return { meta: { href: at.href, mediaType: resource.collectionMediaType }, offset: at.offset, limit: at.limit, size: page.size, items };
+}
+
+async function representExpandedPage(
+  ctx: RepresentContext,
+  resource: ResourceSpec,
+  page: ShownPage,
+  at: { href: string; offset: number; limit: number },
+  expand: Selection,
+  fields?: Selection,
 ): Promise<Json> {
   const items: Json[] = [];
   const shown = page.shown;
-  if (isEmptySelection(expand)) {
-    // Nothing to expand: every item is built without touching the store, so no await per item.
-    for (let i = 0; i < page.items.length; i++) {
-      const full = shown?.[i] ?? buildPlain(ctx, resource, page.items[i]!);
-      items.push(fields ? pick(full, fields, resource, ctx.resources) : full);
-    }
-  } else {
-    const budget = new ExpandBudget(ctx); // one for the whole page: it bounds the response
-    for (let i = 0; i < page.items.length; i++) {
-      const full = await build(ctx, resource, page.items[i]!, expand, budget, shown?.[i]);
-      items.push(fields ? pick(full, fields, resource, ctx.resources) : full);
-    }
+  const budget = new ExpandBudget(ctx); // one for the whole page: it bounds the response
+  for (let i = 0; i < page.items.length; i++) {
+    const full = await build(ctx, resource, page.items[i]!, expand, budget, shown?.[i]);
+    items.push(fields ? pick(full, fields, resource, ctx.resources) : full);
   }
   return { meta: { href: at.href, mediaType: resource.collectionMediaType }, offset: at.offset, limit: at.limit, size: page.size, items };
 }

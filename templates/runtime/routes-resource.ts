@@ -89,16 +89,20 @@ export function registerResource(app: FastifyInstance, svc: ServiceContext, reso
     method: getAndHead(),
     url: base,
     config: { access: readAccess, produces: svc.offers(resource.collectionMediaType), collection: resource.collection },
-    handler: async (req, reply) => {
+    handler: (req, reply) => {
       const caller = req.caller!;
       const type = req.negotiated!;
       const { offset, limit } = paging(svc, req.query as Query);
       const { expand, fields } = shaping(svc, resource, req.query as Query, req.served);
       const owner = resource.owner !== undefined && !isAdmin(caller, resource) ? caller.id : undefined;
       const rc = rep(req, caller);
-      const page = await listShown(rc, resource, { offset, limit, owner });
-      const body = await representPage(rc, resource, page, { href: hrefOf(rc.baseUrl, resource.collection), offset, limit }, expand, fields);
-      return sendJson(reply, 200, type, downPage(req.served, resource.collection, body));
+      // As a GET of an instance: with a store that lists at once, no read hook and nothing expanded, the page is
+      // answered without a promise; nothing is returned once it is sent (Fastify would send a returned reply again).
+      return andThen(listShown(rc, resource, { offset, limit, owner }), (page) =>
+        andThen(representPage(rc, resource, page, { href: hrefOf(rc.baseUrl, resource.collection), offset, limit }, expand, fields), (body) => {
+          sendJson(reply, 200, type, downPage(req.served, resource.collection, body));
+        }),
+      );
     },
   });
 

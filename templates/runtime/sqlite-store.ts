@@ -624,6 +624,14 @@ class SqliteStore implements Store {
         throw isBusyError(error) ? new StoreBusy(collection, 1) : error;
       }
     },
+    list: (collection, query) => {
+      const c = this.col(this.reader, collection);
+      try {
+        return this.listNow(c, query);
+      } catch (error) {
+        throw isBusyError(error) ? new StoreBusy(collection, 1) : translate(c, error);
+      }
+    },
   };
 
   async get(collection: string, id: string): Promise<StoredRecord | undefined> {

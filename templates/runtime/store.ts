@@ -48,6 +48,8 @@ export interface Page {
  */
 export interface ImmediateReads {
   get(collection: string, id: string): StoredRecord | undefined;
+  /** A page as Store.list gives it, at once; a store that leaves it out serves pages by `list`. */
+  list?(collection: string, query: ListQuery): Page;
 }
 
 /**
@@ -154,6 +156,11 @@ export function inTransaction<T>(store: Store, work: (tx: Store) => Promise<T>):
  */
 export function readRecord(store: Store, collection: string, id: string): StoredRecord | undefined | Promise<StoredRecord | undefined> {
   return store.immediate ? store.immediate.get(collection, id) : Promise.resolve(store.get(collection, id));
+}
+
+/** A page: at once when the store lists without waiting (ImmediateReads.list), else a promise (as readRecord). */
+export function readPage(store: Store, collection: string, query: ListQuery): Page | Promise<Page> {
+  return store.immediate?.list ? store.immediate.list(collection, query) : Promise.resolve(store.list(collection, query));
 }
 
 /**
