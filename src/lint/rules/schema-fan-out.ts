@@ -1,11 +1,8 @@
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
-import { childPointer } from "../../diagnostics/diagnostic.js";
 import { report } from "../../diagnostics/report.js";
-import { isObject } from "../../model/build-schema.js";
-import { SharedSchemas } from "../../model/shared.js";
 import type { Model, SharedSchema } from "../../model/types.js";
 import { defineRule } from "../rule.js";
-import { IN_PLACE_ARRAYS, IN_PLACE_MAPS, IN_PLACE_VALUES, labelOf } from "./schema-loop.js";
+import { inPlaceRefs, labelOf, type InPlaceRef } from "./schema-loop.js";
 
 /**
  * How many shared schemas validating one value may apply to that same value. In the 29 published APIs of
@@ -14,12 +11,7 @@ import { IN_PLACE_ARRAYS, IN_PLACE_MAPS, IN_PLACE_VALUES, labelOf } from "./sche
  */
 export const FAN_OUT_BUDGET = 10_000;
 
-/** An in-place reference of a shared schema: where it is, and the schema it names. */
-interface Ref {
-  readonly to: string;
-  readonly pointer: string;
-  readonly via: string;
-}
+type Ref = InPlaceRef;
 
 /**
  * A validator applies every branch of `anyOf`/`oneOf` (oneOf must know that exactly one passes), every part of
@@ -86,24 +78,4 @@ export function fanOut(model: Model): { byName: ReadonlyMap<string, SharedSchema
     return n;
   };
   return { byName, refs, count };
-}
-
-/** The references to shared schemas in `schema` that apply to the value itself, with where each is. */
-function inPlaceRefs(schema: unknown, root: string): Ref[] {
-  const out: Ref[] = [];
-  const stack: [unknown, string, string][] = [[schema, root, ""]];
-  while (stack.length > 0) {
-    const [s, pointer, via] = stack.pop()!;
-    if (!isObject(s)) continue;
-    const to = SharedSchemas.nameOf(s);
-    if (to !== undefined) out.push({ to, pointer: childPointer(pointer, "$ref"), via: via === "" ? "$ref" : via });
-    for (const [k, v] of Object.entries(s)) {
-      const here = via === "" ? k : `${via}/${k}`;
-      if (IN_PLACE_ARRAYS.has(k) && Array.isArray(v)) v.forEach((sub, i) => stack.push([sub, childPointer(childPointer(pointer, k), i), `${here}/${i}`]));
-      else if (IN_PLACE_VALUES.has(k)) stack.push([v, childPointer(pointer, k), here]);
-      else if (IN_PLACE_MAPS.has(k) && isObject(v)) for (const [name, sub] of Object.entries(v)) stack.push([sub, childPointer(childPointer(pointer, k), name), `${here}/${name}`]);
-    }
-  }
-  // In the order written (the stack visits them backwards).
-  return out.reverse();
 }

@@ -8,9 +8,9 @@ import { ringsOf } from "../rings.js";
 import { defineRule } from "../rule.js";
 
 /** Keywords whose schemas apply to the value itself (not to a property, an item or a key of it). */
-export const IN_PLACE_ARRAYS = new Set(["allOf", "anyOf", "oneOf"]);
-export const IN_PLACE_VALUES = new Set(["not", "if", "then", "else"]);
-export const IN_PLACE_MAPS = new Set(["dependentSchemas", "dependencies"]);
+const IN_PLACE_ARRAYS = new Set(["allOf", "anyOf", "oneOf"]);
+const IN_PLACE_VALUES = new Set(["not", "if", "then", "else"]);
+const IN_PLACE_MAPS = new Set(["dependentSchemas", "dependencies"]);
 
 /** A reference from one shared schema to another (or itself) that applies to the same value. */
 interface Step {
@@ -81,24 +81,37 @@ function named(schemas: readonly SharedSchema[], name: string): SharedSchema | u
 
 /** The references of `shared` that apply to the value `shared` applies to, with where each is. */
 function inPlaceSteps(shared: SharedSchema): Step[] {
-  const out: Step[] = [];
-  const stack: [unknown, string, string][] = [[shared.schema, shared.origin.pointer, ""]];
+  // Last written first, the order the rings have always been found in.
+  return inPlaceRefs(shared.schema, shared.origin.pointer)
+    .reverse()
+    .map((r) => ({ from: shared, ...r }));
+}
+
+/** A reference to a shared schema that applies to the value its schema applies to. */
+export interface InPlaceRef {
+  readonly to: string;
+  /** The reference's pointer in its schema's file. */
+  readonly pointer: string;
+  /** The keywords between the schema's root and the reference, e.g. "anyOf/0". */
+  readonly via: string;
+}
+
+/** The references to shared schemas in `schema` (at `root` in its file) that apply to the value itself, in the order written. */
+export function inPlaceRefs(schema: unknown, root: string): InPlaceRef[] {
+  const out: InPlaceRef[] = [];
+  const stack: [unknown, string, string][] = [[schema, root, ""]];
   while (stack.length > 0) {
-    const [schema, pointer, via] = stack.pop()!;
-    if (!isObject(schema)) continue;
-    const to = SharedSchemas.nameOf(schema);
-    if (to !== undefined) out.push({ from: shared, to, pointer: childPointer(pointer, "$ref"), via: via === "" ? "$ref" : via });
-    const push = (sub: unknown, key: string | number, path: string) => stack.push([sub, childPointer(pointer, key), path]);
-    for (const [k, v] of Object.entries(schema)) {
+    const [s, pointer, via] = stack.pop()!;
+    if (!isObject(s)) continue;
+    const to = SharedSchemas.nameOf(s);
+    if (to !== undefined) out.push({ to, pointer: childPointer(pointer, "$ref"), via: via === "" ? "$ref" : via });
+    for (const [k, v] of Object.entries(s)) {
       const here = via === "" ? k : `${via}/${k}`;
-      if (IN_PLACE_ARRAYS.has(k) && Array.isArray(v)) {
-        v.forEach((sub, i) => stack.push([sub, childPointer(childPointer(pointer, k), i), `${here}/${i}`]));
-      } else if (IN_PLACE_VALUES.has(k)) {
-        push(v, k, here);
-      } else if (IN_PLACE_MAPS.has(k) && isObject(v)) {
-        for (const [name, sub] of Object.entries(v)) stack.push([sub, childPointer(childPointer(pointer, k), name), `${here}/${name}`]);
-      }
+      if (IN_PLACE_ARRAYS.has(k) && Array.isArray(v)) v.forEach((sub, i) => stack.push([sub, childPointer(childPointer(pointer, k), i), `${here}/${i}`]));
+      else if (IN_PLACE_VALUES.has(k)) stack.push([v, childPointer(pointer, k), here]);
+      else if (IN_PLACE_MAPS.has(k) && isObject(v)) for (const [name, sub] of Object.entries(v)) stack.push([sub, childPointer(childPointer(pointer, k), name), `${here}/${name}`]);
     }
   }
-  return out;
+  // The stack visits them backwards.
+  return out.reverse();
 }
