@@ -184,6 +184,11 @@ export class ServiceContext {
   oauth: OAuth2 | undefined;
   /** OAuth 1.0a signed requests, when the service accepts them (auth.schemes has oauth1): set by buildApp. */
   oauth1: OAuth1Settings | undefined;
+  /**
+   * With a rate limit (RATE_LIMIT): counts a request whose credentials failed (a 401) against its client
+   * address, and answers the 429 to give instead once the address is over the limit (production.ts).
+   */
+  authFailed: ((req: FastifyRequest) => Promise<ApiError | undefined>) | undefined;
 
   /** The caller of a request (a promise while an access token not seen before is verified); throws a 401 ApiError. */
   authenticate(req: FastifyRequest): Caller | Promise<Caller> {

@@ -11,6 +11,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ServiceContext } from "./context.js";
 import { addVary } from "./context.js";
+import { ApiError, entry } from "./errors.js";
 import { allowedMethods } from "./methods.js";
 import { REQUEST_ID_HEADER } from "./request-id.js";
 import type { SharedCounters } from "./store.js";
@@ -118,13 +119,27 @@ export function installCors(app: FastifyInstance, svc: ServiceContext, settings:
 /**
  * Rate limits with @fastify/rate-limit: `max` requests per minute per caller — the API key (or token
  * subject) once authenticated, else the client address — on every route but the health checks, counted
- * after authentication (the limit of a key is the key's, whoever else shares its address). Over it: 429
+ * after authentication (the limit of a key is the key's, whoever else shares its address); a request whose
+ * credentials fail (a 401, which the guard answers before this limit runs) counts against its address through
+ * ServiceContext.authFailed. Over it: 429
  * with `Retry-After` and the error body (tooManyRequests). On a shared database (Store.counters) every
  * process counts in the same counters; otherwise each process counts alone.
  */
 export async function installRateLimit(app: FastifyInstance, svc: ServiceContext, max: number): Promise<void> {
   const { default: rateLimit } = await import("@fastify/rate-limit");
   const counters = svc.store.counters;
+  // Requests whose credentials fail never reach the limit above (the guard answers 401 first): they count per
+  // client address here, in the same window, so that guessing keys or secrets is limited as using one is.
+  const failures = counters ?? localCounters();
+  svc.authFailed = async (req) => {
+    const { count, resetAt } = await failures.hit(`auth-failed:address:${req.ip}`, 60_000);
+    if (count <= max) return undefined;
+    const seconds = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
+    return new ApiError(entry(svc.catalog, "tooManyRequests"), "", {
+      headers: { "retry-after": String(seconds) },
+      dev: `This address sent ${max} requests with credentials that failed within a minute; retry in ${seconds} s with valid ones.`,
+    });
+  };
   await app.register(rateLimit, {
     global: true,
     max,
@@ -137,6 +152,24 @@ export async function installRateLimit(app: FastifyInstance, svc: ServiceContext
       svc.error("tooManyRequests", "", `This caller may send ${context.max} requests a minute; retry in ${context.after}.`),
     ...(counters === undefined ? {} : { store: sharedStore(counters) }),
   });
+}
+
+/** Fixed-window counters in this process (SharedCounters' contract), for a store without shared ones; bounded: at most 10 000 keys at once. */
+function localCounters(): SharedCounters {
+  const windows = new Map<string, { count: number; resetAt: number }>();
+  return {
+    hit: async (key, windowMs) => {
+      const now = Date.now();
+      let w = windows.get(key);
+      if (w === undefined || w.resetAt <= now) {
+        // Full: the ended windows go, and the oldest ones while it is still full.
+        if (windows.size >= 10_000) for (const [k, v] of windows) if (v.resetAt <= now || windows.size >= 10_000) windows.delete(k);
+        windows.set(key, (w = { count: 0, resetAt: now + windowMs }));
+      }
+      w.count++;
+      return { count: w.count, resetAt: w.resetAt };
+    },
+  };
 }
 
 /** A @fastify/rate-limit store over the database's shared counters: every process of the service counts together. */

@@ -123,6 +123,42 @@ test("RATE_LIMIT: per key, then 429 with Retry-After and the error body; another
     { rateLimit: 3 },
   ));
 
+test("RATE_LIMIT: failed credentials count per client address (401 up to the limit, then 429); a valid key from that address keeps its own count; a client failing at the token endpoint counts too", () =>
+  withApp(
+    async (h) => {
+      const wrong = { key: null, headers: { authorization: "Bearer not-a-key-of-this-service" } };
+      for (let i = 0; i < 3; i++) assertError(await call(h, "GET", "/authors", wrong), "unauthenticated");
+      const over = await call(h, "GET", "/authors", wrong);
+      assertError(over, "tooManyRequests");
+      assert.ok(Number(over.headers["retry-after"]) >= 1 && Number(over.headers["retry-after"]) <= 60, String(over.headers["retry-after"]));
+      assert.match(json(over).dev, "credentials that failed");
+      // No credentials at all is a failed authentication too.
+      assertError(await call(h, "GET", "/authors", { key: null }), "tooManyRequests");
+      assert.is((await call(h, "GET", "/authors")).statusCode, 200, "a valid key is counted as itself");
+      const token = (secret: string) =>
+        h.app.inject({ method: "POST", url: `${P}/oauth/token`, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: new URLSearchParams({ grant_type: "client_credentials", client_id: h.reader.id, client_secret: secret }).toString() });
+      // The address is over the limit at the token endpoint as well.
+      assertError(await token("wrong"), "tooManyRequests");
+      assert.is((await token(h.reader.secret)).statusCode, 200, "the right secret still gets a token");
+    },
+    { rateLimit: 3, spec: { ...spec, auth: { ...spec.auth, schemes: ["apiKey", "oauth2"] } } },
+  ));
+
+test("RATE_LIMIT: a client failing at the token endpoint counts against its address, then 429", () =>
+  withApp(
+    async (h) => {
+      const token = (secret: string) =>
+        h.app.inject({ method: "POST", url: `${P}/oauth/token`, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: new URLSearchParams({ grant_type: "client_credentials", client_id: h.reader.id, client_secret: secret }).toString() });
+      for (let i = 0; i < 2; i++) {
+        const refused = await token("wrong");
+        assert.is(refused.statusCode, 401, refused.body);
+        assert.is(json(refused).error, "invalid_client");
+      }
+      assertError(await token("wrong"), "tooManyRequests");
+    },
+    { rateLimit: 2, spec: { ...spec, auth: { ...spec.auth, schemes: ["apiKey", "oauth2"] } } },
+  ));
+
 test("ETag on an instance GET: 304 for If-None-Match, changed by a write; 412 for a stale If-Match on PATCH, PUT and DELETE, nothing written", () =>
   withApp(async (h) => {
     const author = await createAuthor(h, "Ursula");
