@@ -52,6 +52,25 @@ export const schemaFanOut = defineRule({
         }),
       );
     }
+    // A property's (or an action's) own schema may name heavy shared schemas side by side: counted the same way,
+    // reported there when the shared schemas it names are each within the budget.
+    const own = (what: string, schema: unknown, origin: { file: string; pointer: string }) => {
+      const named = inPlaceRefs(schema, origin.pointer).filter((r) => byName.has(r.to));
+      if (named.some((r) => count(r.to) > FAN_OUT_BUDGET)) return; // reported at the shared schema
+      const n = named.reduce((sum, r) => Math.min(sum + count(r.to), Number.MAX_SAFE_INTEGER), 1);
+      if (n <= FAN_OUT_BUDGET) return;
+      out.push(
+        report("schema-fan-out", { file: origin.file, pointer: named[0]!.pointer, kind: "value" }, {
+          problem: `validating one value of ${what} applies ${n.toLocaleString("en-US")} schemas to it: it names ${named.length} shared schemas on the same value (${named.slice(0, 3).map((r) => `${r.via} → ${labelOf(byName.get(r.to))}`).join(", ")}, …), each of them heavy`,
+          fix: `name fewer of them side by side (what they share once, in an allOf beside them), or put some under "properties" or "items"; the limit is ${FAN_OUT_BUDGET.toLocaleString("en-US")} schemas per value`,
+        }),
+      );
+    };
+    for (const r of model.resources) for (const f of r.fields) if (f.link === undefined) own(`"${f.name}" of ${r.collection}`, f.schema, f.origin);
+    for (const a of model.actions) {
+      for (const p of a.params) own(`the parameter "${p.name}" of ${a.name}`, p.schema, p.origin);
+      own(`the response of ${a.name}`, a.response, a.origin);
+    }
     return out;
   },
 });

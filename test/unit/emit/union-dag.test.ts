@@ -29,20 +29,20 @@ function itemsDag(): Record<string, unknown> {
 }
 
 /** The same, on the same value: each l a oneOf of the next m and the next l, each m an anyOf of its l. */
-function inPlaceDag(): Record<string, unknown> {
-  const defs: Record<string, unknown> = { [`l${LEVELS}`]: { oneOf: [{ type: "string" }, { type: "integer" }] } };
-  for (let i = 0; i < LEVELS; i++) {
+function inPlaceDag(levels = LEVELS): Record<string, unknown> {
+  const defs: Record<string, unknown> = { [`l${levels}`]: { oneOf: [{ type: "string" }, { type: "integer" }] } };
+  for (let i = 0; i < levels; i++) {
     defs[`l${i}`] = { oneOf: [{ $ref: `#/$defs/m${i + 1}` }, { $ref: `#/$defs/l${i + 1}` }] };
     defs[`m${i + 1}`] = { anyOf: [{ $ref: `#/$defs/l${i + 1}` }, { type: "boolean" }] };
   }
   return defs;
 }
 
-function project(name: string, dag: Record<string, unknown>): string {
+function project(name: string, dag: Record<string, unknown>, w: unknown = { anyOf: [{ $ref: "#/$defs/m1" }, { type: "null" }] }): string {
   const defs = path.join(tmp, name);
   fs.mkdirSync(defs);
   fs.writeFileSync(path.join(defs, "service.json"), JSON.stringify({ name: "dag-service", vendor: "acme", version: 1, baseUrl: "https://api.example.com/v1", errorDocsUrl: "https://docs.example.com/errors", resources: ["book.json"] }));
-  const book = { type: "object", "x-collection": "books", properties: { title: { type: "string" }, v: { $ref: "#/$defs/l0" }, w: { anyOf: [{ $ref: "#/$defs/m1" }, { type: "null" }] } }, $defs: dag };
+  const book = { type: "object", "x-collection": "books", properties: { title: { type: "string" }, v: { $ref: "#/$defs/l0" }, w }, $defs: dag };
   fs.writeFileSync(path.join(defs, "book.json"), JSON.stringify(book));
   return defs;
 }
@@ -76,6 +76,15 @@ test("the same DAG on the same value is refused by check (schema-fan-out), at on
   const found = result.check.diagnostics.filter((d) => d.severity === "error");
   assert.equal(found.map((d) => d.code), ["schema-fan-out"]);
   assert.match(found[0]!.message, /validating one value against "l\d+" applies [\d,]+ schemas to it \("l\d+", oneOf\/0 → "m\d+", anyOf\/0 → "l\d+"/);
+});
+
+test("a property naming heavy shared schemas side by side is counted too: refused at the property", async () => {
+  // 11 levels: one value meets 6 142 shared schemas through l0 (within the limit); a property naming it twice, 12 285.
+  const result = await generate(project("side-by-side", inPlaceDag(11), { anyOf: [{ $ref: "#/$defs/l0" }, { $ref: "#/$defs/l0" }] }), { out: path.join(tmp, "side-out") });
+  const found = result.check.diagnostics.filter((d) => d.severity === "error");
+  assert.equal(found.map((d) => [d.code, d.pointer]), [["schema-fan-out", "/properties/w/anyOf/0/$ref"]]);
+  assert.match(found[0]!.message, 'validating one value of "w" of books applies 12,285 schemas to it');
+  assert.ok((await generate(project("within", inPlaceDag(11)), { out: path.join(tmp, "within-out") })).written, "l0 alone is within the limit");
 });
 
 test.run();
