@@ -12,7 +12,7 @@
  * shared schemas), never once per path that reaches it. A reference that names another shared schema than
  * before is a change unless the two are alike.
  */
-import { sharedRefsOf, type ContractOrigin, type WireAction, type WireContract, type WireContractV1, type WireProperty, type WireResource, type WireShared, type WireVersion } from "./contract.js";
+import { DATA_KEYWORDS, sharedRefsOf, type ContractOrigin, type WireAction, type WireContract, type WireContractV1, type WireProperty, type WireResource, type WireShared, type WireVersion } from "./contract.js";
 
 /** One difference between the recorded contract and the new one. */
 export interface ContractChange {
@@ -261,7 +261,7 @@ function writtenIn(contract: WireContract): WireContract | undefined {
       return Object.keys(rest).length === 0 ? inner : { allOf: [inner], ...rest };
     }
     const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(schema)) Object.defineProperty(out, key, { value: DATA_KEYS.has(key) ? value : write(value, expanding), enumerable: true, writable: true, configurable: true });
+    for (const [key, value] of Object.entries(schema)) Object.defineProperty(out, key, { value: DATA_KEYWORDS.has(key) ? value : write(value, expanding), enumerable: true, writable: true, configurable: true });
     return out;
   };
   try {
@@ -285,9 +285,6 @@ function writtenIn(contract: WireContract): WireContract | undefined {
     throw error;
   }
 }
-
-/** Keywords whose value is data (written as it is). */
-const DATA_KEYS = new Set(["enum", "const", "default"]);
 
 function versionChanges(version: number, before: WireVersion, after: WireVersion, refs: SharedPair): ContractChange[] {
   const out: ContractChange[] = [];

@@ -126,14 +126,14 @@ export function sharedRefsOf(schema: unknown, into: Set<string> = new Set()): Se
   } else if (isRecord(schema)) {
     for (const [key, value] of Object.entries(schema)) {
       if (key === "$ref" && typeof value === "string" && !value.includes("/")) into.add(value);
-      else if (!DATA.has(key) && typeof value === "object" && value !== null) sharedRefsOf(value, into);
+      else if (!DATA_KEYWORDS.has(key) && typeof value === "object" && value !== null) sharedRefsOf(value, into);
     }
   }
   return into;
 }
 
 /** Keywords whose value is data, not schemas: a `$ref` inside is a value. */
-const DATA = new Set(["enum", "const", "default"]);
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set(["enum", "const", "default"]);
 
 /** The wire contract of every version `model` serves; origins relative to `root` (the definitions folder). */
 export function contractOf(model: Model, root: string): WireContract {

@@ -9,7 +9,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from "fastify";
 import type { Caller } from "./authenticate.js";
 import { addVary, type ServiceContext } from "./context.js";
-import { ApiError } from "./errors.js";
 import { REQUEST_ID_HEADER } from "./request-id.js";
 import { PATH_VERSION, type ServedVersion } from "./versions.js";
 
@@ -104,32 +103,15 @@ function guardOf(svc: ServiceContext, roles: readonly string[] | undefined, prod
     // to another caller (set before authenticating, so that the 401 and 403 carry them too).
     reply.header("cache-control", "no-store");
     addVary(reply, "Authorization");
-    let caller: Caller | Promise<Caller>;
-    try {
-      caller = svc.authenticate(req);
-    } catch (error) {
-      return refused(req, error, done);
-    }
+    const caller = svc.authenticate(req);
     if (caller instanceof Promise) {
       // An access token not seen before: verified (its issuer's keys perhaps fetched) before the route goes on.
-      caller.then((c) => admit(req, c)).then(() => done(), (error: unknown) => refused(req, error, done));
+      caller.then((c) => admit(req, c)).then(() => done(), done);
       return;
     }
     admit(req, caller);
     done();
   };
-  /**
-   * A request refused: with a rate limit, failed credentials (a 401) count against the client address, so that
-   * guessing keys is limited as using one is; past the limit the address is answered 429 instead.
-   */
-  function refused(req: FastifyRequest, error: unknown, done: HookHandlerDoneFunction): void {
-    const count = svc.authFailed;
-    if (count === undefined || !(error instanceof ApiError) || error.status !== 401) return done(error as Error);
-    count(req).then(
-      (over) => done(over ?? error),
-      () => done(error),
-    );
-  }
   function admit(req: FastifyRequest, caller: Caller): void {
     if (roles !== undefined && !caller.roles.some((r) => roles.includes(r))) throw svc.insufficientScope(caller, roles, dev);
     req.caller = caller;

@@ -128,7 +128,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
   if (spec.auth.schemes.includes("oauth2")) {
     svc.oauth = new OAuth2(spec, baseUrl, options.keys, options.signingKeys ?? SigningKeys.memory());
-    registerOAuth2(app, svc.oauth, options.keys, spec, svc.catalog, prefix, () => svc.authFailed);
+    registerOAuth2(app, svc.oauth, options.keys, spec, svc.catalog, prefix);
   }
 
   if (options.docsDir) {

@@ -186,7 +186,8 @@ export class ServiceContext {
   oauth1: OAuth1Settings | undefined;
   /**
    * With a rate limit (RATE_LIMIT): counts a request whose credentials failed (a 401) against its client
-   * address, and answers the 429 to give instead once the address is over the limit (production.ts).
+   * address, and answers the 429 to give instead once the address is over the limit (production.ts); the
+   * error handler asks it for every 401.
    */
   authFailed: ((req: FastifyRequest) => Promise<ApiError | undefined>) | undefined;
 

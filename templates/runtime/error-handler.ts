@@ -22,11 +22,23 @@ const ABORTED = new Set(["ECONNRESET", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLO
  * type, sets the error's headers, logs 5xx with the request id. Should building the answer itself fail,
  * it answers a fixed 500 body rather than let Fastify answer with its own.
  */
-export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => FastifyReply {
+export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply> {
   const errorType = svc.spec.mediaTypes.find((m) => m.kind === "error");
   const offers = errorType ? ["application/json", errorType.name, errorType.alias] : ["application/json"];
   const internal = svc.error("internal").body;
   return function sendError(error, req, reply) {
+    // With a rate limit, every 401 (failed credentials, wherever they were refused: the access guard, the token
+    // endpoint, a route of the user's) counts against the client address; past the limit it is answered 429.
+    const countFailure = svc.authFailed;
+    if (countFailure !== undefined && error instanceof ApiError && error.status === 401) {
+      return countFailure(req).then(
+        (over) => answer(over ?? error, req, reply),
+        () => answer(error, req, reply),
+      );
+    }
+    return answer(error, req, reply);
+  };
+  function answer(error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
     try {
       const api = error instanceof ApiError ? error : fromFastifyError(svc, error);
       if (api.status >= 500) svc.logOf(req).error({ err: error }, "request failed");
@@ -47,7 +59,7 @@ export function errorHandlerOf(svc: ServiceContext): (error: FastifyError | ApiE
       svc.logOf(req).error({ err: failure }, "error answer failed");
       return reply.code(500).header("content-type", "application/json; charset=utf-8").header(REQUEST_ID_HEADER, req.id).send(JSON.stringify({ ...internal, dev: `${internal.dev} Request id: ${req.id}.` }));
     }
-  };
+  }
 }
 
 /**

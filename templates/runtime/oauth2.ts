@@ -206,16 +206,7 @@ function tokenError(catalog: Catalog, key: "invalidTokenRequest" | "invalidClien
  * The token endpoint (`POST <prefix>/oauth/token`, a form body, when `oauth.issues`), the JWKS and the
  * authorization server metadata (both outside the base path, public, cacheable for five minutes).
  */
-export function registerOAuth2(
-  app: FastifyInstance,
-  oauth: OAuth2,
-  keys: KeyRing,
-  spec: ServiceSpec,
-  catalog: Catalog,
-  prefix: string,
-  /** With a rate limit: what counts a failed client authentication against its address (ServiceContext.authFailed). */
-  authFailed: () => ((req: FastifyRequest) => Promise<ApiError | undefined>) | undefined = () => undefined,
-): void {
+export function registerOAuth2(app: FastifyInstance, oauth: OAuth2, keys: KeyRing, spec: ServiceSpec, catalog: Catalog, prefix: string): void {
   const origin = new URL(oauth.issuer + "/").origin;
   const open = { config: { access: "public" as const, outsideBase: true } };
   app.get("/.well-known/jwks.json", open, async (_req, reply) => reply.header("cache-control", "public, max-age=300").send(await oauth.jwks()));
@@ -234,16 +225,7 @@ export function registerOAuth2(
   if (!oauth.issues) return;
   void app.register(async function tokenEndpoint(scope) {
     scope.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: 16_384 }, (_req, body, done) => done(null, body));
-    scope.post(`${prefix}/oauth/token`, { config: { access: "public" } }, async (req, reply) => {
-      try {
-        return await answerToken(req, reply, oauth, keys, spec, catalog);
-      } catch (error) {
-        // A client that failed to authenticate counts against its address, as failed credentials do on every route.
-        const count = authFailed();
-        if (count === undefined || !(error instanceof ApiError) || error.status !== 401) throw error;
-        throw (await count(req).catch(() => undefined)) ?? error;
-      }
-    });
+    scope.post(`${prefix}/oauth/token`, { config: { access: "public" } }, async (req, reply) => answerToken(req, reply, oauth, keys, spec, catalog));
   });
 }
 

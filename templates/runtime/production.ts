@@ -120,8 +120,8 @@ export function installCors(app: FastifyInstance, svc: ServiceContext, settings:
  * Rate limits with @fastify/rate-limit: `max` requests per minute per caller — the API key (or token
  * subject) once authenticated, else the client address — on every route but the health checks, counted
  * after authentication (the limit of a key is the key's, whoever else shares its address); a request whose
- * credentials fail (a 401, which the guard answers before this limit runs) counts against its address through
- * ServiceContext.authFailed. Over it: 429
+ * credentials fail (a 401, which the guard answers before this limit runs) counts against its address: the error
+ * handler asks ServiceContext.authFailed for every 401. Over it: 429
  * with `Retry-After` and the error body (tooManyRequests). On a shared database (Store.counters) every
  * process counts in the same counters; otherwise each process counts alone.
  */

@@ -11,8 +11,6 @@ import { inPlaceRefs, labelOf, type InPlaceRef } from "./schema-loop.js";
  */
 export const FAN_OUT_BUDGET = 10_000;
 
-type Ref = InPlaceRef;
-
 /**
  * A validator applies every branch of `anyOf`/`oneOf` (oneOf must know that exactly one passes), every part of
  * `allOf`, `not`, `if`/`then`/`else` and `dependentSchemas` to the value itself. When the shared schemas those
@@ -39,7 +37,7 @@ export const schemaFanOut = defineRule({
       const chain: string[] = [labelOf(shared)];
       let at: SharedSchema | undefined = shared;
       for (let steps = 0; at !== undefined && steps < 6; steps++) {
-        const next: Ref | undefined = [...(refs.get(at.name) ?? [])].filter((r) => byName.has(r.to)).sort((a, b) => count(b.to) - count(a.to))[0];
+        const next: InPlaceRef | undefined = [...(refs.get(at.name) ?? [])].filter((r) => byName.has(r.to)).sort((a, b) => count(b.to) - count(a.to))[0];
         if (next === undefined) break;
         at = byName.get(next.to);
         chain.push(`${next.via} → ${labelOf(at)}`);
@@ -80,9 +78,9 @@ export const schemaFanOut = defineRule({
  * which schema-loop refuses, counts once): `count(name)`, each computed once.
  * @example fanOut(model).count("Address") === 1 // refers to no shared schema on the same value
  */
-export function fanOut(model: Model): { byName: ReadonlyMap<string, SharedSchema>; refs: ReadonlyMap<string, readonly Ref[]>; count: (name: string) => number } {
+export function fanOut(model: Model): { byName: ReadonlyMap<string, SharedSchema>; refs: ReadonlyMap<string, readonly InPlaceRef[]>; count: (name: string) => number } {
   const byName = new Map(model.schemas.map((s) => [s.name, s]));
-  const refs = new Map<string, Ref[]>(model.schemas.map((s) => [s.name, inPlaceRefs(s.schema, s.origin.pointer)]));
+  const refs = new Map<string, InPlaceRef[]>(model.schemas.map((s) => [s.name, inPlaceRefs(s.schema, s.origin.pointer)]));
   const meets = new Map<string, number>();
   const visiting = new Set<string>();
   const count = (name: string): number => {

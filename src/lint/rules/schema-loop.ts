@@ -45,16 +45,16 @@ export const schemaLoop = defineRule({
         const branch = /^(anyOf|oneOf)\/\d+$/.test(first.via);
         out.push(
           report("schema-loop", at, {
-            problem: `${label(first.from)} refers to itself through ${first.via}, on the same value: validating any value against it would never end`,
+            problem: `${labelOf(first.from)} refers to itself through ${first.via}, on the same value: validating any value against it would never end`,
             fix: branch ? `take this branch out (a branch that is the schema itself admits nothing the others do not), or ${deeper}` : `take this reference out, or ${deeper}`,
           }),
         );
         continue;
       }
-      const chain = ring.map((s) => `${label(s.from)} → ${s.via} → ${label(named(model.schemas, s.to))}`).join(", ");
+      const chain = ring.map((s) => `${labelOf(s.from)} → ${s.via} → ${labelOf(named(model.schemas, s.to))}`).join(", ");
       out.push(
         report("schema-loop", at, {
-          problem: `shared schemas refer to one another on the same value, round in a ring (${chain}): validating any value against ${label(first.from)} would never end`,
+          problem: `shared schemas refer to one another on the same value, round in a ring (${chain}): validating any value against ${labelOf(first.from)} would never end`,
           fix: `take one reference of the ring out, or ${deeper}`,
         }),
       );
@@ -65,10 +65,6 @@ export const schemaLoop = defineRule({
 
 /** How a diagnostic names a shared schema: as it is written, its key under $defs (or its file). */
 export function labelOf(shared: SharedSchema | undefined): string {
-  return label(shared);
-}
-
-function label(shared: SharedSchema | undefined): string {
   if (shared === undefined) return "?";
   const last = shared.origin.pointer.split("/").pop() ?? "";
   const key = last.replace(/~1/g, "/").replace(/~0/g, "~");
