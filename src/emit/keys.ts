@@ -31,3 +31,32 @@ export function keyOf(...parts: readonly unknown[]): string {
  * them, by path, for files on disk as it wrote them (write/manifest.ts knownKeys).
  */
 export type KnownKeys = ReadonlyMap<string, { readonly key: string; readonly hash: string }>;
+
+/**
+ * A part of a view computed when it is first read (`value`), keyed by what it is computed from: its JSON —
+ * what keyOf digests — is the key `inputs` gives, so that a page holding it is keyed without computing it, and
+ * a page whose key the last generation recorded never computes it at all.
+ * @example new Deferred(() => operationDocs(r), () => keyOf("operation docs", r)).value
+ */
+export class Deferred<T> {
+  private computed: { readonly value: T } | undefined;
+  private key: string | undefined;
+
+  constructor(
+    private readonly compute: () => T,
+    private readonly inputs: () => string,
+  ) {}
+
+  get value(): T {
+    return (this.computed ??= { value: this.compute() }).value;
+  }
+
+  /** The same part seen through `f` (computed when read), from the same inputs. */
+  map<U>(f: (value: T) => U): Deferred<U> {
+    return new Deferred(() => f(this.value), () => this.toJSON());
+  }
+
+  toJSON(): string {
+    return (this.key ??= this.inputs());
+  }
+}

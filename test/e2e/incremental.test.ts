@@ -110,6 +110,13 @@ const edits: (() => string)[] = [
     writeJson(path.join(defs, "service.json"), service);
     return "service title";
   },
+  () => {
+    // Read by every operation's docs (the curl lines, the client calls) and by no page's view besides.
+    const service = readJson(path.join(defs, "service.json"));
+    service.baseUrl = `http://localhost:${3000 + Math.floor(rand() * 1000)}/v1`;
+    writeJson(path.join(defs, "service.json"), service);
+    return "service base URL";
+  },
 ];
 
 /** Every file under `dir` (relative paths) but the caches (the stat cache, the memo), with its bytes. */
@@ -178,6 +185,24 @@ test("one resource's description changed: only that resource's pages are rendere
   generate(full, "--force");
   const a = tree(incremental);
   const b = tree(full);
+  for (const [rel, bytes] of a) assert.ok(bytes.equals(b.get(rel)!), `${rel} differs from the full generation's`);
+});
+
+test("a linked resource's declared id example changed: the page of the resource linking to it (its examples show the link's href) is rendered again", () => {
+  const child = nouns().find((n) => readJson(resourceFile(n)).properties.parent !== undefined)!;
+  const parent = String(readJson(resourceFile(child)).properties.parent.$ref).replace(/\.json$/, "");
+  const r = readJson(resourceFile(parent));
+  const example = "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f61";
+  r.properties.id = { type: "string", format: "uuid", examples: [example, "0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f62"] };
+  writeJson(resourceFile(parent), r);
+  const inc = generate(incremental);
+  const left = /docs \(worker; (\d+) of (\d+) left unrendered\)/.exec(inc.stderr)!;
+  assert.ok(Number(left[1]) > 0, `the other resources' pages are left unrendered: ${inc.stderr}`);
+  generate(full, "--force");
+  const a = tree(incremental);
+  const b = tree(full);
+    const page = a.get(`docs/resources/${child}s.html`)!.toString("utf8");
+  assert.match(page, new RegExp(`${parent}s/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f6[12]`), `the linking resource's examples name the new id: ${page.match(new RegExp(`${parent}s/[^"&<]*`, "g"))?.slice(0, 3).join(", ")}`);
   for (const [rel, bytes] of a) assert.ok(bytes.equals(b.get(rel)!), `${rel} differs from the full generation's`);
 });
 

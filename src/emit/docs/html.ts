@@ -294,7 +294,7 @@ function resourceBody(site: Site, index: number, file: string): string {
     links: r.links.map((l) => ({ name: l.name, kind: l.kind, targetName: l.targetName, description: rich(file, l.description), href: hrefOf(file, l.target), fieldHref: `#${l.fieldAnchor}` })),
     clientSetup: r.clientSetup,
   });
-  return intro + r.operations.map((op) => operation(site, op, file)).join("");
+  return intro + r.operationDocs.value.map((op) => operation(site, op, file)).join("");
 }
 
 function actionsBody(site: Site, file: string): string {

@@ -161,7 +161,7 @@ function resourcePage(ref: Reference, pages: Pages, page: string): string {
       })),
       clientLink: link(file, "the typed client", { page: pages.index, anchor: "client" }),
       clientSetup: codeBlock(r.clientSetup, "ts"),
-    }) + r.operations.map((op) => operation(op, file)).join("")
+    }) + r.operationDocs.value.map((op) => operation(op, file)).join("")
   );
 }
 

@@ -11,11 +11,12 @@ import type { Action, ErrorDef, Field, IdForm, JsonSchema, Model, Resource } fro
 import { isIdentifier } from "../../model/names.js";
 import { handlerName } from "../handlers.js";
 import { jsValue, member, shellWord, str } from "../shared/escape.js";
-import { sampleOf, withSharedResolved } from "../samples.js";
+import { sampleOf, sharedSchemasKey, withSharedResolved } from "../samples.js";
 import { SharedSchemas } from "../../model/shared.js";
 import { BODY_LIMIT, PAGING } from "../spec.js";
 import { describeIds } from "../../model/id-forms.js";
 import { exampleIdOf, serverFieldDoc } from "../shared/server-fields.js";
+import { Deferred, keyOf } from "../keys.js";
 import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
 
 /** A run of text, shown as code or as prose, and linked when `link` is set. */
@@ -57,12 +58,7 @@ export interface ParamDoc {
   readonly constraints: readonly Text[];
 }
 
-export interface OperationDoc {
-  readonly id: string;
-  readonly anchor: string;
-  readonly method: string;
-  readonly path: string;
-  readonly summary: string;
+export interface OperationDoc extends OperationSummary {
   readonly description: Text;
   /** Who may call it. */
   readonly access: Text;
@@ -99,7 +95,22 @@ export interface ResourcePage {
   readonly fields: readonly FieldDoc[];
   readonly links: readonly LinkDoc[];
   readonly clientSetup: string;
-  readonly operations: readonly OperationDoc[];
+  /** What lists the resource's operations needs (the overview, the search index): made at once. */
+  readonly operations: readonly OperationSummary[];
+  /**
+   * Each operation in full, as its page shows it: computed when read, so that a regeneration that finds the
+   * page's key unchanged (its JSON holds the key of what they are made from) never computes them.
+   */
+  readonly operationDocs: Deferred<readonly OperationDoc[]>;
+}
+
+/** An operation as lists name it. */
+export interface OperationSummary {
+  readonly id: string;
+  readonly anchor: string;
+  readonly method: string;
+  readonly path: string;
+  readonly summary: string;
 }
 
 export interface ErrorPage {
@@ -396,8 +407,12 @@ function computeReference(model: Model): Reference {
     if (list) list.push(op);
     else byTag.set(op.tag, [op]);
   }
+  // What operationDoc reads of the model besides each operation and the resources it names: the service (base
+  // URL, credentials), the error catalog, the shared schemas (server fields' declared examples).
+  const opInputs = [service, model.errors, sharedSchemasKey()] as const;
   const resources: ResourcePage[] = model.resources.map((r) => {
     const page = PAGES.resource(r.collection);
+    const own = byTag.get(r.collection) ?? [];
     return {
       page,
       collection: r.collection,
@@ -408,7 +423,11 @@ function computeReference(model: Model): Reference {
       fields: fieldsOf(model, r),
       links: linksOf(model, r),
       clientSetup,
-      operations: (byTag.get(r.collection) ?? []).map(docOf),
+      operations: own.map(summaryOf),
+      operationDocs: new Deferred(
+        () => own.map(docOf),
+        () => keyOf("operation docs", ...opInputs, ...own.flatMap((op) => [operationData(op), op.resource ?? null, op.answers ?? null, op.field?.link ? (resourceOf(model, op.field.link.target) ?? null) : null])),
+      ),
     };
   });
   const actions = {
@@ -808,6 +827,19 @@ function clientSetupOf(model: Model): string {
   return [`import { createClient, ${model.clientTypes.ApiError} } from ${str(from)};`, "", `const api = createClient({ baseUrl: ${str(service.baseUrl)}, auth: ${auth} });`].join("\n");
 }
 
+/** An operation as lists name it (ResourcePage.operations). */
+function summaryOf(op: Operation): OperationSummary {
+  return { id: op.id, anchor: `op-${slug(op.id)}`, method: op.method, path: op.path, summary: op.summary };
+}
+
+/**
+ * What operationDoc reads of an operation besides the model objects it names (its resource, the resource it
+ * answers with, its link's target: keyed beside it, each digested once): part of a resource page's key.
+ */
+function operationData(op: Operation): unknown {
+  const { resource: _resource, answers: _answers, field, action: _action, ...data } = op;
+  return { ...data, field: field === undefined ? null : field.name };
+}
 
 function operationDoc(model: Model, op: Operation, errors: ErrorRef[], credential: { curl: string; client: string }): OperationDoc {
   const { service } = model;
@@ -825,11 +857,7 @@ function operationDoc(model: Model, op: Operation, errors: ErrorRef[], credentia
   if (op.exampleBody !== undefined) curl.push(`  -H ${shellQuote(`Content-Type: ${op.kind === "update" ? "application/merge-patch+json" : "application/json"}`)}`, `  -d ${shellQuote(JSON.stringify(op.exampleBody))}`);
 
   return {
-    id: op.id,
-    anchor: `op-${slug(op.id)}`,
-    method: op.method,
-    path,
-    summary: op.summary,
+    ...summaryOf(op),
     description: prose(op.description),
     access: accessText(op),
     params: paramsOf(model, op),

@@ -9,6 +9,7 @@ import { servedVersions } from "../../model/versions.js";
 import type { Model } from "../../model/types.js";
 import { versionDates, type VersionDates } from "../../model/version-model.js";
 import { code, PAGES, text, type Reference, type Target, type Text } from "./reference.js";
+import { Deferred } from "../keys.js";
 
 /** One version's page set in the reference. */
 export interface DocsVersion {
@@ -61,6 +62,7 @@ export function inFolder(ref: Reference, folder: string): Reference {
   if (folder === "") return ref;
   const move = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(move);
+    if (value instanceof Deferred) return value.map(move); // moved when read, keyed as before
     if (value === null || typeof value !== "object") return value;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {

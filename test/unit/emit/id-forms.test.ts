@@ -89,7 +89,7 @@ test("examples show each form's ids, in hrefs and links too, and the reference s
   assert.is((exampleInput(model!, resource("books")).order as Json).meta.href, "https://api.example.com/v1/orders/43");
   const reference = buildReference(model!);
   const orders = reference.resources.find((r) => r.collection === "orders")!;
-  const get = orders.operations.find((o) => o.method === "GET" && o.path === "/orders/{id}")!;
+  const get = orders.operationDocs.value.find((o) => o.method === "GET" && o.path === "/orders/{id}")!;
   assert.is(get.client, "const order = await api.orders.get(42);");
   assert.match(get.curl, /orders\/42 /);
   const id = orders.fields.find((f) => f.name === "id")!;
