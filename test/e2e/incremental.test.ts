@@ -174,14 +174,17 @@ test(`a chain of ${STEPS} random edits: each incremental regeneration is byte fo
   assert.ok(unrendered > 0, `pages were left unrendered along the chain (seed ${seed}: ${done.join("; ")})`);
 });
 
-test("one resource's description changed: only that resource's pages are rendered again", () => {
+test("one resource's description changed: only that resource's pages are rendered again (not the other resources', nor the error pages)", () => {
   const noun = nouns()[0]!;
   const r = readJson(resourceFile(noun));
   r.properties.name.description = "Renamed in one place only.";
   writeJson(resourceFile(noun), r);
   const inc = generate(incremental);
   const left = /docs \(worker; (\d+) of (\d+) left unrendered\)/.exec(inc.stderr)!;
-  assert.is(Number(left[1]), 2 * (nouns().length - 1), inc.stderr);
+  // Each error code has an HTML page, its redirect (<code>/index.html) and a Markdown page; none lists a description.
+  const codes = fs.readdirSync(path.join(incremental, "docs")).filter((f) => /^\d+\.html$/.test(f)).length;
+  assert.ok(codes > 10, `the docs hold the error pages (${codes})`);
+  assert.is(Number(left[1]), 2 * (nouns().length - 1) + 3 * codes, inc.stderr);
   generate(full, "--force");
   const a = tree(incremental);
   const b = tree(full);
@@ -203,6 +206,26 @@ test("a linked resource's declared id example changed: the page of the resource 
   const b = tree(full);
     const page = a.get(`docs/resources/${child}s.html`)!.toString("utf8");
   assert.match(page, new RegExp(`${parent}s/0190b6c2-7d4e-7a10-8f3e-5b2c9d1e4f6[12]`), `the linking resource's examples name the new id: ${page.match(new RegExp(`${parent}s/[^"&<]*`, "g"))?.slice(0, 3).join(", ")}`);
+  for (const [rel, bytes] of a) assert.ok(bytes.equals(b.get(rel)!), `${rel} differs from the full generation's`);
+});
+
+test("a resource's unique key dropped: the page of the code it no longer answers (409) no longer lists it, as a full generation renders it", () => {
+  // One no other resource links to: nothing refuses its deletion with a 409 either.
+  const linked = new Set(nouns().map((n) => readJson(resourceFile(n)).properties.parent?.$ref?.replace(/\.json$/, "")));
+  const noun = nouns().find((n) => !linked.has(n))!;
+  const conflictPage = () => {
+    const pages = fs.readdirSync(path.join(incremental, "docs")).filter((f) => /^409\d\d\.html$/.test(f));
+    return pages.map((f) => fs.readFileSync(path.join(incremental, "docs", f), "utf8")).find((html) => html.includes(`<code>/${noun}s</code></a>:`));
+  };
+  assert.ok(conflictPage() !== undefined, "before: a 409 page lists the resource's writes");
+  const r = readJson(resourceFile(noun));
+  delete r["x-unique"];
+  writeJson(resourceFile(noun), r);
+  generate(incremental);
+  assert.is(conflictPage(), undefined, "after: no 409 page lists them");
+  generate(full, "--force");
+  const a = tree(incremental);
+  const b = tree(full);
   for (const [rel, bytes] of a) assert.ok(bytes.equals(b.get(rel)!), `${rel} differs from the full generation's`);
 });
 

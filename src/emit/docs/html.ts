@@ -63,9 +63,17 @@ export function htmlReferenceFiles(model: Model, versions?: DocsVersions): LazyF
     ...ref.errors.flatMap((e) => {
       const path = `${e.page}.html`;
       const title = `${e.code} ${e.title}`;
+      // An error page lists the operations that answer its code: keyed by its view, as a resource page is.
+      const redirect = `${e.page}/index.html`;
       return [
-        file(path, () => site.page(path, title, errorBody(ref, e, path))),
-        file(`${e.page}/index.html`, () => render("docs/redirect.html.hbs", { title, serviceTitle: ref.title, href: hrefOf(`${e.page}/index.html`, { page: e.page, anchor: "" }) })),
+        keyed(
+          file(path, () => site.page(path, title, errorBody(ref, e, path))),
+          () => keyOf(sharedKey(), path, e),
+        ),
+        keyed(
+          file(redirect, () => render("docs/redirect.html.hbs", { title, serviceTitle: ref.title, href: hrefOf(redirect, { page: e.page, anchor: "" }) })),
+          () => keyOf("error redirect", redirect, title, ref.title, e.page),
+        ),
       ];
     }),
     ...(versions ? [file(`${CHANGELOG}.html`, () => site.page(`${CHANGELOG}.html`, "Changelog", changelogBody(site, versions, `${CHANGELOG}.html`))), file("assets/versions.css", () => render("docs/versions.css.hbs", {}))] : []),

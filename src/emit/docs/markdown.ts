@@ -41,7 +41,7 @@ export function markdownReferenceFiles(model: Model, versions?: DocsVersions): L
   if (here && !here.current) return own;
   return [
     ...own,
-    ...ref.errors.map((e) => file(`${e.page}.md`, () => errorPage(ref, e, `${e.page}.md`))),
+    ...ref.errors.map((e) => keyed(file(`${e.page}.md`, () => errorPage(ref, e, `${e.page}.md`)), () => keyOf(sharedKey(), e.page, e))),
     ...(versions ? [file(`${CHANGELOG}.md`, () => changelogPage(ref, versions, `${CHANGELOG}.md`))] : []),
   ];
 }
