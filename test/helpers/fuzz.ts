@@ -140,9 +140,13 @@ function isErrorMedia(media: any): boolean {
   return typeof schema?.$ref === "string" && /\/Error$/.test(schema.$ref);
 }
 
+/** The tags of the service's own endpoints in openapi.json (health, OAuth 2.0). */
+const SERVICE_TAGS = new Set(["Service health", "OAuth 2.0"]);
+
 /** Reads what the fuzzer needs from a generated package's openapi.json. */
 export function modelOf(doc: any): ServiceModel {
-  const paths = Object.keys(doc.paths ?? {});
+  // The API's paths: not the service's own endpoints (health checks on the origin, OAuth 2.0), which the document tags apart.
+  const paths = Object.keys(doc.paths ?? {}).filter((p) => !Object.values<any>(doc.paths[p]).some((op) => SERVICE_TAGS.has(op?.tags?.[0])));
   const methodsOf = (p: string) => Object.keys(doc.paths[p]).filter((m) => HTTP_METHODS.includes(m)).map((m) => m.toUpperCase());
   const mediaTypes = new Set<string>();
   const errorTypes = new Set<string>();

@@ -22,6 +22,9 @@ const MAX_OFFSET = 1_000_000_000;
 /** Characters of a name `fields` and `expand` can select (runtime select.ts). */
 const SELECTABLE = /^[A-Za-z0-9_$-]+$/;
 const MERGE_PATCH = "application/merge-patch+json";
+/** The tags of the service's own endpoints (OpenApiBuilder.serviceTags). */
+const HEALTH_TAG = "Service health";
+const OAUTH_TAG = "OAuth 2.0";
 /** What every request body's description says of its size. */
 const BODY_LIMIT_TEXT = `The body is at most ${BODY_LIMIT} bytes (413 beyond).`;
 
@@ -188,6 +191,8 @@ class OpenApiBuilder {
       if (method === "GET") item.head = this.headOperation(operation);
     }
 
+    this.serviceEndpoints(paths);
+
     // The link schemas of a service without links would be unused components.
     for (const shared of ["Link", "CollectionLink", "LinkInput"]) {
       if (!this.linkSchemasUsed.has(shared)) delete this.schemas[shared];
@@ -208,6 +213,7 @@ class OpenApiBuilder {
       tags: [
         ...this.model.resources.map((r) => ({ name: r.collection, description: r.description || `The ${r.collection} collection and its instances.` })),
         ...(this.model.actions.length > 0 ? [{ name: "actions", description: "Operations that are not on a resource: a verb as the path segment (E2/E3)." }] : []),
+        ...this.serviceTags(),
       ],
       // Any one of the schemes: alternatives, each a requirement of its own.
       "x-media-type-aliases": this.mediaTypeAliases(),
@@ -638,6 +644,164 @@ class OpenApiBuilder {
         `Pages hold at most ${PAGING.maxLimit} items (${PAGING.defaultLimit} by default). ` +
         `Every error has the body \`{ status, code, property, message, dev, info }\`, where \`info\` is \`${service.errorDocsUrl}/<code>\`.`,
     ].join("\n");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The service's own endpoints (CONTRACT §10): health checks and, with OAuth 2.0, its authorization server
+
+  /** A GET of the service's own (its answers written in place) and the HEAD Fastify answers beside it: the same without bodies. */
+  private getAndHead(get: Json): { get: Json; head: Json } {
+    const responses: Json = {};
+    for (const [status, answer] of Object.entries(get.responses as Json)) {
+      const { content: _content, description, ...rest } = answer as Json;
+      setOwn(responses, status, { description: `${String(description)} No body (HEAD).`, ...rest });
+    }
+    return {
+      get,
+      head: { ...get, operationId: this.operationId(`${String(get.operationId)}Head`), summary: `${String(get.summary)} (HEAD)`, description: "The same as `GET` on this path (the same status and headers) without a body.", responses },
+    };
+  }
+
+  /** True when the service issues access tokens itself (its token endpoint, keys and metadata are served). */
+  private get oauth2(): { readonly issues: boolean } | undefined {
+    const { auth } = this.model.service;
+    return auth.schemes.includes("oauth2") ? { issues: auth.oauth2?.tokenEndpoint !== false } : undefined;
+  }
+
+  /** The tags of the service's own endpoints (names no collection can have: they hold a space). */
+  private serviceTags(): Json[] {
+    return [
+      { name: HEALTH_TAG, description: "Whether the service runs and can serve: outside the base path, without credentials, never rate-limited." },
+      ...(this.oauth2 ? [{ name: OAUTH_TAG, description: "The service as an OAuth 2.0 authorization server (RFC 6749, RFC 8414): its token endpoint, its keys and its metadata." }] : []),
+    ];
+  }
+
+  /**
+   * The paths the service answers besides its resources and actions: `/health/live` and `/health/ready` (and,
+   * with OAuth 2.0, the JWKS and the authorization server metadata) outside the base path, on the base URL's
+   * origin (a `servers` of their own); the token endpoint under the base URL, in the current version's document.
+   */
+  private serviceEndpoints(paths: Json): void {
+    const origin = [{ url: new URL(`${this.model.service.baseUrl}/`).origin, description: "The service's origin: these paths are outside the base path." }];
+    const notReady = this.errorsByKey.get("notReady");
+    // Answered alike whatever version a document is of: no Deprecation or Sunset (the responses are not shared with the versioned ones).
+    const health = (state: "live" | "ready", summary: string, description: string): Json => {
+      const responses: Json = {
+        "200": { description: `OK: the service is ${state}.`, content: { "application/json": { schema: { type: "object", required: ["status"], additionalProperties: false, properties: { status: { const: state } } }, example: { status: state } } } },
+      };
+      if (state === "ready" && notReady) {
+        responses["503"] = {
+          description: `Service Unavailable: ${notReady.code} ${notReady.title} (the store does not answer).`,
+          headers: { "Retry-After": { description: "Seconds to wait before asking again.", schema: { type: "string" } } },
+          content: { "application/json": { schema: { $ref: ref("schemas", "Error") }, example: { status: 503, code: notReady.code, property: "", message: notReady.message, dev: notReady.dev, info: notReady.info } } },
+        };
+      }
+      return { servers: origin, ...this.getAndHead({ operationId: this.operationId(`health${capitalize(state)}`), summary, description, tags: [HEALTH_TAG], security: [], responses }) };
+    };
+    setOwn(paths, "/health/live", health("live", "Liveness", "200 while the process answers: an orchestrator restarts the service when it stops answering."));
+    setOwn(paths, "/health/ready", health("ready", "Readiness", "200 when the service's store answers too, else 503 with `Retry-After`: an orchestrator sends traffic only while it answers 200."));
+    const oauth = this.oauth2;
+    if (!oauth) return;
+    const cacheable = "Public and cacheable for five minutes.";
+    setOwn(paths, "/.well-known/jwks.json", {
+      servers: origin,
+      ...this.getAndHead({
+        operationId: this.operationId("jwks"),
+        summary: "The service's signing keys",
+        description: `The public keys (a JWK Set, RFC 7517) that verify the access tokens the service issues. ${cacheable}`,
+        tags: [OAUTH_TAG],
+        security: [],
+        responses: { "200": { description: "OK: the JWK Set.", content: { "application/json": { schema: { type: "object", required: ["keys"], properties: { keys: { type: "array", items: { type: "object", required: ["kty"], properties: { kty: { type: "string" }, kid: { type: "string" }, alg: { type: "string" }, use: { type: "string" } } } } } } } } } },
+      }),
+    });
+    const basePath = new URL(`${this.model.service.baseUrl}/`).pathname.replace(/\/+$/, "");
+    for (const url of new Set(["/.well-known/oauth-authorization-server", `/.well-known/oauth-authorization-server${basePath}`])) {
+      setOwn(paths, url, {
+        servers: origin,
+        ...this.getAndHead({
+          operationId: this.operationId(url === "/.well-known/oauth-authorization-server" ? "authorizationServerMetadata" : "authorizationServerMetadataOfPath"),
+          summary: "Authorization server metadata",
+          description: `The service as an OAuth 2.0 authorization server (RFC 8414): its issuer (the base URL)${oauth.issues ? ", token endpoint and keys" : ""}, the grants and the scopes (the roles) it knows. ${cacheable}`,
+          tags: [OAUTH_TAG],
+          security: [],
+          responses: {
+            "200": {
+              description: "OK: the metadata.",
+              content: { "application/json": { schema: { type: "object", required: ["issuer", "grant_types_supported", "response_types_supported"], properties: { issuer: { type: "string", format: "uri" }, token_endpoint: { type: "string", format: "uri" }, jwks_uri: { type: "string", format: "uri" }, grant_types_supported: { type: "array", items: { type: "string" } }, token_endpoint_auth_methods_supported: { type: "array", items: { type: "string" } }, response_types_supported: { type: "array", items: { type: "string" } }, scopes_supported: { type: "array", items: { type: "string" } } } } } },
+            },
+          },
+        }),
+      });
+    }
+    if (!oauth.issues || this.model.service.currentVersion !== undefined) return;
+    const invalidRequest = this.errorsByKey.get("invalidTokenRequest");
+    const invalidClient = this.errorsByKey.get("invalidClient");
+    setOwn(this.schemas, "TokenError", {
+      type: "object",
+      description: "The body of a refused token request: the error body, with the OAuth 2.0 error (RFC 6749 §5.2) beside it.",
+      required: ["status", "code", "property", "message", "dev", "info", "error", "error_description"],
+      additionalProperties: false,
+      properties: {
+        ...((this.schemas.Error as Json).properties as Json),
+        error: { type: "string", enum: ["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope"], description: "The OAuth 2.0 error code." },
+        error_description: { type: "string", description: "The same as `dev`." },
+      },
+    });
+    const refused = (status: number, e: ErrorDef | undefined): Json => ({
+      description: `${REASONS[status] ?? "Error"}${e ? `: ${e.code} ${e.title}` : ""}.`,
+      headers: { "Cache-Control": { description: "`no-store`: a token answer is never cached.", schema: { type: "string" } } },
+      content: { "application/json": { schema: { $ref: ref("schemas", "TokenError") } } },
+    });
+    setOwn(paths, "/oauth/token", {
+      post: {
+        operationId: this.operationId("token"),
+        summary: "Issue an access token",
+        description:
+          "The client-credentials grant (RFC 6749 §4.4): the client is an API key, authenticated with its id and secret as HTTP Basic credentials (over TLS) or as `client_id` and `client_secret` in the form. " +
+          "`scope` (space-separated) narrows the token's roles to a subset of the key's. The token is then sent as `Authorization: Bearer <access_token>` until it expires.",
+        tags: [OAUTH_TAG],
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            "application/x-www-form-urlencoded": {
+              schema: {
+                type: "object",
+                required: ["grant_type"],
+                properties: {
+                  grant_type: { const: "client_credentials" },
+                  scope: { type: "string", description: "Space-separated roles: a subset of the key's (all of them when absent)." },
+                  client_id: { type: "string", description: "The key's id (unless sent as HTTP Basic credentials)." },
+                  client_secret: { type: "string", description: "The key's secret (unless sent as HTTP Basic credentials)." },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          "200": {
+            description: "OK: the access token.",
+            headers: { "Cache-Control": { description: "`no-store`: a token answer is never cached.", schema: { type: "string" } } },
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["access_token", "token_type", "expires_in"],
+                  properties: {
+                    access_token: { type: "string", description: "A JWT signed with one of the keys of `/.well-known/jwks.json`." },
+                    token_type: { const: "Bearer" },
+                    expires_in: { type: "integer", minimum: 1, description: "Seconds until it expires." },
+                    scope: { type: "string", description: "The roles it carries, space-separated." },
+                  },
+                },
+              },
+            },
+          },
+          "400": refused(400, invalidRequest),
+          "401": { ...refused(401, invalidClient), headers: { "Cache-Control": { description: "`no-store`.", schema: { type: "string" } }, "WWW-Authenticate": { description: "`Basic` when the client sent HTTP Basic credentials.", schema: { type: "string" } } } },
+        },
+      },
+    });
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -248,7 +248,20 @@ function deref(doc: Json, value: any): any {
   return value;
 }
 
+/** The tags of the service's own endpoints (health, OAuth 2.0): not operations of operations.ts. */
+const SERVICE_TAGS = new Set(["Service health", "OAuth 2.0"]);
+
+/** The operations of the API (its resources and actions), without the service's own endpoints (serviceOperations). */
 function operations(doc: Json): { path: string; method: string; op: Json }[] {
+  return allOperations(doc).filter((o) => !SERVICE_TAGS.has(o.op.tags?.[0]));
+}
+
+/** The service's own endpoints: health checks, and with OAuth 2.0 its token endpoint, keys and metadata. */
+function serviceOperations(doc: Json): { path: string; method: string; op: Json }[] {
+  return allOperations(doc).filter((o) => SERVICE_TAGS.has(o.op.tags?.[0]));
+}
+
+function allOperations(doc: Json): { path: string; method: string; op: Json }[] {
   const out: { path: string; method: string; op: Json }[] = [];
   for (const [p, item] of Object.entries(doc.paths as Json)) for (const m of METHODS) if (item[m]) out.push({ path: p, method: m, op: item[m] });
   return out;
@@ -330,7 +343,8 @@ for (const { name, model, doc, file } of projects) {
   });
 
   test(`${name}: every route of the server with exactly its methods, and nothing else`, async () => {
-    const documented = new Map(Object.entries(doc.paths as Json).map(([p, item]) => [p, METHODS.filter((m) => item[m]).sort()]));
+    const api = new Set(operations(doc).map((o) => o.path));
+    const documented = new Map(Object.entries(doc.paths as Json).filter(([p]) => api.has(p)).map(([p, item]) => [p, METHODS.filter((m) => item[m]).sort()]));
     assert.equal(documented, new Map([...expectedRoutes(model)].map(([p, ms]) => [p, [...ms].sort()])));
     // The runtime agrees: without credentials a documented method is a 401, any other method a 405.
     const spec = runtimeSpec(model);
@@ -350,8 +364,9 @@ for (const { name, model, doc, file } of projects) {
   });
 
   test(`${name}: unique operationIds, one per operation of operations.ts (and POST-on-instance)`, () => {
+    const all = allOperations(doc).map((o) => o.op.operationId as string);
+    assert.is(new Set(all).size, all.length, "unique, the service's own endpoints' too");
     const ids = operations(doc).map((o) => o.op.operationId as string);
-    assert.is(new Set(ids).size, ids.length);
     const ops = opsOf(model);
     assert.is(ids.length, ops.length + ops.filter((o) => o.kind === "update").length + ops.filter((o) => o.method === "GET").length);
     for (const { op, method, path: p } of operations(doc)) {
@@ -491,7 +506,10 @@ for (const { name, model, doc, file } of projects) {
       if (v.content && typeof v.content === "object" && !Array.isArray(v.content)) for (const t of Object.keys(v.content)) types.add(t);
       for (const x of Object.values(v)) walk(x);
     };
-    walk(doc.paths);
+    // The token endpoint takes a form (RFC 6749 §4.4.2), which JSON tools and client generators read as a form.
+    const { requestBody: tokenRequest, ...token } = (doc.paths["/oauth/token"]?.post ?? {}) as Json;
+    if (tokenRequest !== undefined) assert.equal(Object.keys(tokenRequest.content), ["application/x-www-form-urlencoded"]);
+    walk({ ...doc.paths, "/oauth/token": token });
     walk(doc.components);
     // What Prism and client generators take for JSON: application/json or a +json suffix; else an alias.
     const aliases = new Set(model.mediaTypes.map((m) => m.alias));
@@ -606,6 +624,71 @@ for (const { name, model, doc, file } of projects) {
 
   test(`${name}: answers of the running service match the document`, async () => {
     await conformance(model, doc);
+  });
+
+  test(`${name}: the service's own endpoints are documented as the runtime answers them (health; OAuth 2.0 when enabled)`, async () => {
+    const oauth = model.service.auth.schemes.includes("oauth2");
+    const issues = oauth && model.service.auth.oauth2?.tokenEndpoint !== false;
+    const expected = new Map<string, string[]>([
+      ["/health/live", ["get", "head"]],
+      ["/health/ready", ["get", "head"]],
+    ]);
+    if (oauth) for (const p of ["/.well-known/jwks.json", "/.well-known/oauth-authorization-server", `/.well-known/oauth-authorization-server${model.service.basePath}`]) expected.set(p, ["get", "head"]);
+    if (issues) expected.set("/oauth/token", ["post"]);
+    const service = serviceOperations(doc);
+    assert.equal(new Map([...new Set(service.map((o) => o.path))].map((p) => [p, METHODS.filter((m) => (doc.paths[p] as Json)[m]).sort()])), expected);
+    const origin = new URL(`${model.service.baseUrl}/`).origin;
+    for (const { path: p, op } of service) {
+      assert.ok(op.summary && op.description, `${p} has a summary and a description`);
+      assert.equal(op.security, [], `${p} takes no credentials of the API's`);
+      assert.ok((doc.tags as Json[]).some((t) => t.name === op.tags[0]), `${p}'s tag is declared`);
+      // Outside the base path: on the origin (the token endpoint is under the base URL, as the document's servers say).
+      if (p === "/oauth/token") assert.is(doc.paths[p].servers, undefined);
+      else assert.equal(doc.paths[p].servers.map((s: Json) => s.url), [origin]);
+    }
+    // The runtime's answers, without credentials, against the documented schemas.
+    const spec = runtimeSpec(model);
+    const store = openSqliteStore(spec, ":memory:");
+    const keys = KeyRing.memory();
+    const app = await buildApp({ spec, store, keys });
+    const compile = schemaValidator(doc);
+    const check = (res: LightMyRequestResponse, p: string, method: string) => {
+      const op = doc.paths[p][method];
+      const response = deref(doc, op.responses[String(res.statusCode)]);
+      assert.ok(response, `${method} ${p} → ${res.statusCode} is documented`);
+      if (method === "head") return assert.is(res.body, "");
+      const fn = compile(response.content["application/json"].schema);
+      assert.ok(fn(JSON.parse(res.body)), `${method} ${p} → ${res.statusCode} ${res.body.slice(0, 200)}: ${JSON.stringify(fn.errors?.[0])}`);
+    };
+    try {
+      for (const [p, methods] of expected) {
+        const url = p === "/oauth/token" ? `${model.service.basePath}${p}` : p;
+        for (const m of METHODS) {
+          if (m === "post" && p === "/oauth/token") continue;
+          const res = await app.inject({ method: m.toUpperCase() as "GET", url });
+          if (methods.includes(m)) {
+            assert.is(res.statusCode, 200, `${m.toUpperCase()} ${url}`);
+            check(res, p, m);
+          } else assert.is(res.statusCode, 405, `${m.toUpperCase()} ${url}`);
+        }
+      }
+      if (issues) {
+        const key = keys.create([...new Set(model.resources.flatMap((r) => Object.values(r.access).flat()))] as string[]);
+        const form = (fields: Record<string, string>) => ({ method: "POST" as const, url: `${model.service.basePath}/oauth/token`, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: new URLSearchParams(fields).toString() });
+        const granted = await app.inject(form({ grant_type: "client_credentials", client_id: key.id, client_secret: key.secret }));
+        assert.is(granted.statusCode, 200, granted.body);
+        check(granted, "/oauth/token", "post");
+        const wrong = await app.inject(form({ grant_type: "client_credentials", client_id: key.id, client_secret: "not-the-secret" }));
+        assert.is(wrong.statusCode, 401, wrong.body);
+        check(wrong, "/oauth/token", "post");
+        const bad = await app.inject(form({ grant_type: "password", client_id: key.id, client_secret: key.secret }));
+        assert.is(bad.statusCode, 400, bad.body);
+        check(bad, "/oauth/token", "post");
+      }
+    } finally {
+      await app.close();
+      await store.close();
+    }
   });
 }
 

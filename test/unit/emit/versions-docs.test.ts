@@ -74,8 +74,18 @@ function deref(doc: Json, value: any): any {
 }
 
 /** Every operation of a document. */
+/** The operations of the API's resources and actions: not the service's own endpoints (health, OAuth 2.0), which no version changes. */
 function operations(doc: Json): Json[] {
-  return Object.values(doc.paths as Json).flatMap((item: Json) => ["get", "head", "post", "put", "patch", "delete"].filter((m) => item[m]).map((m) => item[m] as Json));
+  return Object.values(doc.paths as Json)
+    .flatMap((item: Json) => ["get", "head", "post", "put", "patch", "delete"].filter((m) => item[m]).map((m) => item[m] as Json))
+    .filter((op) => !SERVICE_TAGS.has(op.tags?.[0]));
+}
+
+const SERVICE_TAGS = new Set(["Service health", "OAuth 2.0"]);
+
+/** The paths of the API (see operations). */
+function apiPaths(doc: Json): string[] {
+  return Object.keys(doc.paths).filter((p) => !SERVICE_TAGS.has(Object.values(doc.paths[p] as Json).find((x: Json) => x?.tags)?.tags[0]));
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -119,8 +129,15 @@ test("openapi.v1.json: the version's properties under their names then, required
 });
 
 test("openapi.v1.json: only the resources version 1 has (reviews came in version 2), and no link to one it lacks", () => {
-  assert.equal(Object.keys(v1.paths).sort(), ["/authors", "/authors/{id}", "/books", "/books/{id}"]);
+  assert.equal(apiPaths(v1).sort(), ["/authors", "/authors/{id}", "/books", "/books/{id}"]);
   assert.ok(Object.keys(v2.paths).includes("/reviews"));
+  // The service's own endpoints are every version's, never deprecated, without Deprecation or Sunset (no version answers them).
+  for (const doc of [v1, v2]) {
+    const live = doc.paths["/health/live"];
+    assert.ok(live?.get && live.head, "/health/live is documented");
+    assert.is(live.get.deprecated, undefined);
+    assert.is(live.get.responses["200"].headers, undefined);
+  }
   assert.not.ok(JSON.stringify(v1).includes("Review"), "nothing of reviews in version 1");
 });
 
