@@ -38,7 +38,7 @@ const SECONDS = {
   "e2e/regenerate.test.ts": 130, "e2e/serve.test.ts": 117, "e2e/out-folder.test.ts": 65, "e2e/bench-smoke.test.ts": 66, "e2e/generate.test.ts": 61,
   "e2e/user-code.test.ts": 46, "e2e/postgres.test.ts": 45, "e2e/postgres-fuzz.test.ts": 25, "e2e/incremental.test.ts": 25, "e2e/user-code-seeds.test.ts": 12, "e2e/own-tests.test.ts": 45, "e2e/big-package.test.ts": 39, "e2e/service-faults.test.ts": 31, "e2e/generated-names.test.ts": 29,
   "e2e/hostile-definitions.test.ts": 26, "e2e/interop.test.ts": 25, "e2e/fuzz.test.ts": 22, "e2e/null-and-start.test.ts": 24, "e2e/versions.test.ts": 20,
-  "e2e/real-apis.test.ts": 20, "e2e/docs-browser.test.ts": 15, "e2e/breaking-gate.test.ts": 15, "e2e/up-to-date.test.ts": 15, "e2e/client.test.ts": 15,
+  "e2e/real-apis.test.ts": 20, "e2e/docs-browser.test.ts": 15, "unit/user-code/code-cache.test.ts": 8, "e2e/breaking-gate.test.ts": 15, "e2e/up-to-date.test.ts": 15, "e2e/client.test.ts": 15,
 };
 // Two shards by default, one per core of the machine the suite is budgeted on; RESOURCERY_TEST_SHARDS=1 runs it in one.
 const shardCount = Math.max(1, Number(process.env.RESOURCERY_TEST_SHARDS ?? Math.min(2, os.availableParallelism())));

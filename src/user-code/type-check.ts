@@ -95,6 +95,9 @@ export class UserCodeChecker {
   private currentRoots: readonly string[] = [];
   private currentErrors: ReadonlySet<string> | undefined;
 
+  /** Writes the code cache of TypeScript (code-cache.ts) once the check has run, when there was none. */
+  saveCodeCache: () => void = () => undefined;
+
   private constructor(
     private readonly ts: typeof TS,
     private readonly out: string,
@@ -106,9 +109,11 @@ export class UserCodeChecker {
   /** Loads TypeScript and reads the user's files `roots` (relative to `out`) with the generated files there (a program, not yet checked). */
   static async open(out: string, roots: readonly string[]): Promise<UserCodeChecker> {
     const t0 = performance.now();
-    const { ts, getLibFiles } = await import("@ts-morph/common");
+    const { common, save } = (await import("./code-cache.js")).loadTsMorphCommon();
+    const { ts, getLibFiles } = common;
     const t1 = performance.now();
     const checker = new UserCodeChecker(ts, out, compilerOptions(ts, out), new Map(getLibFiles().map((f) => [path.join(LIB_FOLDER, f.fileName), f.text])));
+    checker.saveCodeCache = save;
     checker.currentRoots = roots.map((f) => path.join(out, f));
     checker.current = checker.program(checker.currentRoots, new Map());
     if (process.env.RESOURCERY_TIMING) console.error(`user-code worker: ts loaded ${(t1 - t0).toFixed(0)} ms, program ${(performance.now() - t1).toFixed(0)} ms`);

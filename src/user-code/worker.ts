@@ -23,7 +23,10 @@ port.on("message", (request: UserCodeRequest) => {
   const fail = (error: unknown) => port.postMessage({ failure: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies UserCodeReply);
   opening.then((checker) => {
     try {
-      port.postMessage({ errors: checker.errorsWith(request.users, request.next) } satisfies UserCodeReply);
+      const errors = checker.errorsWith(request.users, request.next);
+      // Before the answer: the caller stops this worker once it has it.
+      checker.saveCodeCache();
+      port.postMessage({ errors } satisfies UserCodeReply);
     } catch (error) {
       fail(error);
     }
