@@ -7,12 +7,15 @@
  * client (client credentials, If-Match, PreconditionFailedError), and the rate limit's 429.
  */
 import crypto from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import OAuth from "oauth-1.0a";
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import formatsPlugin from "ajv-formats";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { run } from "../helpers/package.js";
@@ -183,6 +186,45 @@ test("the typed client: client credentials fetch a token; update sends If-Match 
   await api.books.get(book.id);
   const updated = await api.books.update(book.id, { pages: 8 });
   assert.is(updated.pages, 8);
+});
+
+test("docs/openapi.json documents the service's own endpoints as they answer over HTTP: health, the JWKS, the metadata, the token endpoint", async () => {
+  const doc = JSON.parse(fs.readFileSync(path.join(s.out, "docs/openapi.json"), "utf8"));
+  const ajv = new Ajv2020({ strict: false, validateSchema: false });
+  type Plugin = (a: Ajv2020) => unknown;
+  ((formatsPlugin as unknown as { default?: Plugin }).default ?? (formatsPlugin as unknown as Plugin))(ajv);
+  const id = "https://openapi.test/doc.json";
+  ajv.addSchema({ $id: id, components: doc.components });
+  /** The answer against the documented one: its status documented, its body valid against the documented schema. */
+  const check = async (method: string, p: string, res: Response) => {
+    const documented = doc.paths[p]?.[method]?.responses?.[String(res.status)];
+    assert.ok(documented, `${method.toUpperCase()} ${p} → ${res.status} is documented`);
+    if (method === "head") return assert.is(await res.text(), "");
+    const schema = JSON.parse(JSON.stringify(documented.content["application/json"].schema).replace(/"\$ref":"#\//g, `"$ref":"${id}#/`));
+    const validate = ajv.compile(schema);
+    const body = await res.json();
+    assert.ok(validate(body), `${method.toUpperCase()} ${p} → ${res.status} ${JSON.stringify(body).slice(0, 200)}: ${JSON.stringify(validate.errors?.[0])}`);
+  };
+  const origin = new URL(s.base).origin;
+  const basePath = new URL(s.base).pathname.replace(/\/+$/, "");
+  for (const p of ["/health/live", "/health/ready", "/.well-known/jwks.json", "/.well-known/oauth-authorization-server", `/.well-known/oauth-authorization-server${basePath}`]) {
+    // On the origin of the document's base URL (the running service's is another port: BASE_URL).
+    assert.equal(doc.paths[p]?.servers?.map((x: { url: string }) => x.url), [new URL(doc.servers[0].url).origin], `${p} is documented on the origin`);
+    for (const method of ["get", "head"]) {
+      const res = await fetch(origin + p, { method: method.toUpperCase() });
+      assert.is(res.status, 200, `${method.toUpperCase()} ${p}`);
+      await check(method, p, res);
+    }
+  }
+  // The token endpoint, under the base URL as the document's servers say.
+  const key = await makeKey(["--roles", "writer"]);
+  const tokenAnswer = (form: Record<string, string>) => fetch(`${s.base}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form) });
+  const granted = await tokenAnswer({ grant_type: "client_credentials", client_id: key.id, client_secret: key.secret });
+  assert.is(granted.status, 200);
+  await check("post", "/oauth/token", granted);
+  const refused = await tokenAnswer({ grant_type: "client_credentials", client_id: key.id, client_secret: "wrong" });
+  assert.is(refused.status, 401);
+  await check("post", "/oauth/token", refused);
 });
 
 test("RATE_LIMIT: over it, 429 with Retry-After and the error body; the health checks are not limited", async () => {
