@@ -22,10 +22,16 @@ const require = createRequire(import.meta.url);
 /** The CommonJS files cached, in load order: typescript.js first (ts-morph-common.js requires it). */
 const FILES = ["@ts-morph/common/dist/typescript.js", "@ts-morph/common/dist/ts-morph-common.js"] as const;
 
-/** The folder of the cache, or undefined when there is no home to put it in. */
+/** The folder of the cache, or undefined when there is no home to put it in (os.homedir throws without HOME and a passwd entry). */
 function cacheFolder(): string | undefined {
-  const base = process.env.XDG_CACHE_HOME && path.isAbsolute(process.env.XDG_CACHE_HOME) ? process.env.XDG_CACHE_HOME : os.homedir() ? path.join(os.homedir(), ".cache") : undefined;
-  return base === undefined ? undefined : path.join(base, "resourcery", "v8-code");
+  const xdg = process.env.XDG_CACHE_HOME;
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, "resourcery", "v8-code");
+  try {
+    const home = os.homedir();
+    return home ? path.join(home, ".cache", "resourcery", "v8-code") : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One module compiled with a cache: what `save` writes when the cache was missing or refused. */

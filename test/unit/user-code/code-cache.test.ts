@@ -16,7 +16,7 @@ const home = path.join(tmp, "cache");
 const folder = path.join(home, "resourcery", "v8-code");
 
 /** Loads TypeScript as the check does, type-checks a line, saves the cache: what the process saw. */
-function load(): { fromCache: boolean; checked: boolean } {
+function load(env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: home }): { fromCache: boolean; checked: boolean } {
   const script = `
     const { loadTsMorphCommon } = await import(${JSON.stringify(path.join(repoRoot, "src/user-code/code-cache.ts"))});
     const { common, fromCache, save } = loadTsMorphCommon();
@@ -24,7 +24,7 @@ function load(): { fromCache: boolean; checked: boolean } {
     const sf = ts.createSourceFile("a.ts", "const n: number = 1;", ts.ScriptTarget.ES2022, true);
     save();
     console.log(JSON.stringify({ fromCache, checked: sf.statements.length === 1 }));`;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, encoding: "utf8", env: { ...process.env, XDG_CACHE_HOME: home } });
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, encoding: "utf8", env: { ...process.env, ...env } });
   assert.is(r.status, 0, r.stderr);
   return JSON.parse(r.stdout.trim().split("\n").at(-1)!);
 }
@@ -54,6 +54,14 @@ test("a cache in a folder others may write is never read (its code would run as 
     fs.chmodSync(folder, 0o700);
   }
   assert.equal(load(), { fromCache: true, checked: true });
+});
+
+test("without XDG_CACHE_HOME (or with a relative one), under ~/.cache", () => {
+  const own = path.join(tmp, "home");
+  fs.mkdirSync(own);
+  assert.equal(load({ HOME: own, XDG_CACHE_HOME: "relative/cache" }), { fromCache: false, checked: true });
+  assert.equal(fs.readdirSync(path.join(own, ".cache", "resourcery", "v8-code")).length, 2);
+  assert.equal(load({ HOME: own, XDG_CACHE_HOME: "" }), { fromCache: true, checked: true });
 });
 
 test.run();
