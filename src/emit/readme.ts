@@ -1,4 +1,5 @@
 /** Emits the generated package's README: how to run it, its routes, media types and error codes. */
+import { issuesTokens } from "./shared/auth.js";
 import { useSharedSchemas } from "./samples.js";
 import { BODY_LIMIT, DEFAULT_EXPAND_LIMIT, MAX_BODY_DEPTH, PAGING } from "../model/conventions.js";
 import type { Model, Resource } from "../model/types.js";
@@ -60,7 +61,7 @@ export function emitReadme(model: Model): EmittedFile[] {
     dbFile: `data/${service.name.replace(/^@[^/]+\//, "")}.db`,
     exampleRoles: roles.length ? roles.join(",") : "reader",
     basic: service.auth.schemes.includes("basic"),
-    tokens: service.auth.schemes.includes("oauth2") && service.auth.oauth2?.tokenEndpoint !== false,
+    tokens: issuesTokens(service.auth),
     externalIssuer: service.auth.oauth2?.issuer,
     oauth1: service.auth.schemes.includes("oauth1"),
     curl,

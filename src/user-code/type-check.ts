@@ -95,15 +95,14 @@ export class UserCodeChecker {
   private currentRoots: readonly string[] = [];
   private currentErrors: ReadonlySet<string> | undefined;
 
-  /** Writes the code cache of TypeScript (code-cache.ts) once the check has run, when there was none. */
-  saveCodeCache: () => void = () => undefined;
-
   private constructor(
     private readonly ts: typeof TS,
     private readonly out: string,
     private readonly options: TS.CompilerOptions,
     /** TypeScript's lib .d.ts files by their path under LIB_FOLDER: ts-morph's TypeScript carries them as text, not as files. */
     private readonly libs: ReadonlyMap<string, string>,
+    /** Writes the code cache of TypeScript (code-cache.ts) once the check has run, when there was none. */
+    readonly saveCodeCache: () => void,
   ) {}
 
   /** Loads TypeScript and reads the user's files `roots` (relative to `out`) with the generated files there (a program, not yet checked). */
@@ -112,8 +111,7 @@ export class UserCodeChecker {
     const { common, save } = (await import("./code-cache.js")).loadTsMorphCommon();
     const { ts, getLibFiles } = common;
     const t1 = performance.now();
-    const checker = new UserCodeChecker(ts, out, compilerOptions(ts, out), new Map(getLibFiles().map((f) => [path.join(LIB_FOLDER, f.fileName), f.text])));
-    checker.saveCodeCache = save;
+    const checker = new UserCodeChecker(ts, out, compilerOptions(ts, out), new Map(getLibFiles().map((f) => [path.join(LIB_FOLDER, f.fileName), f.text])), save);
     checker.currentRoots = roots.map((f) => path.join(out, f));
     checker.current = checker.program(checker.currentRoots, new Map());
     if (process.env.RESOURCERY_TIMING) console.error(`user-code worker: ts loaded ${(t1 - t0).toFixed(0)} ms, program ${(performance.now() - t1).toFixed(0)} ms`);

@@ -12,6 +12,7 @@ import { renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { sampleOf, useSharedSchemas } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
 import { serverFieldSchema } from "../shared/server-fields.js";
+import { issuesTokens } from "../shared/auth.js";
 import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
 
 type Json = Record<string, unknown>;
@@ -282,7 +283,7 @@ class OpenApiBuilder {
    */
   private headOperation(get: Json): Json {
     const responses: Json = {};
-    for (const [status, answer] of Object.entries(get.responses as Json)) setOwn(responses, status, this.withoutBody(answer as Json));
+    for (const [status, answer] of Object.entries(get.responses as Json)) setOwn(responses, status, "$ref" in (answer as Json) ? this.withoutBody(answer as Json) : withoutContent(answer as Json));
     return {
       ...get,
       operationId: this.operationId(`${String(get.operationId)}Head`),
@@ -649,30 +650,17 @@ class OpenApiBuilder {
   // ---------------------------------------------------------------------------------------------
   // The service's own endpoints (CONTRACT §10): health checks and, with OAuth 2.0, its authorization server
 
-  /** A GET of the service's own (its answers written in place) and the HEAD Fastify answers beside it: the same without bodies. */
+  /** A GET of the service's own (its answers written in place) and the HEAD Fastify answers beside it. */
   private getAndHead(get: Json): { get: Json; head: Json } {
-    const responses: Json = {};
-    for (const [status, answer] of Object.entries(get.responses as Json)) {
-      const { content: _content, description, ...rest } = answer as Json;
-      setOwn(responses, status, { description: `${String(description)} No body (HEAD).`, ...rest });
-    }
-    return {
-      get,
-      head: { ...get, operationId: this.operationId(`${String(get.operationId)}Head`), summary: `${String(get.summary)} (HEAD)`, description: "The same as `GET` on this path (the same status and headers) without a body.", responses },
-    };
+    return { get, head: this.headOperation(get) };
   }
 
-  /** True when the service issues access tokens itself (its token endpoint, keys and metadata are served). */
-  private get oauth2(): { readonly issues: boolean } | undefined {
-    const { auth } = this.model.service;
-    return auth.schemes.includes("oauth2") ? { issues: auth.oauth2?.tokenEndpoint !== false } : undefined;
-  }
 
   /** The tags of the service's own endpoints (names no collection can have: they hold a space). */
   private serviceTags(): Json[] {
     return [
       { name: HEALTH_TAG, description: "Whether the service runs and can serve: outside the base path, without credentials, never rate-limited." },
-      ...(this.oauth2 ? [{ name: OAUTH_TAG, description: "The service as an OAuth 2.0 authorization server (RFC 6749, RFC 8414): its token endpoint, its keys and its metadata." }] : []),
+      ...(this.model.service.auth.schemes.includes("oauth2") ? [{ name: OAUTH_TAG, description: "The service as an OAuth 2.0 authorization server (RFC 6749, RFC 8414): its token endpoint, its keys and its metadata." }] : []),
     ];
   }
 
@@ -700,8 +688,8 @@ class OpenApiBuilder {
     };
     setOwn(paths, "/health/live", health("live", "Liveness", "200 while the process answers: an orchestrator restarts the service when it stops answering."));
     setOwn(paths, "/health/ready", health("ready", "Readiness", "200 when the service's store answers too, else 503 with `Retry-After`: an orchestrator sends traffic only while it answers 200."));
-    const oauth = this.oauth2;
-    if (!oauth) return;
+    if (!this.model.service.auth.schemes.includes("oauth2")) return;
+    const issues = issuesTokens(this.model.service.auth);
     const cacheable = "Public and cacheable for five minutes.";
     setOwn(paths, "/.well-known/jwks.json", {
       servers: origin,
@@ -721,7 +709,7 @@ class OpenApiBuilder {
         ...this.getAndHead({
           operationId: this.operationId(url === "/.well-known/oauth-authorization-server" ? "authorizationServerMetadata" : "authorizationServerMetadataOfPath"),
           summary: "Authorization server metadata",
-          description: `The service as an OAuth 2.0 authorization server (RFC 8414): its issuer (the base URL)${oauth.issues ? ", token endpoint and keys" : ""}, the grants and the scopes (the roles) it knows. ${cacheable}`,
+          description: `The service as an OAuth 2.0 authorization server (RFC 8414): its issuer (the base URL)${issues ? ", token endpoint and keys" : ""}, the grants and the scopes (the roles) it knows. ${cacheable}`,
           tags: [OAUTH_TAG],
           security: [],
           responses: {
@@ -733,7 +721,7 @@ class OpenApiBuilder {
         }),
       });
     }
-    if (!oauth.issues || this.model.service.currentVersion !== undefined) return;
+    if (!issues || this.model.service.currentVersion !== undefined) return;
     const invalidRequest = this.errorsByKey.get("invalidTokenRequest");
     const invalidClient = this.errorsByKey.get("invalidClient");
     setOwn(this.schemas, "TokenError", {
@@ -1049,7 +1037,7 @@ export function securitySchemesOf(model: Model): Record<string, Json> {
   const { schemes, realm, oauth2 } = model.service.auth;
   const out: Record<string, Json> = {};
   const enabledBy = (names: AuthScheme[]) => list(schemes.filter((s) => names.includes(s)));
-  const issues = schemes.includes("oauth2") && oauth2?.tokenEndpoint !== false;
+  const issues = issuesTokens(model.service.auth);
   if (schemes.some((s) => s === "apiKey" || s === "bearer" || s === "oauth2")) {
     out.bearer = {
       type: "http",
@@ -1260,6 +1248,12 @@ function referToFirstCopies(schemas: Json, variants: ReadonlyMap<string, readonl
 
 // -----------------------------------------------------------------------------------------------
 // Small helpers
+
+/** An answer written in place, as a HEAD gets it: without its body. */
+function withoutContent(answer: Json): Json {
+  const { content: _content, description, ...rest } = answer;
+  return { description: `${String(description)} No body (HEAD).`, ...rest };
+}
 
 function sortedKeys(o: Json): Json {
   const out: Json = {};

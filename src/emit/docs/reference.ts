@@ -17,6 +17,7 @@ import { BODY_LIMIT, PAGING } from "../spec.js";
 import { describeIds } from "../../model/id-forms.js";
 import { exampleIdOf, serverFieldDoc } from "../shared/server-fields.js";
 import { Deferred, keyOf } from "../keys.js";
+import { issuesTokens } from "../shared/auth.js";
 import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
 
 /** A run of text, shown as code or as prose, and linked when `link` is set. */
@@ -522,7 +523,7 @@ function authOf(model: Model) {
   }
   if (schemes.includes("oauth2")) {
     const { oauth2 } = model.service.auth;
-    const own = oauth2?.tokenEndpoint !== false;
+    const own = issuesTokens(model.service.auth);
     out.push({
       name: "OAuth 2.0",
       header: "Authorization: Bearer <access token>",
