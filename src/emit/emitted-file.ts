@@ -20,6 +20,31 @@ export interface EmittedFile {
    * generation recorded them). `contents` is then empty; its hash is the manifest's (write/manifest.ts knownFile).
    */
   readonly known?: true;
+  /**
+   * The contents UTF-8 encoded, when the file arrived so (a worker's page): hashed and written as they are,
+   * and `contents` decoded only when something reads the text (openapi.json at N = 500 is 17 MB: decoding
+   * it, then encoding it again to hash and to write it, took ~0.3 s of the main thread).
+   */
+  readonly bytes?: Uint8Array;
+}
+
+/** A file whose contents are at hand UTF-8 encoded: its text is decoded when first read. */
+export function encodedFile(path: string, owner: EmittedFile["owner"], bytes: Uint8Array, key?: string): EmittedFile {
+  let text: string | undefined;
+  return {
+    path,
+    owner,
+    bytes,
+    ...(key !== undefined ? { key } : {}),
+    get contents() {
+      return (text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+    },
+  };
+}
+
+/** What a file's writer and hash take: its bytes when it has them, else its text. */
+export function dataOf(file: { readonly contents: string; readonly bytes?: Uint8Array | undefined }): string | Uint8Array {
+  return file.bytes ?? file.contents;
 }
 
 /**

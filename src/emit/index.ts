@@ -4,7 +4,7 @@
  */
 import type { Model } from "../model/types.js";
 import type { FreshStage } from "../write/stage.js";
-import { byPath, type EmittedFile, type PackageFile, type StagedFile } from "./emitted-file.js";
+import { byPath, encodedFile, type EmittedFile, type PackageFile, type StagedFile } from "./emitted-file.js";
 import { emitClient, emitClientPackage } from "./client.js";
 import { emitErrors } from "./errors.js";
 import { emitHandlers } from "./handlers.js";
@@ -43,10 +43,9 @@ export async function emitService(model: Model, orphans?: Orphans, stage?: Fresh
   try {
     pendingDocs.follow((f) => {
       const file = `${DOCS}${f.path}`;
-      const key = f.key !== undefined ? { key: f.key } : {};
       const was = f.known ? known?.get(file) : undefined;
       if (was !== undefined) docs.push(knownFile(file, was.key, was.hash));
-      else docs.push(stage ? stage.write(file, f.owner, f.data, f.key) : { path: file, owner: f.owner, contents: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength).toString("utf8"), ...key });
+      else docs.push(stage ? stage.write(file, f.owner, f.data, f.key) : encodedFile(file, f.owner, f.data, f.key));
     });
     const emitters: (() => EmittedFile[] | Promise<EmittedFile[]>)[] = [
       () => emitPackage(model),
@@ -71,7 +70,7 @@ export async function emitService(model: Model, orphans?: Orphans, stage?: Fresh
     for (const f of await validators.files) {
       const was = f.known ? known?.get(f.path) : undefined;
       if (was !== undefined) files.push(knownFile(f.path, was.key, was.hash));
-      else files.push(stage ? stage.write(f.path, f.owner, f.data, f.key) : { path: f.path, owner: f.owner, contents: Buffer.from(f.data).toString("utf8"), ...(f.key !== undefined ? { key: f.key } : {}) });
+      else files.push(stage ? stage.write(f.path, f.owner, f.data, f.key) : encodedFile(f.path, f.owner, f.data, f.key));
     }
     mark("validators");
   } catch (error) {

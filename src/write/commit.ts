@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import { assertInternal } from "../diagnostics/internal-error.js";
-import { isStaged } from "../emit/emitted-file.js";
+import { dataOf, isStaged } from "../emit/emitted-file.js";
 import path from "node:path";
 import { confined, makeDirs, openForWrite, unsafeReason } from "./confine.js";
 import { hashOf, hashOfFile, MANIFEST, STAT_CACHE, STATE_DIR, type Manifest, type ManifestEntry, type ManifestInfo, type StatCache } from "./manifest.js";
@@ -25,7 +25,7 @@ interface Journal {
 }
 
 /** Writes `rel` inside `root` (its folders created), fsynced when `durable`. */
-function writeFile(root: string, rel: string, contents: string, durable: boolean): void {
+function writeFile(root: string, rel: string, contents: string | Uint8Array, durable: boolean): void {
   makeDirs(root, path.posix.dirname(rel));
   const fd = openForWrite(root, rel);
   try {
@@ -105,7 +105,7 @@ function commitFresh(out: string, temp: string, plan: Plan, info: ManifestInfo):
       if (step.file.owner === "generated") stats[step.file.path] = step.file.stat;
       continue;
     }
-    writeFile(temp, step.file.path, step.file.contents, false);
+    writeFile(temp, step.file.path, dataOf(step.file), false);
     files[step.file.path] = { hash: hashOfFile(step.file), owner: step.file.owner, ...keyOf(step.file) };
     if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(temp, step.file.path));
   }
@@ -187,7 +187,7 @@ function stageAll(
       const staged = `${STAGING}/${i}`;
       // Staged files need no fsync of their own: a killed run loses nothing the page cache holds, and
       // the journal (fsynced) is written only after every staged file is complete.
-      writeFile(out, staged, step.file.contents, false);
+      writeFile(out, staged, dataOf(step.file), false);
       files[step.file.path] = { hash: hashOfFile(step.file), owner: step.file.owner, ...keyOf(step.file) };
       // The rename into place keeps the staged file's size and mtime: recorded now.
       if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(out, staged));

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { EmittedFile } from "../emit/emitted-file.js";
+import { dataOf, type EmittedFile } from "../emit/emitted-file.js";
 import { unsafeReason } from "./confine.js";
 
 export interface ManifestEntry {
@@ -80,9 +80,9 @@ export function knownKeys(out: string, previous: Manifest | undefined): Map<stri
 }
 
 /** hashOf an emitted file's contents, hashed once however often the plan and the commit ask. */
-export function hashOfFile(file: { readonly contents: string }): string {
+export function hashOfFile(file: { readonly contents: string; readonly bytes?: Uint8Array | undefined }): string {
   let hash = fileHashes.get(file);
-  if (hash === undefined) fileHashes.set(file, (hash = hashOf(file.contents)));
+  if (hash === undefined) fileHashes.set(file, (hash = hashOf(dataOf(file))));
   return hash;
 }
 

@@ -65,6 +65,12 @@ function diskHash(out: string, rel: string, previous: Manifest | undefined, stat
   return hashOf(fs.readFileSync(file));
 }
 
+/** `file` without its encoded contents (its text is about to be replaced). */
+function withoutBytes(file: EmittedFile): EmittedFile {
+  const { bytes: _bytes, ...rest } = file;
+  return rest;
+}
+
 function readIfExists(file: string): Buffer | undefined {
   try {
     return fs.statSync(file).isFile() ? fs.readFileSync(file) : undefined;
@@ -107,7 +113,7 @@ export function planWrite(out: string, files: readonly PackageFile[], previous: 
       if (deleted && file.required === undefined) steps.push({ kind: "absent", path: file.path, hash: known.hash });
       else if (deleted) steps.push({ kind: "create", file, recreated: file.required });
       else if (disk === undefined) steps.push({ kind: "create", file });
-      else if (merged !== undefined) steps.push({ kind: "merge", file: { ...file, contents: merged } });
+      else if (merged !== undefined) steps.push({ kind: "merge", file: { ...withoutBytes(file), contents: merged } });
       else steps.push({ kind: "keep", file });
       continue;
     }

@@ -10,7 +10,7 @@ import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { describeStep, planLines } from "../../../src/cli/report.js";
-import type { EmittedFile } from "../../../src/emit/emitted-file.js";
+import { encodedFile, type EmittedFile } from "../../../src/emit/emitted-file.js";
 import { commitPlan } from "../../../src/write/commit.js";
 import { hashOf, readManifest } from "../../../src/write/manifest.js";
 import { planUnchanged, planWrite, type Plan } from "../../../src/write/plan.js";
@@ -110,6 +110,30 @@ test("a required file the user deleted is written again, whole", () => {
   commitPlan(out, planWrite(out, files, readManifest(out), false), { generator: "test", inputs: INPUTS });
   assert.is(fs.readFileSync(path.join(out, "src/hooks/books.ts"), "utf8"), "export const hooks = {};\n");
   assert.equal(readManifest(out)!.files["src/hooks/books.ts"], { hash: hashOf("export const hooks = {};\n"), owner: "user" });
+});
+
+
+test("a worker's page arrives encoded: written and hashed from its bytes, its text decoded only when read", () => {
+  const out = firstGeneration("encoded");
+  const text = '{ "title": "Pages … and “quotes”", "emoji": "📚" }\n';
+  const bytes = new Uint8Array(Buffer.from(text, "utf8"));
+  let decoded = 0;
+  const page = encodedFile("docs/openapi.json", "generated", bytes);
+  const counting: EmittedFile = Object.defineProperty({ ...page, bytes }, "contents", {
+    get: () => (decoded++, page.contents),
+    enumerable: true,
+  });
+  const plan = planWrite(out, [...files, counting], readManifest(out), false);
+  assert.is(kinds(plan)["docs/openapi.json"], "create");
+  commitPlan(out, plan, { generator: "test", inputs: INPUTS });
+  assert.is(fs.readFileSync(path.join(out, "docs/openapi.json"), "utf8"), text, "the bytes written are the page's");
+  assert.is(readManifest(out)?.files["docs/openapi.json"]?.hash, hashOf(text), "the hash of the bytes is the hash of the text");
+  assert.is(decoded, 0, "planning and writing never decoded the page");
+  assert.is(page.contents, text, "read as text, the page decodes to what was encoded");
+  // Regenerated alike: unchanged, still without decoding it.
+  const again = planWrite(out, [...files, counting], readManifest(out), false);
+  assert.is(kinds(again)["docs/openapi.json"], "unchanged");
+  assert.is(decoded, 0);
 });
 
 test.run();
