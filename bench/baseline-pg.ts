@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { Ajv } from "ajv";
 import Fastify from "fastify";
 import pg from "pg";
-import { accepts, AUTHOR, BOOK, BOOK_BODY, BOOK_FIELDS, BOOKS, entityTag, fail, keyChecker, requestIdOf } from "./baseline.js";
+import { accepts, answerType, AUTHOR, BOOK, BOOK_BODY, BOOK_FIELDS, BOOKS, entityTag, fail, keyChecker, requestIdOf } from "./baseline.js";
 
 export interface PgBaselineOptions {
   readonly url: string;
@@ -57,6 +57,8 @@ export async function startPgBaseline(o: PgBaselineOptions): Promise<() => Promi
   const app = Fastify({ logger: false, genReqId: requestIdOf });
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);
+    // As the generated service answers every authenticated route: no cache keeps an answer made for one key.
+    reply.header("cache-control", "no-store").header("vary", "Authorization");
     if (!authorized(req.headers.authorization)) return reply.code(401).header("www-authenticate", 'Bearer realm="Library API"').send(fail(401, 40100));
   });
   app.get("/v2/books/:id", async (req, reply) => {
@@ -70,7 +72,7 @@ export async function startPgBaseline(o: PgBaselineOptions): Promise<() => Promi
     const etag = entityTag({ ...row, data: JSON.stringify(row.data) }, `${req.headers.accept ?? ""}?${q.fields ?? ""}&${q.expand ?? ""}`);
     reply.header("etag", etag);
     if (req.headers["if-none-match"] === etag) return reply.code(304).send();
-    return reply.header("content-type", "application/json; charset=utf-8").send(await book(row, q.expand === "author", fields));
+    return reply.header("content-type", answerType(req.headers.accept, BOOK)).serializer(JSON.stringify).send(await book(row, q.expand === "author", fields));
   });
   app.get("/v2/books", async (req, reply) => {
     if (!accepts(req.headers.accept, BOOKS)) return reply.code(406).send(fail(406, 40600));
@@ -81,6 +83,7 @@ export async function startPgBaseline(o: PgBaselineOptions): Promise<() => Promi
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) return reply.code(400).send(fail(400, 40008, "limit"));
     const [rows, count] = await Promise.all([pool.query<Row>({ ...PAGE, values: [limit, offset] }), pool.query<{ n: string }>(COUNT)]);
     const items = await Promise.all(rows.rows.map((r) => book(r, false)));
+    reply.header("content-type", answerType(req.headers.accept, BOOKS)).serializer(JSON.stringify);
     return { meta: { href: `${o.baseUrl}/books`, mediaType: BOOKS }, offset, limit, size: Number(count.rows[0]!.n), items };
   });
   app.post("/v2/books", async (req, reply) => {
@@ -107,8 +110,8 @@ export async function startPgBaseline(o: PgBaselineOptions): Promise<() => Promi
       client.release();
     }
     const row = { id, created_at: now, modified_at: now, data };
-    reply.code(201).header("location", href("books", id)).header("etag", entityTag({ ...row, data: JSON.stringify(data) }, `${req.headers.accept ?? ""}?&`));
-    return book(row, false);
+    reply.code(201).header("content-type", answerType(req.headers.accept, BOOK)).serializer(JSON.stringify).header("location", href("books", id)).header("etag", entityTag({ ...row, data: JSON.stringify(data) }, `${req.headers.accept ?? ""}?&`));
+    return await book(row, false);
   });
   await app.listen({ port: o.port, host: "127.0.0.1" });
   return async () => {

@@ -2,8 +2,10 @@
  * The hand-written Fastify 5 baseline: the library's books served from the same SQLite file with the
  * same conventions as the generated service (meta links, fields, expand, paging, vendor Accept, Bearer
  * key check with a cache, JSON Schema validation of bodies, 409 on unique values, an ETag on every instance
- * answered with 304 to If-None-Match, X-Request-Id on every answer: CONTRACT §10). Written the way a careful
- * developer would write it by hand, without resourcery's runtime.
+ * answered with 304 to If-None-Match, X-Request-Id on every answer: CONTRACT §10; the answers' Content-Type,
+ * Cache-Control and Vary as the generated service sends them: server.ts checks that both answer every measured
+ * request alike before timing it). Written the way a careful developer would write it by hand, without
+ * resourcery's runtime.
  */
 import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
@@ -83,6 +85,15 @@ export function accepts(accept: string | undefined, type: string): boolean {
   return !accept || accept.includes("*/*") || accept.includes("application/json") || accept.includes(type);
 }
 
+/**
+ * The Content-Type of an answer, as the generated service sends it: the vendor type when Accept names it (no
+ * charset parameter: RFC 6839 defines none for +json), else JSON with its charset. Sent with
+ * `reply.serializer(JSON.stringify)`, which Fastify leaves as it is (its default serializer adds a charset).
+ */
+export function answerType(accept: string | undefined, type: string): string {
+  return accept?.includes(type) ? type : "application/json; charset=utf-8";
+}
+
 /** Starts the baseline; resolves with a function that stops it. */
 export async function startBaseline(o: BaselineOptions): Promise<() => Promise<void>> {
   const { app, close } = baselineApp(o);
@@ -124,6 +135,8 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
   const app = Fastify({ logger: false, genReqId: requestIdOf });
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);
+    // As the generated service answers every authenticated route: no cache keeps an answer made for one key.
+    reply.header("cache-control", "no-store").header("vary", "Authorization");
     if (!authorized(req.headers.authorization)) return reply.code(401).header("www-authenticate", 'Bearer realm="Library API"').send(fail(401, 40100));
   });
   app.get("/v2/books/:id", async (req, reply) => {
@@ -137,7 +150,7 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
     const etag = entityTag(row, `${req.headers.accept ?? ""}?${q.fields ?? ""}&${q.expand ?? ""}`);
     reply.header("etag", etag);
     if (req.headers["if-none-match"] === etag) return reply.code(304).send();
-    return reply.header("content-type", "application/json; charset=utf-8").send(book(row, q.expand === "author", fields));
+    return reply.header("content-type", answerType(req.headers.accept, BOOK)).serializer(JSON.stringify).send(book(row, q.expand === "author", fields));
   });
   app.get("/v2/books", async (req, reply) => {
     if (!accepts(req.headers.accept, BOOKS)) return reply.code(406).send(fail(406, 40600));
@@ -147,6 +160,7 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
     if (!Number.isInteger(offset) || offset < 0) return reply.code(400).send(fail(400, 40008, "offset"));
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) return reply.code(400).send(fail(400, 40008, "limit"));
     const items = page.all(limit, offset).map((r) => book(r, false));
+    reply.header("content-type", answerType(req.headers.accept, BOOKS)).serializer(JSON.stringify);
     return { meta: { href: `${o.baseUrl}/books`, mediaType: BOOKS }, offset, limit, size: count.get()!.n, items };
   });
   app.post("/v2/books", async (req, reply) => {
@@ -163,7 +177,7 @@ export function baselineApp(o: BaselineOptions): { app: ReturnType<typeof Fastif
       return reply.code(409).send(fail(409, 40900, "isbn"));
     }
     const row = { id, created_at: now, modified_at: now, data: JSON.stringify(data) };
-    reply.code(201).header("location", href("books", id)).header("etag", entityTag(row, `${req.headers.accept ?? ""}?&`));
+    reply.code(201).header("content-type", answerType(req.headers.accept, BOOK)).serializer(JSON.stringify).header("location", href("books", id)).header("etag", entityTag(row, `${req.headers.accept ?? ""}?&`));
     return book(row, false);
   });
   const close = async () => {

@@ -122,6 +122,51 @@ export async function waitFor(url: string, headers: Record<string, string>): Pro
   throw new Error(`nothing answers at ${url}`);
 }
 
+/** The headers whose values both servers must answer alike (an ETag and X-Request-Id: present in both). */
+const SAME_HEADERS = ["content-type", "cache-control", "vary"] as const;
+
+/**
+ * How the generated service's answer to `route` differs from the baseline's (none: the same status, the
+ * same headers of SAME_HEADERS, an ETag and an X-Request-Id from both, and the same body — in any key order,
+ * a POST's new id, times and href aside). A baseline that answers less (no Vary, a shorter Content-Type) does less work
+ * than the service it is measured against.
+ */
+async function answerDifferences(route: { method: string; path: string; body?: string | undefined }, ports: { generated: number; baseline: number }, headers: Record<string, string>): Promise<string[]> {
+  const answer = async (port: number) => {
+    const res = await fetch(`http://127.0.0.1:${port}${route.path}`, { method: route.method, headers, ...(route.body !== undefined ? { body: route.body } : {}) });
+    const body = await res.text();
+    return { status: res.status, headers: res.headers, body: canonical(body, route.method === "POST") };
+  };
+  const [g, b] = [await answer(ports.generated), await answer(ports.baseline)];
+  const problems: string[] = [];
+  if (g.status !== b.status) problems.push(`status ${g.status} (generated) against ${b.status} (baseline)`);
+  for (const h of SAME_HEADERS) if (g.headers.get(h) !== b.headers.get(h)) problems.push(`${h}: ${g.headers.get(h)} (generated) against ${b.headers.get(h)} (baseline)`);
+  for (const h of ["etag", "x-request-id"]) if ((g.headers.get(h) === null) !== (b.headers.get(h) === null)) problems.push(`${h} from one server only`);
+  if (g.body !== b.body) problems.push(`the bodies differ: ${g.body.slice(0, 200)} (generated) against ${b.body.slice(0, 200)} (baseline)`);
+  return problems;
+}
+
+/**
+ * A JSON body with its keys sorted (the order of an object's keys is no difference of work); with `created`,
+ * what differs between any two creations (the new instance's id, times and href) blanked.
+ */
+function canonical(body: string, created: boolean): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (created && value !== null && typeof value === "object") {
+    const v = value as { meta?: { href?: string }; id?: string; createdAt?: string; modifiedAt?: string };
+    if (v.meta?.href !== undefined) v.meta.href = "…";
+    for (const k of ["id", "createdAt", "modifiedAt"] as const) if (v[k] !== undefined) v[k] = "…";
+  }
+  const sorted = (x: unknown): unknown =>
+    Array.isArray(x) ? x.map(sorted) : x !== null && typeof x === "object" ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted((x as Record<string, unknown>)[k])])) : x;
+  return JSON.stringify(sorted(value));
+}
+
 /** Runs the throughput benchmark: one row per route and server (medians over rounds), and the paired ratios per route. */
 export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRow[]; ratios: RouteRatio[] }> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-bench-"));
@@ -208,6 +253,8 @@ export async function runServerBench(o: ServerOptions): Promise<{ rows: ServerRo
         const answered = result.requests.total;
         return { ...result, cpuUsPerReq: before !== undefined && after !== undefined && answered > 0 ? (after - before) / answered : undefined };
       };
+      // The two servers do the same work only if they answer alike: the same status, body and headers.
+      for (const problem of await answerDifferences(route, ports, { ...headers, ...(route.accept ? { accept: route.accept } : {}) })) o.log(`  warning: ${route.name}: ${problem}`);
       for (const server of servers) await measure(server, o.durationSec >= 1 ? Math.max(1, Math.round(o.durationSec / 2)) : o.durationSec); // warm-up (a sub-second smoke: as long as a round)
       const pairs: { rps: number; p99: number; cpu: number | undefined }[] = [];
       const pooled = new Map<string, number[]>();
