@@ -234,11 +234,16 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
   const listen = async (): Promise<string> => {
     // Fastify logs the address itself when it has the logger (LOG_LEVEL info or finer): in our words, once.
     const fastifyLogs = LISTEN_LOG_LEVELS.has(app.log.level);
-    const url = await app.listen({
-      port: settings.port,
-      host: settings.host,
-      listenTextResolver: (address) => `listening on ${address} (base URL ${settings.baseUrl})`,
-    });
+    let url: string;
+    try {
+      url = await app.listen({
+        port: settings.port,
+        host: settings.host,
+        listenTextResolver: (address) => `listening on ${address} (base URL ${settings.baseUrl})`,
+      });
+    } catch (error) {
+      throw listenError(error, settings);
+    }
     if (!fastifyLogs) announceListening(log, url, settings.baseUrl);
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const handler = () => {
@@ -257,6 +262,29 @@ export async function buildService(spec: ServiceSpec, handlers: ServiceHandlers,
     return url;
   };
   return { app, store, keys, settings, log, listen, close };
+}
+
+/**
+ * A failed listen in the operator's words, the socket's error kept as its `cause` and its `code` kept: the port
+ * in use, a port this user may not bind, a HOST that is not this machine's. Any other error (a route of the
+ * user's that Fastify refuses when it gets ready) as it is.
+ * @example listenError(Object.assign(new Error("listen EADDRINUSE"), { code: "EADDRINUSE" }), { host: "127.0.0.1", port: 3000 }).message
+ *   === "cannot listen on 127.0.0.1:3000: another process listens there; stop it, or set PORT to a free port"
+ */
+export function listenError(error: unknown, at: { readonly host: string; readonly port: number }): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${at.host}:${at.port}`;
+  const why =
+    code === "EADDRINUSE"
+      ? `cannot listen on ${where}: another process listens there; stop it, or set PORT to a free port`
+      : code === "EACCES"
+        ? `cannot listen on ${where}: this user may not bind port ${at.port} (ports below 1024 need privileges); set PORT to 1024 or above`
+        : code === "EADDRNOTAVAIL"
+          ? `cannot listen on ${where}: HOST ${at.host} is not an address of this machine; set HOST to one of its addresses, or 0.0.0.0 for all`
+          : code === "ENOTFOUND" || code === "EAI_AGAIN"
+            ? `cannot listen on ${where}: HOST ${at.host} does not resolve to an address; set HOST to an address of this machine, or 0.0.0.0 for all`
+            : undefined;
+  return why === undefined ? error : Object.assign(new Error(why, { cause: error }), { code });
 }
 
 /** Levels at which Fastify's own logger prints info records, the address it listens on among them. */

@@ -303,6 +303,13 @@ test("a property made required: npm run migrate -- --dry-run prints the SQL; wit
   const page = (await (await fetch(`http://127.0.0.1:${port}/v2/authors?limit=100`, { headers })).json()) as Json;
   assert.ok(page.items.length > 0);
   for (const item of page.items) assert.is(item.country, "ZZ", JSON.stringify(item));
+
+  // A second process on the same port: exit 1 with one line saying why, no stack trace, the first one unharmed.
+  const second = run(process.execPath, ["dist/src/main.js"], out, { ...env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}/v2`, LOG_LEVEL: "warn" }, 30_000);
+  assert.is(second.code, 1, second.output);
+  assert.match(second.output, new RegExp(`cannot start: cannot listen on 127\\.0\\.0\\.1:${port}: another process listens there; stop it, or set PORT to a free port`));
+  assert.not.match(second.output, /\n\s+at /, "no stack trace");
+  assert.is((await fetch(`http://127.0.0.1:${port}/health/live`)).status, 200);
 });
 
 test.run();

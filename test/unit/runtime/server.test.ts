@@ -11,7 +11,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { BUILTIN_ERRORS } from "../../../src/model/builtin-errors.js";
 import { KeyRing } from "../../../templates/runtime/keys.js";
-import { settingsFrom, startService } from "../../../templates/runtime/server.js";
+import { listenError, settingsFrom, startService } from "../../../templates/runtime/server.js";
 import type { ResourceSpec, ServiceSpec } from "../../../templates/runtime/spec.js";
 
 const BASE = "http://127.0.0.1:3000/v1";
@@ -80,6 +80,36 @@ test("a started service applies EXPAND_LIMIT to its responses", async () => {
     await service.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a service that cannot listen says why in the operator's words: the port in use, a HOST not of this machine", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rsc-server-"));
+  const env = { BASE_URL: BASE, KEYS_FILE: path.join(dir, "keys.json"), DATABASE_FILE: ":memory:", LOG_LEVEL: "silent" };
+  const first = await startService(spec, {}, { ...env, PORT: "0" });
+  try {
+    const port = new URL(first.url).port;
+    const refused = await startService(spec, {}, { ...env, PORT: port }).then(
+      () => undefined,
+      (error: unknown) => error as Error & { code?: string; cause?: unknown },
+    );
+    assert.ok(refused, "a second service on the same port does not start");
+    assert.is(refused.message, `cannot listen on 127.0.0.1:${port}: another process listens there; stop it, or set PORT to a free port`);
+    assert.is(refused.code, "EADDRINUSE");
+    assert.is((refused.cause as { code?: string }).code, "EADDRINUSE", "the socket's error is kept as the cause");
+    // 192.0.2.1 (TEST-NET-1, RFC 5737) is no address of this machine.
+    const elsewhere = await startService(spec, {}, { ...env, PORT: "0", HOST: "192.0.2.1" }).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    assert.match(String(elsewhere?.message), /^cannot listen on 192\.0\.2\.1:0: HOST 192\.0\.2\.1 is not an address of this machine; set HOST/);
+  } finally {
+    await first.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  // Errors that are not the socket's (a route Fastify refuses when it gets ready) stay as they are.
+  const other = new Error("Method 'GET' already declared for route '/v1/x'");
+  assert.is(listenError(other, { host: "127.0.0.1", port: 3000 }), other);
+  assert.match(String((listenError(Object.assign(new Error("listen EACCES"), { code: "EACCES" }), { host: "0.0.0.0", port: 80 }) as Error).message), /ports below 1024 need privileges/);
 });
 
 /** The lines a service started in a process of its own with `env` prints on stdout before it is closed. */

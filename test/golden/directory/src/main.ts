@@ -27,4 +27,9 @@ const service = await createService().catch((error: unknown) => {
 //
 // service.store is the store (SQLite by default); createService({ store }) takes any implementation of Store.
 
-await service.listen();
+// Likewise a service that cannot listen (the port in use, a HOST that is not this machine's, a route of yours
+// that Fastify refuses when it gets ready).
+await service.listen().catch((error: unknown) => {
+  console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
