@@ -4,11 +4,14 @@
 import { createService } from "./generated/server.js";
 // import { apiError } from "./generated/errors.js";
 
-// A service that cannot start (a bad setting, a database out of reach or refusing a migration) says why in one line.
-const service = await createService().catch((error: unknown) => {
+// A service that cannot start (a bad setting, a database out of reach or refusing a migration) or cannot listen
+// (the port in use, a HOST that is not this machine's, a route of yours that Fastify refuses) says why in one line.
+function cannotStart(error: unknown): never {
   console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
-});
+}
+
+const service = await createService().catch(cannotStart);
 
 // A route of your own works like a generated one: it sits under the base URL's path, request.caller is the
 // authenticated key ({ id, roles }), config.access answers 401/403 ("public": no credentials needed), a thrown
@@ -27,9 +30,4 @@ const service = await createService().catch((error: unknown) => {
 //
 // service.store is the store (SQLite by default); createService({ store }) takes any implementation of Store.
 
-// Likewise a service that cannot listen (the port in use, a HOST that is not this machine's, a route of yours
-// that Fastify refuses when it gets ready).
-await service.listen().catch((error: unknown) => {
-  console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+await service.listen().catch(cannotStart);
