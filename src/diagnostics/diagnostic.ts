@@ -28,12 +28,17 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 
 /** Escapes one reference token of a JSON pointer (RFC 6901). */
 export function escapePointerToken(token: string | number): string {
-  return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
+  const text = String(token);
+  // Most tokens (property names, keywords, indexes) have nothing to escape: the check walks every schema.
+  if (!text.includes("~") && !text.includes("/")) return text;
+  return text.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 /** Builds a JSON pointer from its tokens. @example pointerOf(["properties", "a/b"]) === "/properties/a~1b" */
 export function pointerOf(tokens: readonly (string | number)[]): string {
-  return tokens.map((t) => "/" + escapePointerToken(t)).join("");
+  let out = "";
+  for (const t of tokens) out += "/" + escapePointerToken(t);
+  return out;
 }
 
 /** Splits a JSON pointer into its unescaped tokens. @example tokensOf("/a~1b/0") → ["a/b", "0"] */

@@ -56,7 +56,7 @@ function clean(schema: unknown): unknown {
     if (k === "title" || k === "$id" || k === "$schema" || k === "$comment" || k.startsWith("x-") || TS_KEYWORDS.has(k) || NOT_TYPES.has(k)) continue;
     // Data (an enum's values, a default) is kept as written: a "title" in it is a value's key.
     const value = SCHEMA_MAPS.has(k) ? mapValues(v, clean) : isDataKeyword(k) ? v : clean(v);
-    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    setOwn(out, k, value);
   }
   return out;
 }
@@ -76,7 +76,7 @@ function described(schema: Record<string, unknown>, ref: { $ref: string }): unkn
 function mapValues(v: unknown, fn: (x: unknown) => unknown): unknown {
   if (v === null || typeof v !== "object") return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: fn(x), enumerable: true, writable: true, configurable: true });
+  for (const [k, x] of Object.entries(v)) setOwn(out, k, fn(x));
   return out;
 }
 

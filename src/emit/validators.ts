@@ -20,7 +20,7 @@
 import { createRequire } from "node:module";
 import type { Ajv } from "ajv";
 import { compileDistinct, validatorAjvs, validatorSchemas, validatorsFingerprint, type DistinctValidators, type Schema, type ValidatedSpec, type ValidatorAjvs, type ValidatorSchemas } from "../model/validator-schemas.js";
-import { SHARED_REF_PREFIX } from "../model/build-schema.js";
+import { setOwn, SHARED_REF_PREFIX } from "../model/build-schema.js";
 import { SHARED_SCHEMAS_ID } from "../model/conventions.js";
 import { SCHEMA_MAPS } from "../model/schema-walk.js";
 import { withRefs } from "../model/shared.js";
@@ -166,11 +166,11 @@ export function hoistRepeated(list: ValidatorSchemas["bodies"]): { bodyList: Val
       let value = v;
       if (SCHEMA_MAPS.has(k) && v !== null && typeof v === "object" && !Array.isArray(v)) {
         const map: Record<string, unknown> = {};
-        for (const [name, sub] of Object.entries(v)) Object.defineProperty(map, name, { value: rewrite(sub, false), enumerable: true, writable: true, configurable: true });
+        for (const [name, sub] of Object.entries(v)) setOwn(map, name, rewrite(sub, false));
         value = map;
       } else if (SCHEMA_LISTS.has(k) && Array.isArray(v)) value = v.map((sub) => rewrite(sub, false));
       else if (ONE_SCHEMA.has(k)) value = rewrite(v, false);
-      Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+      setOwn(out, k, value);
     }
     return out;
   };

@@ -1,5 +1,5 @@
 /** Reading the model's shared schemas: following `{ "$ref": "#/$defs/<name>" }` to what it stands for. */
-import { isObject, SHARED_REF_PREFIX } from "./build-schema.js";
+import { isObject, setOwn, SHARED_REF_PREFIX } from "./build-schema.js";
 import { isDataKeyword, SCHEMA_MAPS } from "./schema-walk.js";
 import { SHARED_SCHEMAS_ID } from "./conventions.js";
 import type { JsonSchema, Model, SharedSchema } from "./types.js";
@@ -68,10 +68,10 @@ export function withRefs(schema: unknown, to: (ref: string) => string): unknown 
     else if (SCHEMA_MAPS.has(k) && isObject(v)) {
       // Its keys are names: a property named "$ref", "default", "enum" or "x-rate" is a schema like any other.
       const map: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(v)) Object.defineProperty(map, name, { value: withRefs(sub, to), enumerable: true, writable: true, configurable: true });
+      for (const [name, sub] of Object.entries(v)) setOwn(map, name, withRefs(sub, to));
       value = map;
     } else value = isDataKeyword(k) ? v : withRefs(v, to);
-    Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    setOwn(out, k, value);
   }
   return out;
 }

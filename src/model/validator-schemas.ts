@@ -104,9 +104,10 @@ export function withoutAnnotations(schema: unknown): unknown {
   return out;
 }
 
-/** Sets an own property, a key named "__proto__" included. */
+/** Sets an own property, a key named "__proto__" included (any other key is assigned: the same own property, and inline where defineProperty is a runtime call). */
 function define(object: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__") Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
 }
 
 /** The ajv instances of a service's validators: bodies strictly, queries with coercion; the shared schemas added to both. */

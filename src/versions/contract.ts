@@ -9,7 +9,7 @@
  * views), never from the OpenAPI text, so that wording, ordering and layout of the docs change nothing.
  */
 import path from "node:path";
-import { SHARED_REF_PREFIX } from "../model/build-schema.js";
+import { setOwn, SHARED_REF_PREFIX } from "../model/build-schema.js";
 import type { AccessAction, Model, Origin } from "../model/types.js";
 import { servedVersions, versionView } from "../model/versions.js";
 
@@ -108,7 +108,7 @@ export function wireSchema(schema: unknown): unknown {
     if (key === "$ref" && typeof value === "string" && value.startsWith(SHARED_REF_PREFIX)) out.$ref = value.slice(SHARED_REF_PREFIX.length);
     else if (SCHEMA_MAPS.has(key) && isRecord(value)) {
       const map: Record<string, unknown> = {};
-      for (const name of Object.keys(value).sort()) Object.defineProperty(map, name, { value: wireSchema(value[name]), enumerable: true, writable: true, configurable: true });
+      for (const name of Object.keys(value).sort()) setOwn(map, name, wireSchema(value[name]));
       out[key] = map;
     } else if (SCHEMA_VALUES.has(key) || SCHEMA_LISTS.has(key)) out[key] = wireSchema(value);
     else out[key] = value;
