@@ -4,6 +4,7 @@
  * ./ts-types-generate.ts writes the declarations.
  */
 
+import { setOwn } from "../model/build-schema.js";
 import { Generator, T_UNKNOWN, toSafeString, type Ast, type Param, type Schema } from "./ts-types-generate.js";
 
 export type { Schema } from "./ts-types-generate.js";
@@ -22,11 +23,6 @@ export function isPlainObject(v: unknown): v is Schema {
   return proto === Object.prototype || proto === null;
 }
 
-/** Sets an own property, so a "__proto__" property name stays data. */
-export function setOwn(target: Schema, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
 
 type SchemaType =
   | "ALL_OF" | "ANY" | "ANY_OF" | "BOOLEAN" | "CUSTOM_TYPE" | "NULL" | "NUMBER" | "ONE_OF" | "STRING" | "TYPED_ARRAY" | "UNION" | "UNNAMED_ENUM"

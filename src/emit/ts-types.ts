@@ -14,7 +14,8 @@
  * test/unit/emit/types.test.ts holds the two to the same output: on the examples, the fixtures, the real
  * APIs' bundles (when test/real-apis is installed) and random bundles.
  */
-import { isPlainObject, Outside, Printer, setOwn, toSafeString, typeOfSchema, type Schema } from "./ts-types-ast.js";
+import { setOwn } from "../model/build-schema.js";
+import { isPlainObject, Outside, Printer, toSafeString, typeOfSchema, type Schema } from "./ts-types-ast.js";
 
 /** What printTypesOf answers: the declarations, or why the bundle is left to json-schema-to-typescript. */
 export type Printed = { readonly text: string; readonly declined?: undefined } | { readonly text?: undefined; readonly declined: string };

@@ -3,7 +3,7 @@
  * Every route and method the runtime answers, its parameters, bodies and answers under every media type
  * it negotiates, each error status with the catalog codes that can come with it, and the auth schemes.
  */
-import { SHARED_REF_PREFIX } from "../../model/build-schema.js";
+import { setOwn, SHARED_REF_PREFIX } from "../../model/build-schema.js";
 import type { Action, AuthScheme, ErrorDef, Field, JsonSchema, Model, Resource } from "../../model/types.js";
 import { modelOfVersion, versionDates, type VersionDates } from "../../model/version-model.js";
 import { servedVersions } from "../../model/versions.js";
@@ -1289,11 +1289,6 @@ function copy<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
-/** Sets an own property, also for a user's name such as __proto__ (whose assignment would set the prototype). */
-function setOwn(target: Json, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
 
 function list(names: readonly string[]): string {
   return names.map((n) => `\`${n}\``).join(", ");
