@@ -19,6 +19,15 @@ interface MemoFile {
   readonly entries: Readonly<Record<string, unknown>>;
 }
 
+/** Not a file of the package: the path under which the docs worker posts its memo's entries (MemoEntries, JSON), last. */
+export const MEMO_ENTRIES = "#memo";
+
+/** What a memo kept and made, as a worker hands it to the main thread (JSON). */
+export interface MemoEntries {
+  readonly kept: readonly string[];
+  readonly made: readonly (readonly [string, unknown])[];
+}
+
 /** What one generation found and computed. */
 export class Memo {
   private readonly found: ReadonlyMap<string, unknown>;
@@ -72,6 +81,23 @@ export class Memo {
   /** Keeps a found entry (`key`: keyOf(kind, ...parts)) for the next generation without reading it. */
   keep(key: string): void {
     if (!this.used.has(key) && this.found.has(key)) this.used.set(key, this.found.get(key));
+  }
+
+  /** What this generation kept of the memo it found and what it made: a worker's, for the main thread's memo to take (`take`) and save. */
+  entries(): MemoEntries {
+    const kept: string[] = [];
+    const made: [string, unknown][] = [];
+    for (const [key, value] of this.used) {
+      if (this.found.has(key) && this.found.get(key) === value) kept.push(key);
+      else made.push([key, value]);
+    }
+    return { kept, made };
+  }
+
+  /** Takes what another thread's memo kept and made (its `entries()`), so that this one saves them too. */
+  take(entries: MemoEntries): void {
+    for (const key of entries.kept) this.keep(key);
+    for (const [key, value] of entries.made) this.set(key, value);
   }
 
   /**

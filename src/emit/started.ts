@@ -12,6 +12,7 @@ import type { KnownKeys } from "./keys.js";
 import { inWorker, type WorkerFile } from "./in-worker.js";
 import { SCHEMA_COMPILE_FINDINGS, VALIDATORS_FILE, validatorSchemasOf, validatorsFiles } from "./validators.js";
 import { keyOf } from "./keys.js";
+import { MEMO_ENTRIES, memo as currentMemo, type MemoEntries } from "./memo.js";
 
 /** The validators module (src/generated/validators.js), compiled or being compiled. */
 export interface PendingValidators {
@@ -115,6 +116,10 @@ export function startDocs(model: Model, known?: KnownKeys, memo?: { readonly out
     { model, ...(docsKnown !== undefined && docsKnown.size > 0 ? { known: docsKnown } : {}), ...(memo !== undefined ? { memo } : {}) },
     (files) => {
       for (const f of files) {
+        if (f.path === MEMO_ENTRIES) {
+          currentMemo().take(JSON.parse(Buffer.from(f.data).toString("utf8")) as MemoEntries);
+          continue;
+        }
         pages.push(f);
         onFile?.(f);
       }

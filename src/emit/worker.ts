@@ -85,6 +85,11 @@ parentPort!.once("message", async (input: WorkerJobs[WorkerJob]) => {
       bytes = 0;
     }
   }
+  // What the docs remembered (emit/memo.ts): the main thread saves the memo, with this thread's entries.
+  if (job === "docs") {
+    const { MEMO_ENTRIES, memo } = await import("./memo.js");
+    batch.push({ path: MEMO_ENTRIES, owner: "generated", data: Buffer.from(JSON.stringify(memo().entries())) });
+  }
   post({ files: batch }, transfer);
   post({ done: true });
   parentPort!.close();

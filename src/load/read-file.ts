@@ -54,7 +54,9 @@ export class ProjectRoots {
     if (!this.mayHold(abs)) return { kind: "outside", target: abs, link: false };
     let real: string;
     try {
-      real = fs.realpathSync(abs);
+      // The C library's realpath: one call, where Node's own asks lstat of every folder on the way
+      // (a check reads each file three times: found, read, hashed; at 500 files this was ~60 ms of ~90).
+      real = fs.realpathSync.native(abs);
     } catch (e) {
       return problemOf(e);
     }

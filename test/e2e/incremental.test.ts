@@ -185,6 +185,11 @@ test("one resource's description changed: only that resource's pages are rendere
   const codes = fs.readdirSync(path.join(incremental, "docs")).filter((f) => /^\d+\.html$/.test(f)).length;
   assert.ok(codes > 10, `the docs hold the error pages (${codes})`);
   assert.is(Number(left[1]), 2 * (nouns().length - 1) + 3 * codes, inc.stderr);
+  // The search index's entries of each resource are remembered by the docs worker and saved by the main thread
+  // (the worker's memo reaches the memo file): a regeneration computes the field rows of changed resources only.
+  const memo = readJson(path.join(incremental, ".resourcery/memo.json")) as { entries: Record<string, unknown> };
+  const searched = Object.values(memo.entries).filter((v) => Array.isArray(v) && (v[0] as Json | undefined)?.kind === "resource").map((v) => (v as Json[])[0]!.title);
+  assert.equal(searched.sort(), nouns().map((n) => `${n}s`), "every resource's search entries are in the memo");
   generate(full, "--force");
   const a = tree(incremental);
   const b = tree(full);

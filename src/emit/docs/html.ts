@@ -298,8 +298,8 @@ function resourceBody(site: Site, index: number, file: string): string {
     description: rich(file, r.description),
     facts: r.facts.map((f) => ({ label: f.label, value: rich(file, f.value) })),
     access: r.access.map((a) => ({ action: a.action, roles: rich(file, a.roles) })),
-    fields: r.fields.map((f) => ({ name: f.name, anchor: f.anchor, type: rich(file, f.type), required: f.required, description: rich(file, f.description), constraints: trusted(constraintList(file, f.constraints)) })),
-    links: r.links.map((l) => ({ name: l.name, kind: l.kind, targetName: l.targetName, description: rich(file, l.description), href: hrefOf(file, l.target), fieldHref: `#${l.fieldAnchor}` })),
+    fields: r.fields.value.map((f) => ({ name: f.name, anchor: f.anchor, type: rich(file, f.type), required: f.required, description: rich(file, f.description), constraints: trusted(constraintList(file, f.constraints)) })),
+    links: r.links.value.map((l) => ({ name: l.name, kind: l.kind, targetName: l.targetName, description: rich(file, l.description), href: hrefOf(file, l.target), fieldHref: `#${l.fieldAnchor}` })),
     clientSetup: r.clientSetup,
   });
   return intro + r.operationDocs.value.map((op) => operation(site, op, file)).join("");

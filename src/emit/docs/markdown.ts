@@ -145,7 +145,7 @@ function resourcePage(ref: Reference, pages: Pages, page: string): string {
       description: inline(file, r.description),
       facts: r.facts.map((f) => ({ label: escapeMd(f.label), value: cell(file, f.value) })),
       access: r.access.map((a) => ({ action: a.action, roles: cell(file, a.roles) })),
-      fields: r.fields.map((f) => ({
+      fields: r.fields.value.map((f) => ({
         anchor: f.anchor,
         name: codeSpan(f.name).replace(/\|/g, "\\|"),
         type: cell(file, f.type),
@@ -153,7 +153,7 @@ function resourcePage(ref: Reference, pages: Pages, page: string): string {
         description: cell(file, f.description),
         constraints: f.constraints.map((c) => cell(file, c)).join("; ") || " ",
       })),
-      links: r.links.map((l) => ({
+      links: r.links.value.map((l) => ({
         name: link(file, codeSpan(l.name), { page, anchor: l.fieldAnchor }),
         target: link(file, escapeMd(l.targetName), l.target),
         kind: l.kind,

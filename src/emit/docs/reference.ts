@@ -17,6 +17,7 @@ import { BODY_LIMIT, PAGING } from "../spec.js";
 import { describeIds } from "../../model/id-forms.js";
 import { exampleIdOf, serverFieldDoc } from "../shared/server-fields.js";
 import { Deferred, keyOf } from "../keys.js";
+import { memo } from "../memo.js";
 import { issuesTokens } from "../shared/auth.js";
 import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
 
@@ -93,8 +94,12 @@ export interface ResourcePage {
   readonly description: Text;
   readonly facts: readonly { readonly label: string; readonly value: Text }[];
   readonly access: readonly { readonly action: string; readonly roles: Text }[];
-  readonly fields: readonly FieldDoc[];
-  readonly links: readonly LinkDoc[];
+  /**
+   * The rows of its fields and its links, computed when read (a page rendered, the search index's entries of
+   * a resource changed since the memo's): keyed by what they are made from, as operationDocs.
+   */
+  readonly fields: Deferred<readonly FieldDoc[]>;
+  readonly links: Deferred<readonly LinkDoc[]>;
   readonly clientSetup: string;
   /** What lists the resource's operations needs (the overview, the search index): made at once. */
   readonly operations: readonly OperationSummary[];
@@ -421,8 +426,15 @@ function computeReference(model: Model): Reference {
       description: prose(r.description),
       facts: resourceFacts(r),
       access: accessOf(r),
-      fields: fieldsOf(model, r),
-      links: linksOf(model, r),
+      // fieldsOf reads the resource and the shared schemas; linksOf the name of each link's target besides.
+      fields: new Deferred(
+        () => fieldsOf(model, r),
+        () => keyOf("field docs", r, sharedSchemasKey()),
+      ),
+      links: new Deferred(
+        () => linksOf(model, r),
+        () => keyOf("link docs", r, r.fields.flatMap((f) => (f.link ? [resourceOf(model, f.link.target)?.name ?? null] : []))),
+      ),
       clientSetup,
       operations: own.map(summaryOf),
       operationDocs: new Deferred(
@@ -1038,9 +1050,15 @@ function searchIndex(resources: readonly ResourcePage[], actions: readonly Opera
     { kind: "section", title: "Error catalog", detail: "error codes status", page: PAGES.index, anchor: "errors" },
   ];
   for (const r of resources) {
-    out.push({ kind: "resource", title: r.collection, detail: `${r.title} ${flat(r.description)}`.trim(), page: r.page, anchor: "" });
-    for (const f of r.fields) out.push({ kind: "field", title: `${r.collection}.${f.name}`, detail: `${flat(f.type)} ${flat(f.description)}`.trim(), page: r.page, anchor: f.anchor });
-    for (const o of r.operations) out.push({ kind: "operation", title: `${o.method} ${o.path}`, detail: `${o.summary} ${o.id}`, page: r.page, anchor: o.anchor });
+    // A resource's entries are remembered (emit/memo.ts) by what they are made from: a regeneration computes the
+    // field rows of the resources that changed only.
+    const entries = memo().get("search entries", [r.page, r.collection, r.title, r.description, r.fields, r.operations], () => {
+      const own: SearchEntry[] = [{ kind: "resource", title: r.collection, detail: `${r.title} ${flat(r.description)}`.trim(), page: r.page, anchor: "" }];
+      for (const f of r.fields.value) own.push({ kind: "field", title: `${r.collection}.${f.name}`, detail: `${flat(f.type)} ${flat(f.description)}`.trim(), page: r.page, anchor: f.anchor });
+      for (const o of r.operations) own.push({ kind: "operation", title: `${o.method} ${o.path}`, detail: `${o.summary} ${o.id}`, page: r.page, anchor: o.anchor });
+      return own;
+    });
+    out.push(...entries);
   }
   for (const o of actions) out.push({ kind: "action", title: `${o.method} ${o.path}`, detail: `${o.summary} ${flat(o.description)}`, page: PAGES.actions, anchor: o.anchor });
   for (const e of errors) out.push({ kind: "error", title: `${e.code} ${e.title}`, detail: `${e.status} ${e.key} ${flat(e.message)}`, page: e.page, anchor: "" });

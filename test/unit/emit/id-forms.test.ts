@@ -92,7 +92,7 @@ test("examples show each form's ids, in hrefs and links too, and the reference s
   const get = orders.operationDocs.value.find((o) => o.method === "GET" && o.path === "/orders/{id}")!;
   assert.is(get.client, "const order = await api.orders.get(42);");
   assert.match(get.curl, /orders\/42 /);
-  const id = orders.fields.find((f) => f.name === "id")!;
+  const id = orders.fields.value.find((f) => f.name === "id")!;
   assert.match(JSON.stringify(id.type), /integer/);
 });
 

@@ -44,6 +44,26 @@ test("entries no generation asks for are dropped; a memo that changed nothing is
   assert.is(fs.statSync(path.join(tmp, MEMO_FILE)).mtimeMs, before);
 });
 
+test("what a worker's memo kept and made reaches the memo the main thread saves (entries, take)", () => {
+  const found = new Memo();
+  found.set(keyOf("x", 1), "one");
+  found.set(keyOf("x", 2), "two");
+  found.save(tmp, "gen");
+  const worker = Memo.read(tmp, "gen");
+  assert.is(worker.get("x", [1], () => "again"), "one", "found, not computed");
+  assert.is(worker.get("x", [3], () => "three"), "three");
+  const entries = JSON.parse(JSON.stringify(worker.entries())) as ReturnType<Memo["entries"]>;
+  assert.equal(entries.kept, [keyOf("x", 1)]);
+  assert.equal(entries.made, [[keyOf("x", 3), "three"]]);
+  const main = Memo.read(tmp, "gen");
+  main.take(entries);
+  main.save(tmp, "gen");
+  const next = Memo.read(tmp, "gen");
+  assert.ok(next.has(keyOf("x", 1)), "a kept entry is saved");
+  assert.ok(next.has(keyOf("x", 3)), "a made entry is saved");
+  assert.not.ok(next.has(keyOf("x", 2)), "an entry neither thread asked for is dropped");
+});
+
 test("a corrupt or foreign memo file is an empty memo, never an error", () => {
   for (const text of ["{", "null", '{"generator":"gen","entries":null}', '"text"', "[]"]) {
     fs.writeFileSync(path.join(tmp, MEMO_FILE), text);
