@@ -50,12 +50,18 @@ export function resourceSamples(resource: Resource): ResourceSamples {
  * need one body per resource, the contract tests all of them.
  */
 export function exampleBody(resource: Resource): unknown {
-  const all = sampleCache.get(resource) ?? memo().find<ResourceSamples>("resource samples", [resource, sharedSchemasKey()]);
-  if (all) return all.bodies[0];
+  const computed = sampleCache.get(resource);
+  if (computed) return computed.bodies[0];
   let found = exampleCache.get(resource);
-  if (!found) {
-    const schema = sampleSchemaOf(resource);
-    exampleCache.set(resource, (found = { body: rootExamples(resource, schema)[0] ?? firstSample(schema) }));
+  if (found === undefined) {
+    // Asked once per operation and link that shows the resource: the memo's entry is looked up (its key digested) once.
+    const all = memo().find<ResourceSamples>("resource samples", [resource, sharedSchemasKey()]);
+    if (all) found = { body: all.bodies[0] };
+    else {
+      const schema = sampleSchemaOf(resource);
+      found = { body: rootExamples(resource, schema)[0] ?? firstSample(schema) };
+    }
+    exampleCache.set(resource, found);
   }
   return found.body;
 }
