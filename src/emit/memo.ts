@@ -1,7 +1,9 @@
 /**
  * Incremental generation's memory: the results of pure computations over parts of the model (a resource's
- * sample bodies, the schemas ajv compiled clean), kept between generations in OUT/.resourcery/memo.json and
- * keyed by the digest of exactly what each is computed from (emit/keys.ts). A regeneration that finds a key
+ * sample bodies, the schemas ajv compiled clean, a resource's entries in the docs' search index), kept between
+ * generations in OUT/.resourcery/memo.json and keyed by the digest of exactly what each is computed from
+ * (emit/keys.ts). The docs worker reads the memo too and hands what it kept and made to the main thread
+ * (`entries`, `take`), whose memo is the one saved. A regeneration that finds a key
  * takes the result instead of computing it; what it computes it records. Like the stat cache it is never
  * needed for correctness: a missing, stale or corrupt memo only makes a generation compute everything, and
  * `--force` neither reads it nor trusts it (it renders everything, as the test of incremental generation
