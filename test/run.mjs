@@ -32,13 +32,22 @@ function testFiles(dir = path.join(root, "test"), rel = "") {
   return out.sort();
 }
 
-// Seconds each of the slowest files took in a serial run on the 2-core machine (others count 2): the files
-// are shared between the shards by these, longest first, each to the shard with the least so far.
+// Seconds each file of 5 s or more took in a run of the whole suite in two shards on the 2-core machine (the
+// "test file times" line this prints; 2026-11-28), others count 2: the files are shared between the shards by
+// these, longest first, each to the shard with the least so far.
 const SECONDS = {
-  "e2e/regenerate.test.ts": 130, "e2e/serve.test.ts": 117, "e2e/out-folder.test.ts": 65, "e2e/bench-smoke.test.ts": 66, "e2e/generate.test.ts": 61,
-  "e2e/user-code.test.ts": 46, "e2e/postgres.test.ts": 45, "e2e/postgres-fuzz.test.ts": 25, "e2e/incremental.test.ts": 25, "e2e/user-code-seeds.test.ts": 12, "e2e/own-tests.test.ts": 45, "e2e/big-package.test.ts": 39, "e2e/service-faults.test.ts": 31, "e2e/generated-names.test.ts": 29,
-  "e2e/hostile-definitions.test.ts": 26, "e2e/interop.test.ts": 25, "e2e/fuzz.test.ts": 22, "e2e/null-and-start.test.ts": 24, "e2e/versions.test.ts": 20,
-  "e2e/real-apis.test.ts": 20, "e2e/docs-browser.test.ts": 15, "unit/user-code/code-cache.test.ts": 8, "e2e/breaking-gate.test.ts": 15, "e2e/up-to-date.test.ts": 15, "e2e/client.test.ts": 15,
+  "e2e/regenerate.test.ts": 163, "e2e/serve.test.ts": 144, "e2e/out-folder.test.ts": 134, "e2e/bench-smoke.test.ts": 82, "e2e/postgres.test.ts": 75,
+  "e2e/own-tests.test.ts": 64, "e2e/generate.test.ts": 54, "e2e/fuzz.test.ts": 52, "e2e/big-package.test.ts": 51, "e2e/incremental.test.ts": 46,
+  "e2e/user-code.test.ts": 46, "e2e/docs-browser.test.ts": 42, "e2e/generated-names.test.ts": 41, "e2e/demo.test.ts": 37,
+  "e2e/service-faults.test.ts": 35, "e2e/real-apis.test.ts": 33, "e2e/hostile-definitions.test.ts": 33, "e2e/interop.test.ts": 31,
+  "e2e/client.test.ts": 30, "e2e/null-and-start.test.ts": 30, "e2e/postgres-fuzz.test.ts": 29, "e2e/production.test.ts": 28,
+  "e2e/up-to-date.test.ts": 27, "unit/load/validate-meta.test.ts": 25, "e2e/real-api-names.test.ts": 24, "e2e/client-type-names.test.ts": 21,
+  "e2e/precompiled-validators.test.ts": 20, "e2e/breaking-gate.test.ts": 20, "e2e/ids.test.ts": 18, "e2e/versions.test.ts": 17,
+  "e2e/cli.test.ts": 17, "e2e/recursive-schemas.test.ts": 16, "e2e/open-resources.test.ts": 16, "e2e/compose.test.ts": 16,
+  "unit/model/resource-names.test.ts": 15, "e2e/links.test.ts": 15, "unit/emit/types-real-apis.test.ts": 15,
+  "unit/runtime/store-conformance.test.ts": 15, "e2e/user-code-seeds.test.ts": 10, "unit/write/stage.test.ts": 10, "unit/emit/types.test.ts": 8,
+  "unit/runtime/http-limits.test.ts": 7, "unit/user-code/code-cache.test.ts": 7, "unit/runtime/app.test.ts": 6,
+  "e2e/generate-compile-worker.test.ts": 6, "e2e/cli-read-limits.test.ts": 5, "unit/emit/versions-docs.test.ts": 5, "unit/emit/golden.test.ts": 5,
 };
 // Two shards by default, one per core of the machine the suite is budgeted on; RESOURCERY_TEST_SHARDS=1 runs it in one.
 const shardCount = Math.max(1, Number(process.env.RESOURCERY_TEST_SHARDS ?? Math.min(2, os.availableParallelism())));
@@ -75,8 +84,9 @@ function runShard(files, index) {
     child.stderr.on("data", (d) => (shardCount === 1 ? process.stderr.write(d) : (out += d)));
     child.on("close", (code, signal) => {
       const times = started.map((f, i) => ({ file: f.file, ms: (started[i + 1]?.at ?? performance.now()) - f.at }));
+      const seconds = ((performance.now() - suiteStarted) / 1000).toFixed(0);
       // With several shards each prints whole when it ends, so that their lines do not interleave.
-      if (shardCount > 1) process.stdout.write(`\n===== shard ${index + 1} of ${shardCount}: ${files.length} files =====\n${out}\n`);
+      if (shardCount > 1) process.stdout.write(`\n===== shard ${index + 1} of ${shardCount}: ${files.length} files, ${seconds} s =====\n${out}\n`);
       resolve({ out, times, code, signal });
     });
   });
@@ -102,6 +112,9 @@ for (const r of results) {
 // The slowest files, to keep the suite within its time budget (20 minutes on a 2-core machine).
 const slowest = results.flatMap((r) => r.times).sort((x, y) => y.ms - x.ms).slice(0, 12);
 if (slowest.length > 0) console.log(`slowest test files: ${slowest.map((t) => `${t.file} ${(t.ms / 1000).toFixed(0)} s`).join(", ")}`);
+// Every file's time, for the SECONDS table above when the shards drift apart.
+const all = results.flatMap((r) => r.times).sort((x, y) => y.ms - x.ms);
+if (all.length > 12) console.log(`test file times (s): ${all.map((t) => `${t.file} ${(t.ms / 1000).toFixed(0)}`).join(", ")}`);
 console.log(`suite: ${((performance.now() - suiteStarted) / 1000).toFixed(0)} s in ${results.length} shard${results.length > 1 ? "s" : ""}`);
 console.log(`uvu: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);
