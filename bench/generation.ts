@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { median } from "./stats.js";
-import { openApiOf, resourcesOf, typeSpecOf, writeResourcery } from "./synth.js";
+import { editDescription, openApiOf, resourcesOf, typeSpecOf, writeResourcery } from "./synth.js";
 
 export interface GenerationRow {
   tool: string;
@@ -445,11 +445,7 @@ function laneFor(n: number, cli: string, allPeers: readonly Peer[], memory: Memo
   const change = new Timing("resourcery", "regenerate (one changed)", n, {
     args: [cli, "generate", changeDefs, "--out", changeOut],
     cwd: dir,
-    before: () => {
-      const schema = JSON.parse(fs.readFileSync(changed, "utf8")) as { properties: { name: { description: string } } };
-      schema.properties.name.description = `Name of the resource, edit ${++edits}.`;
-      fs.writeFileSync(changed, JSON.stringify(schema, null, 2));
-    },
+    before: () => editDescription(changed, ++edits),
     check: () => requireFiles([path.join(changeOut, "src", "generated", "server.ts")]),
     remark: (r) => {
       const m = GENERATED_COUNTS.exec(r.stdout);

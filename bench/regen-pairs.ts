@@ -14,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { commandLine } from "./args.js";
 import { median } from "./stats.js";
-import { resourcesOf, writeResourcery } from "./synth.js";
+import { editDescription, resourcesOf, writeResourcery } from "./synth.js";
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const USAGE = `usage: npm run regen-pairs -- --against DIR [options]   (or: node --import tsx regen-pairs.ts …)
@@ -80,12 +80,7 @@ export function runRegenPairs(o: RegenPairsOptions): RegenPair[] {
     }
     return { wallMs, cpuMs };
   };
-  const edit = (lane: (typeof lanes)[number]) => {
-    const file = path.join(lane.defs, "resources", middle);
-    const schema = JSON.parse(fs.readFileSync(file, "utf8")) as { properties: { name: { description: string } } };
-    schema.properties.name.description = `Name of the resource, edit ${++lane.edits}.`;
-    fs.writeFileSync(file, JSON.stringify(schema, null, 2));
-  };
+  const edit = (lane: (typeof lanes)[number]) => editDescription(path.join(lane.defs, "resources", middle), ++lane.edits);
   // A first generation with each build, then one regeneration untimed (its memo and keys are then its own).
   for (const lane of lanes) {
     generate(lane, false);

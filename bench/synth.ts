@@ -137,3 +137,14 @@ export function typeSpecOf(n: number): string {
   }
   return lines.join("\n") + "\n";
 }
+
+/**
+ * The one-resource change the regeneration benchmarks make: the description of `name` in the resource file
+ * `file` of a project writeResourcery wrote, numbered by `edit` (a change every user makes, which the
+ * breaking-change gate lets through).
+ */
+export function editDescription(file: string, edit: number): void {
+  const schema = JSON.parse(fs.readFileSync(file, "utf8")) as { properties: { name: { description: string } } };
+  schema.properties.name.description = `Name of the resource, edit ${edit}.`;
+  fs.writeFileSync(file, JSON.stringify(schema, null, 2));
+}

@@ -23,7 +23,6 @@ export function isPlainObject(v: unknown): v is Schema {
   return proto === Object.prototype || proto === null;
 }
 
-
 type SchemaType =
   | "ALL_OF" | "ANY" | "ANY_OF" | "BOOLEAN" | "CUSTOM_TYPE" | "NULL" | "NUMBER" | "ONE_OF" | "STRING" | "TYPED_ARRAY" | "UNION" | "UNNAMED_ENUM"
   | "UNNAMED_SCHEMA" | "UNTYPED_ARRAY";

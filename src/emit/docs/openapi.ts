@@ -1289,7 +1289,6 @@ function copy<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
-
 function list(names: readonly string[]): string {
   return names.map((n) => `\`${n}\``).join(", ");
 }
