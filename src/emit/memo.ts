@@ -109,7 +109,10 @@ export class Memo {
   save(out: string, generator: string): void {
     if (this.matched && this.made === 0 && this.used.size === this.found.size) return;
     const file = path.join(out, MEMO_FILE);
-    const text = JSON.stringify({ generator, entries: Object.fromEntries(this.used) } satisfies MemoFile);
+    // By key: the docs worker's entries arrive while this thread adds its own, so the order of use is not the
+    // same from one generation to the next, and the file is (the same generation writes the same bytes).
+    const entries = [...this.used].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const text = JSON.stringify({ generator, entries: Object.fromEntries(entries) } satisfies MemoFile);
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
       fs.writeFileSync(`${file}.tmp`, text);

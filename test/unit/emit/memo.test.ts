@@ -64,6 +64,16 @@ test("what a worker's memo kept and made reaches the memo the main thread saves 
   assert.not.ok(next.has(keyOf("x", 2)), "an entry neither thread asked for is dropped");
 });
 
+test("the same entries made in another order are saved as the same bytes (the docs worker's arrive at any moment)", () => {
+  const texts = [[1, 2, 3], [3, 1, 2]].map((order) => {
+    const memo = new Memo();
+    for (const n of order) memo.set(keyOf("x", n), n);
+    memo.save(tmp, "gen");
+    return fs.readFileSync(path.join(tmp, MEMO_FILE), "utf8");
+  });
+  assert.is(texts[0], texts[1]);
+});
+
 test("a corrupt or foreign memo file is an empty memo, never an error", () => {
   for (const text of ["{", "null", '{"generator":"gen","entries":null}', '"text"', "[]"]) {
     fs.writeFileSync(path.join(tmp, MEMO_FILE), text);
