@@ -55,6 +55,8 @@ export interface LazyFile {
   readonly path: string;
   readonly owner: "generated" | "user";
   render(): string;
+  /** The same contents UTF-8 encoded, when the file makes them faster than encoding `render()`'s text (the docs worker posts bytes). */
+  bytes?(): Uint8Array;
   /** The file's key (emit/keys.ts), for a file a regeneration may leave unrendered when it did not change. */
   key?(): string;
 }

@@ -69,6 +69,11 @@ export class Memo {
     return (this.used.has(key) ? this.used.get(key) : this.found.get(key)) as T | undefined;
   }
 
+  /** The remembered result under `key` (keyOf(kind, ...parts)), if any, without recording anything. */
+  findKey<T>(key: string): T | undefined {
+    return (this.used.has(key) ? this.used.get(key) : this.found.get(key)) as T | undefined;
+  }
+
   /** True when `key` (keyOf(kind, ...parts)) is remembered (found or made by this generation). */
   has(key: string): boolean {
     return this.used.has(key) || this.found.has(key);

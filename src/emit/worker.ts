@@ -7,6 +7,8 @@
  * writes them while the rest renders; a last message says it is done. The validators (ajv compiling
  * every schema of a big service) run in a worker of their own, started as soon as the model is built.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Model } from "../model/types.js";
 import type { ValidatorSchemas } from "../model/validator-schemas.js";
@@ -44,9 +46,11 @@ const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
     prepareDocs();
     const { Memo, useMemo } = await import("./memo.js");
     // The memo of the last generation (emit/memo.ts), read here: what the docs share with the rest (sample bodies) is not computed twice.
-    return ({ model, memo }) => {
+    return ({ model, memo, known }) => {
       if (memo !== undefined) useMemo(Memo.read(memo.out, memo.generator));
-      return docsFiles(model);
+      // A docs file still as the last generation wrote it (it is known) may be read: openapi.json takes unchanged parts from it.
+      const previous = memo === undefined || known === undefined ? undefined : (file: string) => (known.has(file) ? readIfThere(path.join(memo.out, "docs", file)) /* started.ts DOCS */ : undefined);
+      return docsFiles(model, previous);
     };
   },
   validators: async () => {
@@ -54,6 +58,14 @@ const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
     return ({ schemas, model }) => validatorsFiles(schemas, model);
   },
 };
+
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
 
 function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
@@ -72,7 +84,7 @@ parentPort!.once("message", async (input: WorkerJobs[WorkerJob]) => {
       batch.push({ path: file.path, owner: file.owner, data: new Uint8Array(0), key, known: true });
       continue;
     }
-    const data = Buffer.from(file.render());
+    const data = file.bytes?.() ?? Buffer.from(file.render());
     batch.push({ path: file.path, owner: file.owner, data, ...(key !== undefined ? { key } : {}) });
     // A buffer of its own is moved; a small one sharing Node's pool is copied.
     if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) transfer.push(data.buffer as ArrayBuffer);

@@ -7,7 +7,7 @@ import type { Model } from "../../model/types.js";
 import { byPath, renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { htmlReferenceFiles } from "./html.js";
 import { markdownReferenceFiles } from "./markdown.js";
-import { openApiFiles } from "./openapi.js";
+import { openApiFiles, type PreviousDocs } from "./openapi.js";
 import { modelOfVersion } from "../../model/version-model.js";
 import { useSharedSchemas } from "../samples.js";
 import { docsVersionsOf } from "./versions.js";
@@ -18,13 +18,13 @@ export function emitDocs(model: Model): EmittedFile[] {
   return byPath(renderAll(docsFiles(model)));
 }
 
-/** The docs files, each rendered when asked (openapi.json, the largest, first). */
-export function docsFiles(model: Model): LazyFile[] {
+/** The docs files, each rendered when asked (openapi.json, the largest, first); `previous` reads the last generation's (a regeneration). */
+export function docsFiles(model: Model, previous?: PreviousDocs): LazyFile[] {
   useSharedSchemas(model.schemas);
   const versions = docsVersionsOf(model);
   // Each version's reference is made from its model: the current one's without what x-until took out of it.
   const models = (versions?.all ?? [{ version: model.service.version }]).map((v) => modelOfVersion(model, v.version)).reverse();
-  return [...openApiFiles(model), ...models.flatMap((m) => [...htmlReferenceFiles(m, versions), ...markdownReferenceFiles(m, versions)])];
+  return [...openApiFiles(model, previous), ...models.flatMap((m) => [...htmlReferenceFiles(m, versions), ...markdownReferenceFiles(m, versions)])];
 }
 
 /** Readies what rendering the docs needs before any model is at hand (their templates): see worker.ts. */

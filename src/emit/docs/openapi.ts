@@ -13,7 +13,9 @@ import { sampleOf, useSharedSchemas } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
 import { serverFieldSchema } from "../shared/server-fields.js";
 import { issuesTokens } from "../shared/auth.js";
-import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
+import { expandNames, fieldNames, operationKey, operationsOf, resourceOf, type Operation } from "./operations.js";
+import { keyOf } from "../keys.js";
+import { memo } from "../memo.js";
 
 type Json = Record<string, unknown>;
 
@@ -60,13 +62,24 @@ export function openApiOf(model: Model): Json {
   return new OpenApiBuilder(model).document();
 }
 
+/**
+ * The bytes of a docs file as the last generation wrote it, when the file is still as written (its size and
+ * mtime as the stat cache recorded them: write/manifest.ts knownKeys), by its path in the docs; else undefined.
+ */
+export type PreviousDocs = (path: string) => Buffer | undefined;
+
 /** openapi.json, and openapi.v<N>.json of each older version served (2-space JSON with a trailing newline). */
 export function emitOpenApi(model: Model): EmittedFile[] {
   return renderAll(openApiFiles(model));
 }
 
-/** openapi.json (without the properties the current version no longer has) and each older version's openapi.v<N>.json, rendered when asked. */
-export function openApiFiles(model: Model): LazyFile[] {
+/**
+ * openapi.json (without the properties the current version no longer has) and each older version's
+ * openapi.v<N>.json, rendered when asked. With `previous` (a regeneration), the path items of each resource
+ * whose operations are made of what they were last time are taken from the file as printed then (see
+ * OpenApiBuilder.paths), and the file is left unrendered when nothing it is made of changed (its key).
+ */
+export function openApiFiles(model: Model, previous?: PreviousDocs): LazyFile[] {
   useSharedSchemas(model.schemas);
   const current = model.service.version;
   const older = servedVersions(model.service).filter((v) => v !== current);
@@ -74,12 +87,20 @@ export function openApiFiles(model: Model): LazyFile[] {
   const documents = new Map<number, Json>();
   const documentOf = (v: number): Json => {
     let doc = documents.get(v);
-    if (doc === undefined) documents.set(v, (doc = openApiOf(modelOfVersion(model, v))));
+    if (doc === undefined) documents.set(v, (doc = new OpenApiBuilder(modelOfVersion(model, v), previous?.(v === current ? "openapi.json" : openApiFile(v, current))).document()));
     return doc;
   };
+  const document = (path: string, v: number): LazyFile => ({
+    path,
+    owner: "generated",
+    // What the document is made of: the whole model but its sources and the client's and package's type names.
+    key: () => keyOf("openapi document", path, v, model.service, model.errors, model.mediaTypes, model.schemas, model.actions, ...model.resources),
+    render: () => printedText(documentOf(v)),
+    bytes: () => printedBytes(documentOf(v)),
+  });
   return [
-    { path: "openapi.json", owner: "generated", render: () => JSON.stringify(documentOf(current), null, 2) + "\n" },
-    ...older.map((v): LazyFile => ({ path: openApiFile(v, current), owner: "generated", render: () => JSON.stringify(documentOf(v), null, 2) + "\n" })),
+    document("openapi.json", current),
+    ...older.map((v) => document(openApiFile(v, current), v)),
     // V2: the JSON Schemas a link's media type may name with its `schema` parameter, per version served.
     ...(older.length === 0 ? [] : [...older, current].map((v): LazyFile => ({ path: `schemas/v${v}.json`, owner: "generated", render: () => JSON.stringify(jsonSchemasOf(documentOf(v), v), null, 2) + "\n" }))),
   ];
@@ -127,10 +148,19 @@ class OpenApiBuilder {
   private readonly headers: Json = {};
   /** Components shared by operations, named once per distinct object (see `shared`). */
   private readonly components: Record<SharedKind, Json> = { responses: {}, requestBodies: {}, examples: {} };
-  /** Error responses by name: the name (status and codes) decides the object, built once. */
-  private readonly errorResponses = new Map<string, Json>();
-  /** Answers of HEAD operations by their JSON text (see withoutBody). */
-  private readonly headResponses = new Map<string, Json>();
+  /** Error responses by name: the name (status and codes) decides the object, built once; with what building it did (see `record`). */
+  private readonly errorResponses = new Map<string, { readonly ref: Json; readonly effects: readonly string[] }>();
+  /** Answers of HEAD operations by their JSON text (see withoutBody), likewise. */
+  private readonly headResponses = new Map<string, { readonly ref: Json; readonly effects: readonly string[] }>();
+  /**
+   * What the operations being built do to the document beyond their path items (see `record`), in order,
+   * once each; undefined when nothing records.
+   */
+  private effects: Set<string> | undefined;
+  /** True when an effect of the group being built could not be noted (see `record`). */
+  private unremembered = false;
+  /** The entries of paths and of the shared components' maps in the last generation's document, as printed (see `paths`). */
+  private readonly printed: ReadonlyMap<string, Printed> | undefined;
   private readonly operationIds = new Set<string>();
   private ops: { op: Operation; method: string; id: string }[] = [];
   /** Lookups by key rather than scans per operation, which made the document quadratic in the resources. */
@@ -146,7 +176,12 @@ class OpenApiBuilder {
   /** The day this (older) version may stop being served: its operations are deprecated, its answers say so. */
   private readonly dates: VersionDates;
 
-  constructor(private readonly model: Model) {
+  /** `previous`: the bytes of this document as the last generation printed it (see `paths`). */
+  constructor(
+    private readonly model: Model,
+    previous?: Buffer,
+  ) {
+    this.printed = previous === undefined ? undefined : printedEntries(previous);
     this.dates = versionDates(model.service);
     // The shared schemas' names are fixed (fields refer to them): the documents' own names go around them.
     for (const shared of model.schemas) this.taken.add(shared.name);
@@ -182,16 +217,7 @@ class OpenApiBuilder {
     for (const r of this.model.resources) this.resourceComponents(r);
     for (const a of this.model.actions) setOwn(this.schemas, this.results.get(a.name)!, { ...asObject(clean(a.response)), description: describe(a.response, `The result of ${a.name}.`) });
 
-    const paths: Json = {};
-    for (const { op, method, id } of this.ops) {
-      const member = op.path.includes("{memberId}") ? resourceOf(this.model, op.field!.link!.target) : undefined;
-      const pathParameters = [...(op.path.includes("{id}") ? [this.idParameter(op.resource!, "id")] : []), ...(member ? [this.idParameter(member, "memberId")] : [])];
-      const item = (paths[op.path] ??= pathParameters.length > 0 ? { parameters: pathParameters } : {}) as Json;
-      const operation = this.operation(op, method, id);
-      item[method.toLowerCase()] = operation;
-      if (method === "GET") item.head = this.headOperation(operation);
-    }
-
+    const paths = this.paths();
     this.serviceEndpoints(paths);
 
     // The link schemas of a service without links would be unused components.
@@ -235,6 +261,158 @@ class OpenApiBuilder {
   // ---------------------------------------------------------------------------------------------
   // Operations
 
+  /**
+   * The path items of every resource's and action's operations, resource by resource (operations.ts lists
+   * them so). A resource whose operations are made of what they were made of last time (`groupKey`: the
+   * operations, the resources they name, and what every operation reads of the service) takes its path items
+   * as the last generation printed them, when replaying what building them did to the rest of the document
+   * gives it the same names as then (`replay`): the components they refer to, written as printed then. Any
+   * other is built, and what building it did is remembered (emit/memo.ts) for the next generation.
+   */
+  private paths(): Json {
+    const paths: Json = {};
+    const groups: { op: Operation; method: string; id: string }[][] = [];
+    for (const entry of this.ops) {
+      const last = groups.at(-1);
+      if (last !== undefined && last[0]!.op.resource === entry.op.resource) last.push(entry);
+      else groups.push([entry]);
+    }
+    const global = keyOf("openapi operations", OPENAPI_VERSION, this.model.service, this.model.errors, this.model.mediaTypes, [...this.names], [...this.results], this.model.resources.map((r) => [r.collection, r.idForm]));
+    const remembered = memo();
+    for (const group of groups) {
+      const key = keyOf("openapi path items", global, ...group.map(({ op, method, id }) => `${method} ${id} ${operationKey(this.model, op)}`));
+      const found = this.printed === undefined ? undefined : remembered.findKey<PathItemsMemo>(key);
+      if (found !== undefined && this.replay(found, paths)) {
+        remembered.keep(key);
+        continue;
+      }
+      this.effects = new Set();
+      const made: string[] = [];
+      for (const { op, method, id } of group) {
+        const member = op.path.includes("{memberId}") ? resourceOf(this.model, op.field!.link!.target) : undefined;
+        const pathParameters = [...(op.path.includes("{id}") ? [this.idParameter(op.resource!, "id")] : []), ...(member ? [this.idParameter(member, "memberId")] : [])];
+        if (!Object.hasOwn(paths, op.path)) {
+          setOwn(paths, op.path, pathParameters.length > 0 ? { parameters: pathParameters } : {});
+          made.push(op.path);
+        }
+        const item = paths[op.path] as Json;
+        const operation = this.operation(op, method, id);
+        item[method.toLowerCase()] = operation;
+        if (method === "GET") item.head = this.headOperation(operation);
+      }
+      const effects = [...this.effects];
+      this.effects = undefined;
+      if (!this.unremembered) remembered.set(key, { paths: made, effects: effects.join("\n") } satisfies PathItemsMemo);
+      this.unremembered = false;
+    }
+    return paths;
+  }
+
+  /**
+   * Replays what building a group of operations did (`record`) and sets its path items as printed, unless an
+   * effect comes out other than it did then (a component's name, an operationId) or something printed is
+   * missing: then everything it did is undone and false returned (the group is built).
+   */
+  private replay(found: PathItemsMemo, paths: Json): boolean {
+    const printed = this.printed!;
+    const items = found.paths.map((p) => printed.get(`paths\n${p}`));
+    if (items.some((item) => item === undefined) || found.paths.some((p) => Object.hasOwn(paths, p))) return false;
+    const undo: (() => void)[] = [];
+    const added = (o: Json, name: string) => undo.push(() => delete o[name]);
+    const ok = (): boolean => {
+      for (const effect of found.effects === "" ? [] : found.effects.split("\n")) {
+        const [wanted, name = wanted, third] = effect.slice(1).split(" ") as [string, string | undefined, string | undefined];
+        switch (effect[0]) {
+          case "r":
+          case "b":
+          case "x": {
+            const kind = SHARED_KINDS[effect.charAt(0)]!;
+            const value = printed.get(`${kind}\n${name}`);
+            if (value === undefined) return false;
+            const components = this.components[kind];
+            let chosen = wanted;
+            for (let n = 2; Object.hasOwn(components, chosen) && !samePrinted(components[chosen], value); n++) chosen = `${wanted}${n}`;
+            if (chosen !== name) return false;
+            if (!Object.hasOwn(components, chosen)) {
+              setOwn(components, chosen, value);
+              added(components, chosen);
+            }
+            break;
+          }
+          case "h": {
+            const header = wanted as Parameters<OpenApiBuilder["header"]>[0];
+            if (!Object.hasOwn(this.headers, header)) added(this.headers, header);
+            this.header(header);
+            break;
+          }
+          case "l":
+            if (!this.linkSchemasUsed.has(wanted)) undo.push(() => this.linkSchemasUsed.delete(wanted));
+            this.linkSchemasUsed.add(wanted);
+            break;
+          case "p": {
+            // p<id|memberId> <collection> <component>
+            const r = resourceOf(this.model, name);
+            if (r === undefined || (wanted !== "id" && wanted !== "memberId")) return false;
+            const key = `${wanted} ${r.collection}`;
+            const fresh = r.idForm.kind !== "uuid" && !this.idParameters.has(key);
+            if (this.idParameterName(r, wanted) !== third) return false;
+            const component = String(this.idParameter(r, wanted).$ref).slice(ref("parameters", "").length);
+            if (fresh) {
+              undo.push(() => this.idParameters.delete(key));
+              added(this.parameters, component);
+            }
+            break;
+          }
+          case "o": {
+            let id = wanted;
+            for (let n = 2; this.operationIds.has(id); n++) id = `${wanted}${n}`;
+            if (id !== name) return false;
+            this.operationIds.add(id);
+            undo.push(() => this.operationIds.delete(id));
+            break;
+          }
+          default:
+            return false;
+        }
+      }
+      return true;
+    };
+    if (!ok()) {
+      for (const u of undo.reverse()) u();
+      return false;
+    }
+    found.paths.forEach((p, i) => setOwn(paths, p, items[i]!));
+    return true;
+  }
+
+  /**
+   * Notes what building an operation did to the document besides its path item (see `paths`): a letter for
+   * what, then the names, space-separated. A name with white space in it cannot be noted: the group is then
+   * not remembered.
+   */
+  private record(what: string, ...names: string[]): void {
+    if (this.effects === undefined) return;
+    if (names.some((n) => /\s/.test(n))) this.unremembered = true;
+    this.effects.add(`${what}${names.join(" ")}`);
+  }
+
+  /** Runs `build` noting its effects apart, and adds them to the operations' (see errorResponse, withoutBody). */
+  private recorded(build: () => Json): { ref: Json; effects: readonly string[] } {
+    const outer = this.effects;
+    this.effects = new Set();
+    try {
+      const ref = build();
+      return { ref, effects: [...this.effects] };
+    } finally {
+      this.effects = outer;
+    }
+  }
+
+  private replayed(cached: { ref: Json; effects: readonly string[] }): Json {
+    for (const e of cached.effects) this.effects?.add(e);
+    return cached.ref;
+  }
+
   /** operations.ts's list with POST-on-instance added beside PATCH, and every operationId unique. */
   private expandedOperations(): { op: Operation; method: string; id: string }[] {
     const out: { op: Operation; method: string; id: string }[] = [];
@@ -250,6 +428,7 @@ class OpenApiBuilder {
     let id = wanted;
     for (let n = 2; this.operationIds.has(id); n++) id = `${wanted}${n}`;
     this.operationIds.add(id);
+    this.record("o", wanted, ...(id !== wanted ? [id] : []));
     return id;
   }
 
@@ -300,12 +479,12 @@ class OpenApiBuilder {
   private withoutBody(answer: Json): Json {
     const source = String(answer.$ref);
     const name = source.slice(source.lastIndexOf("/") + 1);
-    const { content: _content, links: _links, description, ...rest } = this.components.responses[name] as Json;
+    const { content: _content, links: _links, description, ...rest } = plain(this.components.responses[name]);
     const value: Json = { description: `${String(description)} No body (HEAD).`, ...rest };
     const key = JSON.stringify(value);
     let out = this.headResponses.get(key);
-    if (!out) this.headResponses.set(key, (out = this.shared("responses", `${name}Head`, value)));
-    return out;
+    if (!out) this.headResponses.set(key, (out = this.recorded(() => this.shared("responses", `${name}Head`, value))));
+    return this.replayed(out);
   }
 
   /**
@@ -323,8 +502,9 @@ class OpenApiBuilder {
     const components = this.components[kind];
     let name = wanted;
     // Names are chosen so that equal objects want the same one: compare with that component (not a JSON text of each).
-    for (let n = 2; Object.prototype.hasOwnProperty.call(components, name) && !sameJson(components[name], value); n++) name = `${wanted}${n}`;
+    for (let n = 2; Object.prototype.hasOwnProperty.call(components, name) && !sameJson(plain(components[name]), value); n++) name = `${wanted}${n}`;
     if (!Object.prototype.hasOwnProperty.call(components, name)) setOwn(components, name, value);
+    this.record(SHARED_LETTERS[kind], wanted, ...(name !== wanted ? [name] : []));
     return { $ref: ref(kind, name) };
   }
 
@@ -548,8 +728,8 @@ class OpenApiBuilder {
   private errorResponse(status: number | undefined, errors: readonly ErrorDef[], own: boolean): Json {
     const name = own ? "ServiceErrors" : `Error${status}_${errors.map((e) => e.code).join("_")}`;
     let out = this.errorResponses.get(name);
-    if (!out) this.errorResponses.set(name, (out = this.shared("responses", name, this.errorResponseObject(status, errors, own))));
-    return out;
+    if (!out) this.errorResponses.set(name, (out = this.recorded(() => this.shared("responses", name, this.errorResponseObject(status, errors, own)))));
+    return this.replayed(out);
   }
 
   private errorResponseObject(status: number | undefined, errors: readonly ErrorDef[], own: boolean): Json {
@@ -592,6 +772,7 @@ class OpenApiBuilder {
 
   /** A $ref to the component of a response header, written on first use (the answers that carry it say what it names). */
   private header(name: "Location" | "WWW-Authenticate" | "Deprecation" | "Sunset" | "ETag"): Json {
+    this.record("h", name);
     if (!Object.hasOwn(this.headers, name)) {
       const { service } = this.model;
       const headers = {
@@ -952,13 +1133,11 @@ class OpenApiBuilder {
    * component for UUIDs, else one of `r`'s form (`<Resource>Id`, `<Resource>MemberId`), made on first use.
    */
   private idParameter(r: Resource, name: "id" | "memberId"): Json {
+    const component = this.idParameterName(r, name);
+    this.record("p", name, r.collection, component);
     if (r.idForm.kind === "uuid") return { $ref: ref("parameters", name) };
     const key = `${name} ${r.collection}`;
-    let component = this.idParameters.get(key);
-    if (component === undefined) {
-      const wanted = `${this.names.get(r.collection)!.full}${name === "id" ? "Id" : "MemberId"}`;
-      component = wanted;
-      for (let n = 2; Object.hasOwn(this.parameters, component); n++) component = `${wanted}${n}`;
+    if (!this.idParameters.has(key)) {
       this.idParameters.set(key, component);
       const form = r.idForm.kind === "sequence" ? "whole numbers from 1" : `\`${r.idForm.kind === "prefix" ? r.idForm.prefix : ""}\` followed by letters and digits`;
       const what = name === "id" ? "The instance's id (as in its `id` and at the end of its `meta.href`)" : "The id of the member to remove (its `id`, the end of its `meta.href`)";
@@ -966,6 +1145,17 @@ class OpenApiBuilder {
       setOwn(this.parameters, component, { name, in: "path", required: true, description, schema: PATH_ID });
     }
     return { $ref: ref("parameters", component) };
+  }
+
+  /** The component idParameter gives (or would give, made now) the path parameter of an id of `r`. */
+  private idParameterName(r: Resource, name: "id" | "memberId"): string {
+    if (r.idForm.kind === "uuid") return name;
+    const made = this.idParameters.get(`${name} ${r.collection}`);
+    if (made !== undefined) return made;
+    const wanted = `${this.names.get(r.collection)!.full}${name === "id" ? "Id" : "MemberId"}`;
+    let component = wanted;
+    for (let n = 2; Object.hasOwn(this.parameters, component); n++) component = `${wanted}${n}`;
+    return component;
   }
 
   private representationProperties(r: Resource): Json {
@@ -1010,6 +1200,7 @@ class OpenApiBuilder {
   /** A reference to a shared link schema, which keeps it in the document. */
   private linkSchema(name: "Link" | "CollectionLink" | "LinkInput"): string {
     this.linkSchemasUsed.add(name);
+    this.record("l", name);
     return ref("schemas", name);
   }
 
@@ -1247,6 +1438,160 @@ function referToFirstCopies(schemas: Json, variants: ReadonlyMap<string, readonl
 }
 
 // -----------------------------------------------------------------------------------------------
+// The document as printed: entries an earlier generation printed, taken as they are
+
+/** What `paths` remembers of a group of operations: the paths it made, in order, and what else it did (OpenApiBuilder.record), one per line. */
+interface PathItemsMemo {
+  readonly paths: readonly string[];
+  readonly effects: string;
+}
+
+/**
+ * A JSON value as an earlier generation printed it in the same document at the same depth (the bytes
+ * JSON.stringify(doc, null, 2) gave it there): written again as it is, read (`json`) only when compared.
+ */
+class Printed {
+  private parsed: Json | undefined;
+  constructor(readonly bytes: Buffer) {}
+
+  json(): Json {
+    return (this.parsed ??= JSON.parse(this.bytes.toString("utf8")) as Json);
+  }
+}
+
+/** A component's value, read when it is one printed earlier. */
+function plain(value: unknown): Json {
+  return value instanceof Printed ? value.json() : (value as Json);
+}
+
+/** Whether a component's value is the same JSON as `printed`. */
+function samePrinted(value: unknown, printed: Printed): boolean {
+  if (value === printed || (value instanceof Printed && value.bytes.equals(printed.bytes))) return true;
+  return sameJson(plain(value), printed.json());
+}
+
+const PAD = (depth: number) => "  ".repeat(depth);
+
+/**
+ * The entries of `paths` and of each map of `components` in a document printed as JSON.stringify(doc, null,
+ * 2) + "\n", by "<map>\n<name>" ("paths\n/books", "responses\nBook"), each value's bytes as printed. Only
+ * the layout of that printing is relied on (an entry's lines are indented deeper than its key's, and a JSON
+ * string never holds a raw line break); anything else gives no entries.
+ */
+export function printedEntries(doc: Buffer): Map<string, Printed> {
+  const out = new Map<string, Printed>();
+  try {
+    for (const [key, start, end] of entriesOf(doc, 0, 0)) {
+      if (key === "paths") for (const [name, s, e] of entriesOf(doc, start, 1)) out.set(`paths\n${name}`, new Printed(doc.subarray(s, e)));
+      if (key !== "components") continue;
+      for (const [kind, ks] of entriesOf(doc, start, 1)) {
+        if (kind === "responses" || kind === "requestBodies" || kind === "examples") for (const [name, s, e] of entriesOf(doc, ks, 2)) out.set(`${kind}\n${name}`, new Printed(doc.subarray(s, e)));
+      }
+      void end;
+    }
+  } catch {
+    out.clear();
+  }
+  return out;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** The members of the object printed at `open` (its "{"), `depth` levels deep: each key and its value's bytes [start, end). Throws on any other layout. */
+function* entriesOf(doc: Buffer, open: number, depth: number): Generator<[string, number, number]> {
+  if (doc[open] !== 0x7b) throw new Error("not an object");
+  if (doc[open + 1] === 0x7d) return;
+  const entry = Buffer.from(`\n${PAD(depth + 1)}"`, "latin1");
+  const close = Buffer.from(`\n${PAD(depth)}}`, "latin1");
+  const closings = { [0x7b]: Buffer.from(`\n${PAD(depth + 1)}}`, "latin1"), [0x5b]: Buffer.from(`\n${PAD(depth + 1)}]`, "latin1") } as Record<number, Buffer>;
+  let at = open + 1;
+  for (;;) {
+    if (doc.compare(entry, 0, entry.length, at, at + entry.length) !== 0) throw new Error("not an entry");
+    const q = at + entry.length - 1;
+    let i = q + 1;
+    while (i < doc.length && doc[i] !== QUOTE) i += doc[i] === BACKSLASH ? 2 : 1;
+    const key = JSON.parse(doc.toString("utf8", q, i + 1)) as string;
+    if (doc[i + 1] !== 0x3a || doc[i + 2] !== 0x20) throw new Error("no colon");
+    const start = i + 3;
+    const first = doc[start];
+    let end: number;
+    if ((first === 0x7b && doc[start + 1] === 0x7d) || (first === 0x5b && doc[start + 1] === 0x5d)) end = start + 2;
+    else if (first === 0x7b || first === 0x5b) {
+      const closing = closings[first]!;
+      const found = doc.indexOf(closing, start);
+      if (found < 0) throw new Error("unclosed");
+      end = found + closing.length;
+    } else {
+      end = doc.indexOf(0x0a, start);
+      if (end < 0) throw new Error("unended");
+      if (doc[end - 1] === 0x2c) end--;
+    }
+    yield [key, start, end];
+    if (doc[end] === 0x2c) {
+      at = end + 1;
+      continue;
+    }
+    if (doc.compare(close, 0, close.length, end, end + close.length) !== 0) throw new Error("not closed");
+    return;
+  }
+}
+
+/**
+ * JSON.stringify(doc, null, 2) + "\n" of a document whose paths and components' maps may hold Printed
+ * entries, as pieces: each entry printed on its own (or as printed before), at its depth.
+ */
+function printedPieces(doc: Json): (string | Buffer)[] {
+  const out: (string | Buffer)[] = [];
+  const value = (v: unknown, depth: number): void => {
+    if (v instanceof Printed) out.push(v.bytes);
+    else {
+      const text = JSON.stringify(v, null, 2);
+      out.push(depth === 0 || !text.includes("\n") ? text : text.replaceAll("\n", `\n${PAD(depth)}`));
+    }
+  };
+  const object = (o: Json, depth: number, inner: (key: string, v: unknown) => void): void => {
+    const keys = Object.keys(o).filter((k) => o[k] !== undefined && typeof o[k] !== "function" && typeof o[k] !== "symbol");
+    if (keys.length === 0) {
+      out.push("{}");
+      return;
+    }
+    out.push("{");
+    keys.forEach((k, i) => {
+      out.push(`${i > 0 ? "," : ""}\n${PAD(depth + 1)}${JSON.stringify(k)}: `);
+      inner(k, o[k]);
+    });
+    out.push(`\n${PAD(depth)}}`);
+  };
+  const isMap = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Printed);
+  object(doc, 0, (key, v) => {
+    if (key === "paths" && isMap(v)) object(v, 1, (_, item) => value(item, 2));
+    else if (key === "components" && isMap(v)) object(v, 1, (_, map) => (isMap(map) ? object(map, 2, (__, c) => value(c, 3)) : value(map, 2)));
+    else value(v, 1);
+  });
+  out.push("\n");
+  return out;
+}
+
+/** The document's text (see printedPieces). */
+function printedText(doc: Json): string {
+  return printedPieces(doc)
+    .map((p) => (typeof p === "string" ? p : p.toString("utf8")))
+    .join("");
+}
+
+/** The document's UTF-8 bytes (see printedPieces): piece by piece, most of them one-byte strings, which encode fast. */
+function printedBytes(doc: Json): Buffer {
+  const pieces = printedPieces(doc);
+  let length = 0;
+  for (const p of pieces) length += typeof p === "string" ? Buffer.byteLength(p) : p.length;
+  const out = Buffer.allocUnsafeSlow(length);
+  let at = 0;
+  for (const p of pieces) at += typeof p === "string" ? out.write(p, at) : p.copy(out, at);
+  return out;
+}
+
+// -----------------------------------------------------------------------------------------------
 // Small helpers
 
 /** An answer written in place, as a HEAD gets it: without its body. */
@@ -1263,6 +1608,9 @@ function sortedKeys(o: Json): Json {
 
 /** The components an operation refers to rather than repeats (OpenApiBuilder.shared). */
 type SharedKind = "responses" | "requestBodies" | "examples";
+/** How OpenApiBuilder.record writes each kind of component, and back. */
+const SHARED_LETTERS: Readonly<Record<SharedKind, string>> = { responses: "r", requestBodies: "b", examples: "x" };
+const SHARED_KINDS: Readonly<Record<string, SharedKind>> = { r: "responses", b: "requestBodies", x: "examples" };
 
 function ref(kind: "schemas" | "parameters" | SharedKind, name: string): string {
   return `#/components/${kind}/${name}`;

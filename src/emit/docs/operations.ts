@@ -8,6 +8,7 @@ import { sampleOf } from "../samples.js";
 import { PAGING } from "../spec.js";
 import { exampleBody } from "../contract-samples.js";
 import { exampleIdOf, exampleTimeOf } from "../shared/server-fields.js";
+import { keyOf } from "../keys.js";
 
 export type OperationKind = "list" | "create" | "get" | "update" | "replace" | "delete" | "sub-collection" | "add-member" | "remove-member" | "action";
 
@@ -249,6 +250,23 @@ function computeOperations(model: Model): Operation[] {
     });
   }
   return ops;
+}
+
+const operationKeys = new WeakMap<Operation, string>();
+
+/**
+ * The digest of everything an operation is made of (emit/keys.ts): its own data (examples included), its
+ * resource, the resource it answers with, its action and the target of its link field — what the docs made of
+ * one operation read of it. Computed once per operation, whichever docs ask.
+ */
+export function operationKey(model: Model, op: Operation): string {
+  let key = operationKeys.get(op);
+  if (key === undefined) {
+    const { resource, answers, field, action, ...data } = op;
+    const target = field?.link ? (resourceOf(model, field.link.target) ?? null) : null;
+    operationKeys.set(op, (key = keyOf("operation", { ...data, field: field === undefined ? null : field.name }, resource ?? null, answers ?? null, action ?? null, target)));
+  }
+  return key;
 }
 
 function firstPlain(body: Record<string, unknown>): Record<string, unknown> {

@@ -19,7 +19,7 @@ import { exampleIdOf, serverFieldDoc } from "../shared/server-fields.js";
 import { Deferred, keyOf } from "../keys.js";
 import { memo } from "../memo.js";
 import { issuesTokens } from "../shared/auth.js";
-import { expandNames, fieldNames, operationsOf, resourceOf, type Operation } from "./operations.js";
+import { expandNames, fieldNames, operationKey, operationsOf, resourceOf, type Operation } from "./operations.js";
 
 /** A run of text, shown as code or as prose, and linked when `link` is set. */
 export interface Segment {
@@ -439,7 +439,7 @@ function computeReference(model: Model): Reference {
       operations: own.map(summaryOf),
       operationDocs: new Deferred(
         () => own.map(docOf),
-        () => keyOf("operation docs", ...opInputs, ...own.flatMap((op) => [operationData(op), op.resource ?? null, op.answers ?? null, op.field?.link ? (resourceOf(model, op.field.link.target) ?? null) : null])),
+        () => keyOf("operation docs", ...opInputs, ...own.map((op) => operationKey(model, op))),
       ),
     };
   });
@@ -849,11 +849,6 @@ function summaryOf(op: Operation): OperationSummary {
  * What operationDoc reads of an operation besides the model objects it names (its resource, the resource it
  * answers with, its link's target: keyed beside it, each digested once): part of a resource page's key.
  */
-function operationData(op: Operation): unknown {
-  const { resource: _resource, answers: _answers, field, action: _action, ...data } = op;
-  return { ...data, field: field === undefined ? null : field.name };
-}
-
 function operationDoc(model: Model, op: Operation, errors: ErrorRef[], credential: { curl: string; client: string }): OperationDoc {
   const { service } = model;
   const r = op.resource;
