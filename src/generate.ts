@@ -191,6 +191,8 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   const memo = regenerating && !options.force ? Memo.read(out, generatorFingerprint()) : new Memo();
   const known = manifests && memo.matched ? manifests.knownKeys(out, earlier) : undefined;
   useMemo(memo);
+  // The docs worker reads the memo and the docs files it may take parts of while this thread checks the definitions.
+  if (known !== undefined) (await import("./emit/in-worker.js")).prepare("docs", { memo: { out, generator: generatorFingerprint() }, known: [...known.keys()].filter((p) => p.startsWith("docs/")).map((p) => p.slice("docs/".length)) });
   // Heavy modules load only when there is something to check and generate: first what builds the model and
   // starts the docs worker on it (the docs take longest), then the rest, after the check.
   const [{ checkProject }, { startDocs, startValidators }] = await Promise.all([import("./pipeline.js"), import("./emit/started.js")]);

@@ -1,6 +1,6 @@
 /** Runs an emitter in a worker thread (see worker.ts), so that two emitters use both cores. */
 import { Worker } from "node:worker_threads";
-import type { WorkerFile, WorkerJob, WorkerJobs, WorkerMessage } from "./worker.js";
+import type { Prepare, WorkerFile, WorkerJob, WorkerJobs, WorkerMessage } from "./worker.js";
 
 export type { WorkerFile } from "./worker.js";
 
@@ -28,6 +28,14 @@ export function prestart(job: WorkerJob): void {
   worker.unref();
   worker.on("error", () => undefined); // reported by the inWorker call that uses it
   started.set(job, worker);
+}
+
+/**
+ * Hands the started worker of `job` (prestart) what it can read before its input comes: the docs worker reads the
+ * last generation's memo and docs files meanwhile (worker.ts `Prepare`). Nothing when no worker was started.
+ */
+export function prepare(job: WorkerJob, what: Prepare): void {
+  started.get(job)?.postMessage({ prepare: what });
 }
 
 /**

@@ -22,6 +22,16 @@ export interface WorkerJobs {
 }
 export type WorkerJob = keyof WorkerJobs;
 
+/**
+ * What a regeneration tells the docs worker before the model is built: where the last generation's memo is and
+ * which docs files are still as it wrote them (`known`: their paths in the docs), which the worker then reads
+ * while the main thread checks the definitions. The job's `memo` and `known` say the same.
+ */
+export interface Prepare {
+  readonly memo: { readonly out: string; readonly generator: string };
+  readonly known: readonly string[];
+}
+
 /** A file as a worker posts it: its contents UTF-8 encoded. */
 export interface WorkerFile {
   readonly path: string;
@@ -47,9 +57,10 @@ const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
     const { Memo, useMemo } = await import("./memo.js");
     // The memo of the last generation (emit/memo.ts), read here: what the docs share with the rest (sample bodies) is not computed twice.
     return ({ model, memo, known }) => {
-      if (memo !== undefined) useMemo(Memo.read(memo.out, memo.generator));
-      // A docs file still as the last generation wrote it (it is known) may be read: openapi.json takes unchanged parts from it.
-      const previous = memo === undefined || known === undefined ? undefined : (file: string) => (known.has(file) ? readIfThere(path.join(memo.out, "docs", file)) /* started.ts DOCS */ : undefined);
+      const ready = prepared !== undefined && memo !== undefined && prepared.memo.out === memo.out && prepared.memo.generator === memo.generator ? prepared : undefined;
+      if (memo !== undefined) useMemo(ready?.read ?? Memo.read(memo.out, memo.generator));
+      // A docs file still as the last generation wrote it (it is known) may be read: openapi.json takes unchanged parts from it (docs/ is started.ts DOCS).
+      const previous = memo === undefined || known === undefined ? undefined : (file: string) => (known.has(file) ? (ready?.files.get(file) ?? readIfThere(path.join(memo.out, "docs", file))) : undefined);
       return docsFiles(model, previous);
     };
   },
@@ -71,9 +82,36 @@ function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
 
+/** What the docs worker read before its input came (see Prepare): the memo, and the openapi files it may take parts of. */
+let prepared: { readonly memo: Prepare["memo"]; readonly read: import("./memo.js").Memo; readonly files: ReadonlyMap<string, Buffer> } | undefined;
+
+async function prepare(what: Prepare): Promise<void> {
+  const [{ Memo }, { printedEntries }] = await Promise.all([import("./memo.js"), import("./docs/openapi.js")]);
+  const read = Memo.read(what.memo.out, what.memo.generator);
+  const files = new Map<string, Buffer>();
+  for (const file of what.known.filter((f) => /^openapi(\.v\d+)?\.json$/.test(f))) {
+    const bytes = readIfThere(path.join(what.memo.out, "docs", file));
+    if (bytes === undefined) continue;
+    files.set(file, bytes);
+    printedEntries(bytes); // indexed now (kept by the buffer)
+  }
+  prepared = { memo: what.memo, read, files };
+}
+
 const { job } = workerData as { job: WorkerJob };
 const emitter = loaders[job]() as Promise<Emitter<WorkerJob>>;
-parentPort!.once("message", async (input: WorkerJobs[WorkerJob]) => {
+let preparing: Promise<void> = Promise.resolve();
+const onMessage = (message: WorkerJobs[WorkerJob] | { readonly prepare: Prepare }): void => {
+  if ("prepare" in message) {
+    preparing = prepare(message.prepare).catch(() => undefined); // never needed: the job reads what it lacks itself
+    return;
+  }
+  parentPort!.off("message", onMessage);
+  void preparing.then(() => run(message));
+};
+parentPort!.on("message", onMessage);
+
+async function run(input: WorkerJobs[WorkerJob]): Promise<void> {
   let batch: WorkerFile[] = [];
   let transfer: ArrayBuffer[] = [];
   let bytes = 0;
@@ -105,4 +143,4 @@ parentPort!.once("message", async (input: WorkerJobs[WorkerJob]) => {
   post({ files: batch }, transfer);
   post({ done: true });
   parentPort!.close();
-});
+}

@@ -1478,7 +1478,16 @@ const PAD = (depth: number) => "  ".repeat(depth);
  * the layout of that printing is relied on (an entry's lines are indented deeper than its key's, and a JSON
  * string never holds a raw line break); anything else gives no entries.
  */
-export function printedEntries(doc: Buffer): Map<string, Printed> {
+export function printedEntries(doc: Buffer): ReadonlyMap<string, Printed> {
+  let out = indexes.get(doc);
+  if (out === undefined) indexes.set(doc, (out = indexOf(doc)));
+  return out;
+}
+
+/** The entries of each document read, by its bytes (the docs worker indexes the last openapi.json before the model comes). */
+const indexes = new WeakMap<Buffer, Map<string, Printed>>();
+
+function indexOf(doc: Buffer): Map<string, Printed> {
   const out = new Map<string, Printed>();
   try {
     for (const [key, start, end] of entriesOf(doc, 0, 0)) {

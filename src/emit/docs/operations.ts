@@ -136,8 +136,8 @@ export function exampleInput(model: Model, r: Resource): Record<string, unknown>
   return body;
 }
 
-function page(model: Model, r: Resource, href: string): Record<string, unknown> {
-  return { meta: { href, mediaType: r.collectionMediaType }, offset: 0, limit: PAGING.defaultLimit, size: 1, items: [exampleInstance(model, r)] };
+function page(model: Model, r: Resource, href: string, instance = exampleInstance(model, r)): Record<string, unknown> {
+  return { meta: { href, mediaType: r.collectionMediaType }, offset: 0, limit: PAGING.defaultLimit, size: 1, items: [instance] };
 }
 
 const operationCache = new WeakMap<Model, Operation[]>();
@@ -156,12 +156,16 @@ function computeOperations(model: Model): Operation[] {
     const base = `/${r.collection}`;
     const one = `${base}/{id}`;
     const unique = r.unique.length > 0 ? ["conflict"] : [];
+    // One example instance and input per resource, shared by its operations (read-only: the docs print them, and
+    // a digest of each is made once, emit/keys.ts).
+    const instance = exampleInstance(model, r);
+    const input = exampleInput(model, r);
     ops.push(
-      { id: `list${cap(r.collection)}`, kind: "list", method: "GET", path: base, tag: r.collection, resource: r, answers: r, status: 200, summary: `List ${r.collection}`, description: `A page of the ${r.collection} collection${r.owner ? " (only the caller's own, unless it has an admin role)" : ""}.`, errors: ["invalidPaging", ...READ], exampleAnswer: page(model, r, `${model.service.baseUrl}${base}`), exampleQuery: "offset=0&limit=10" },
-      { id: `create${T}`, kind: "create", method: "POST", path: base, tag: r.collection, resource: r, answers: r, status: 201, summary: `Create ${withArticle(r.name)}`, description: `Creates ${withArticle(r.name)}; the answer's Location header is its href.`, errors: [...WRITE, ...unique], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
-      { id: `get${T}`, kind: "get", method: "GET", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Get ${withArticle(r.name)}`, description: `One ${r.name}; \`expand\` inlines links and \`fields\` selects what comes back.`, errors: ["notFound", ...READ], exampleAnswer: exampleInstance(model, r) },
-      { id: `update${T}`, kind: "update", method: "PATCH", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Update ${withArticle(r.name)}`, description: "A partial update: a JSON merge patch (RFC 7396). The fields it names are set and nested objects merged; `null` sets a nullable field to null (it stays, with the value null) and removes any other optional field; `null` for a required field that is not nullable is a 400 naming it. `POST` to the same path does the same.", errors: ["notFound", ...WRITE, ...unique, "preconditionFailed"], exampleBody: firstPlain(exampleInput(model, r)), exampleAnswer: exampleInstance(model, r) },
-      { id: `replace${T}`, kind: "replace", method: "PUT", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Replace ${withArticle(r.name)}`, description: `Replaces the whole ${r.name}.`, errors: ["notFound", ...WRITE, ...unique, "preconditionFailed"], exampleBody: exampleInput(model, r), exampleAnswer: exampleInstance(model, r) },
+      { id: `list${cap(r.collection)}`, kind: "list", method: "GET", path: base, tag: r.collection, resource: r, answers: r, status: 200, summary: `List ${r.collection}`, description: `A page of the ${r.collection} collection${r.owner ? " (only the caller's own, unless it has an admin role)" : ""}.`, errors: ["invalidPaging", ...READ], exampleAnswer: page(model, r, `${model.service.baseUrl}${base}`, instance), exampleQuery: "offset=0&limit=10" },
+      { id: `create${T}`, kind: "create", method: "POST", path: base, tag: r.collection, resource: r, answers: r, status: 201, summary: `Create ${withArticle(r.name)}`, description: `Creates ${withArticle(r.name)}; the answer's Location header is its href.`, errors: [...WRITE, ...unique], exampleBody: input, exampleAnswer: instance },
+      { id: `get${T}`, kind: "get", method: "GET", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Get ${withArticle(r.name)}`, description: `One ${r.name}; \`expand\` inlines links and \`fields\` selects what comes back.`, errors: ["notFound", ...READ], exampleAnswer: instance },
+      { id: `update${T}`, kind: "update", method: "PATCH", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Update ${withArticle(r.name)}`, description: "A partial update: a JSON merge patch (RFC 7396). The fields it names are set and nested objects merged; `null` sets a nullable field to null (it stays, with the value null) and removes any other optional field; `null` for a required field that is not nullable is a 400 naming it. `POST` to the same path does the same.", errors: ["notFound", ...WRITE, ...unique, "preconditionFailed"], exampleBody: firstPlain(input), exampleAnswer: instance },
+      { id: `replace${T}`, kind: "replace", method: "PUT", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Replace ${withArticle(r.name)}`, description: `Replaces the whole ${r.name}.`, errors: ["notFound", ...WRITE, ...unique, "preconditionFailed"], exampleBody: input, exampleAnswer: instance },
       {
         id: `delete${T}`,
         kind: "delete",
@@ -262,9 +266,10 @@ const operationKeys = new WeakMap<Operation, string>();
 export function operationKey(model: Model, op: Operation): string {
   let key = operationKeys.get(op);
   if (key === undefined) {
-    const { resource, answers, field, action, ...data } = op;
+    // (The examples apart: an object shared by several operations is digested once.)
+    const { resource, answers, field, action, exampleBody, exampleAnswer, ...data } = op;
     const target = field?.link ? (resourceOf(model, field.link.target) ?? null) : null;
-    operationKeys.set(op, (key = keyOf("operation", { ...data, field: field === undefined ? null : field.name }, resource ?? null, answers ?? null, action ?? null, target)));
+    operationKeys.set(op, (key = keyOf("operation", { ...data, field: field === undefined ? null : field.name }, exampleBody ?? null, exampleAnswer ?? null, resource ?? null, answers ?? null, action ?? null, target)));
   }
   return key;
 }
