@@ -157,6 +157,12 @@ class OpenApiBuilder {
    * once each; undefined when nothing records.
    */
   private effects: Set<string> | undefined;
+  /**
+   * The effects replayed so far that come out the same whenever replayed again (all but operationIds): a shared
+   * component's name taken by the same printed value, a header, a link schema, an id parameter. Most groups'
+   * effects are the same error answers: replayed once.
+   */
+  private readonly settled = new Set<string>();
   /** True when an effect of the group being built could not be noted (see `record`). */
   private unremembered = false;
   /** The entries of paths and of the shared components' maps in the last generation's document, as printed (see `paths`). */
@@ -321,7 +327,13 @@ class OpenApiBuilder {
     const added = (o: Json, name: string) => undo.push(() => delete o[name]);
     const ok = (): boolean => {
       for (const effect of found.effects === "" ? [] : found.effects.split("\n")) {
+        if (this.settled.has(effect)) continue;
         const [wanted, name = wanted, third] = effect.slice(1).split(" ") as [string, string | undefined, string | undefined];
+        if (effect[0] !== "o") {
+          // Once replayed, the same effect leaves nothing to do (its name stays taken by the same value).
+          this.settled.add(effect);
+          undo.push(() => this.settled.delete(effect));
+        }
         switch (effect[0]) {
           case "r":
           case "b":

@@ -4,7 +4,7 @@
  */
 import { withArticle } from "../../model/names.js";
 import type { Action, Field, Model, Resource } from "../../model/types.js";
-import { sampleOf } from "../samples.js";
+import { sampleOf, sharedSchemasKey } from "../samples.js";
 import { PAGING } from "../spec.js";
 import { exampleBody } from "../contract-samples.js";
 import { exampleIdOf, exampleTimeOf } from "../shared/server-fields.js";
@@ -32,9 +32,14 @@ export interface Operation {
   readonly alsoStatus?: 200;
   /** Error keys of the catalog this operation can answer with, by status. */
   readonly errors: readonly string[];
-  /** Example request body and success body (undefined when there is none). */
+  /**
+   * Example request body and success body (undefined when there is none). For a resource's operations they are
+   * made when first read (not enumerable): what they are made of is `exampleKey`.
+   */
   readonly exampleBody?: unknown;
   readonly exampleAnswer?: unknown;
+  /** The digest of what a resource operation's examples are made of (see examplesKey), which its key takes instead of them. */
+  readonly exampleKey?: string;
   /** Example query string (without "?"). */
   readonly exampleQuery?: string;
 }
@@ -156,16 +161,17 @@ function computeOperations(model: Model): Operation[] {
     const base = `/${r.collection}`;
     const one = `${base}/{id}`;
     const unique = r.unique.length > 0 ? ["conflict"] : [];
-    // One example instance and input per resource, shared by its operations (read-only: the docs print them, and
-    // a digest of each is made once, emit/keys.ts).
-    const instance = exampleInstance(model, r);
-    const input = exampleInput(model, r);
+    // One example instance and input per resource, shared by its operations and made when one is read (read-only:
+    // the docs print them); the operations' keys take what they are made of instead.
+    let made: { readonly instance: Record<string, unknown>; readonly input: Record<string, unknown> } | undefined;
+    const own = () => (made ??= { instance: exampleInstance(model, r), input: exampleInput(model, r) });
+    const ownKey = examplesKey(model, r);
     ops.push(
-      { id: `list${cap(r.collection)}`, kind: "list", method: "GET", path: base, tag: r.collection, resource: r, answers: r, status: 200, summary: `List ${r.collection}`, description: `A page of the ${r.collection} collection${r.owner ? " (only the caller's own, unless it has an admin role)" : ""}.`, errors: ["invalidPaging", ...READ], exampleAnswer: page(model, r, `${model.service.baseUrl}${base}`, instance), exampleQuery: "offset=0&limit=10" },
-      { id: `create${T}`, kind: "create", method: "POST", path: base, tag: r.collection, resource: r, answers: r, status: 201, summary: `Create ${withArticle(r.name)}`, description: `Creates ${withArticle(r.name)}; the answer's Location header is its href.`, errors: [...WRITE, ...unique], exampleBody: input, exampleAnswer: instance },
-      { id: `get${T}`, kind: "get", method: "GET", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Get ${withArticle(r.name)}`, description: `One ${r.name}; \`expand\` inlines links and \`fields\` selects what comes back.`, errors: ["notFound", ...READ], exampleAnswer: instance },
-      { id: `update${T}`, kind: "update", method: "PATCH", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Update ${withArticle(r.name)}`, description: "A partial update: a JSON merge patch (RFC 7396). The fields it names are set and nested objects merged; `null` sets a nullable field to null (it stays, with the value null) and removes any other optional field; `null` for a required field that is not nullable is a 400 naming it. `POST` to the same path does the same.", errors: ["notFound", ...WRITE, ...unique, "preconditionFailed"], exampleBody: firstPlain(input), exampleAnswer: instance },
-      { id: `replace${T}`, kind: "replace", method: "PUT", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Replace ${withArticle(r.name)}`, description: `Replaces the whole ${r.name}.`, errors: ["notFound", ...WRITE, ...unique, "preconditionFailed"], exampleBody: input, exampleAnswer: instance },
+      withExamples({ id: `list${cap(r.collection)}`, kind: "list", method: "GET", path: base, tag: r.collection, resource: r, answers: r, status: 200, summary: `List ${r.collection}`, description: `A page of the ${r.collection} collection${r.owner ? " (only the caller's own, unless it has an admin role)" : ""}.`, errors: ["invalidPaging", ...READ], exampleQuery: "offset=0&limit=10" }, ownKey, () => ({ answer: page(model, r, `${model.service.baseUrl}${base}`, own().instance) })),
+      withExamples({ id: `create${T}`, kind: "create", method: "POST", path: base, tag: r.collection, resource: r, answers: r, status: 201, summary: `Create ${withArticle(r.name)}`, description: `Creates ${withArticle(r.name)}; the answer's Location header is its href.`, errors: [...WRITE, ...unique] }, ownKey, () => ({ body: own().input, answer: own().instance })),
+      withExamples({ id: `get${T}`, kind: "get", method: "GET", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Get ${withArticle(r.name)}`, description: `One ${r.name}; \`expand\` inlines links and \`fields\` selects what comes back.`, errors: ["notFound", ...READ] }, ownKey, () => ({ answer: own().instance })),
+      withExamples({ id: `update${T}`, kind: "update", method: "PATCH", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Update ${withArticle(r.name)}`, description: "A partial update: a JSON merge patch (RFC 7396). The fields it names are set and nested objects merged; `null` sets a nullable field to null (it stays, with the value null) and removes any other optional field; `null` for a required field that is not nullable is a 400 naming it. `POST` to the same path does the same.", errors: ["notFound", ...WRITE, ...unique, "preconditionFailed"] }, ownKey, () => ({ body: firstPlain(own().input), answer: own().instance })),
+      withExamples({ id: `replace${T}`, kind: "replace", method: "PUT", path: one, tag: r.collection, resource: r, answers: r, status: 200, summary: `Replace ${withArticle(r.name)}`, description: `Replaces the whole ${r.name}.`, errors: ["notFound", ...WRITE, ...unique, "preconditionFailed"] }, ownKey, () => ({ body: own().input, answer: own().instance })),
       {
         id: `delete${T}`,
         kind: "delete",
@@ -181,7 +187,8 @@ function computeOperations(model: Model): Operation[] {
     );
     for (const f of r.fields.filter((x) => x.link?.kind === "collection")) {
       const target = resourceOf(model, f.link!.target)!;
-      ops.push({
+      const targetKey = examplesKey(model, target);
+      ops.push(withExamples({
         id: `list${T}${cap(f.name)}`,
         kind: "sub-collection",
         method: "GET",
@@ -194,12 +201,11 @@ function computeOperations(model: Model): Operation[] {
         summary: `List the ${f.name} of ${withArticle(r.name)}`,
         description: f.link!.inverse ? `The ${target.collection} whose ${f.link!.inverse} is this ${r.name} (read-only here: set the ${f.link!.inverse} of a ${target.name}).` : `The ${target.collection} this ${r.name} links to.`,
         errors: ["notFound", "invalidPaging", ...READ],
-        exampleAnswer: page(model, target, `${model.service.baseUrl}/${r.collection}/${exampleIdOf(model, r)}/${f.name}`),
-      });
+      }, targetKey, () => ({ answer: page(model, target, `${model.service.baseUrl}/${r.collection}/${exampleIdOf(model, r)}/${f.name}`) })));
       if (f.link!.inverse) continue;
       const bounds = listBounds(f);
       ops.push(
-        {
+        withExamples({
           id: `add${cap(f.name)}To${T}`,
           kind: "add-member",
           method: "POST",
@@ -215,9 +221,7 @@ function computeOperations(model: Model): Operation[] {
             `Adds the ${target.name} the body links to at the end of the ${r.name}'s \`${f.name}\`: 201 with the ${target.name} and \`Location\` its href; 200 when it already is one of them (nothing changes). ` +
             `It is an update of the ${r.name}: the same access applies${bounds.max !== undefined ? `, and it holds at most ${bounds.max} ${f.name}` : ""}. The link must name an existing ${target.name} of this service (400 otherwise).`,
           errors: ["notFound", ...LINK_BODY, ...AUTH],
-          exampleBody: { meta: { href: `${model.service.baseUrl}/${target.collection}/${exampleIdOf(model, target, 1)}` } },
-          exampleAnswer: exampleInstance(model, target, exampleIdOf(model, target, 1)),
-        },
+        }, targetKey, () => ({ body: { meta: { href: `${model.service.baseUrl}/${target.collection}/${exampleIdOf(model, target, 1)}` } }, answer: exampleInstance(model, target, exampleIdOf(model, target, 1)) })),
         {
           id: `remove${cap(f.name)}From${T}`,
           kind: "remove-member",
@@ -256,20 +260,52 @@ function computeOperations(model: Model): Operation[] {
   return ops;
 }
 
+/**
+ * `op` with its examples made when first read (`exampleBody`, `exampleAnswer`: getters, not enumerable, so that
+ * neither a digest nor a copy of the operation makes them) and `exampleKey`, the digest of what they are made of.
+ */
+function withExamples(op: Operation, key: string, make: () => { readonly body?: unknown; readonly answer?: unknown }): Operation {
+  let made: { readonly body?: unknown; readonly answer?: unknown } | undefined;
+  const examples = () => (made ??= make());
+  Object.defineProperties(op, {
+    exampleBody: { get: () => examples().body, enumerable: false },
+    exampleAnswer: { get: () => examples().answer, enumerable: false },
+    exampleKey: { value: key, enumerable: true },
+  });
+  return op;
+}
+
+const examplesKeys = new WeakMap<Resource, string>();
+
+/**
+ * What the examples of `r` (its instance, input and page: exampleInstance, exampleInput, page) are made of: the
+ * resource, the base URL, the shared schemas (sample values, declared ids and times) and, of the targets of its
+ * links, what the links show (collection, media types, example id). Computed once per resource.
+ */
+function examplesKey(model: Model, r: Resource): string {
+  let key = examplesKeys.get(r);
+  if (key === undefined) {
+    // Of a link's target, what the link shows: its collection, media types and example id.
+    const shown = (t: Resource | undefined) => (t === undefined ? null : [t.collection, t.mediaType, t.collectionMediaType, exampleIdOf(model, t, 1)]);
+    examplesKeys.set(r, (key = keyOf("examples", model.service.baseUrl, sharedSchemasKey(), r, r.fields.map((f) => (f.link ? shown(resourceOf(model, f.link.target)) : null)))));
+  }
+  return key;
+}
+
 const operationKeys = new WeakMap<Operation, string>();
 
 /**
- * The digest of everything an operation is made of (emit/keys.ts): its own data (examples included), its
+ * The digest of everything an operation is made of (emit/keys.ts): its own data (what its examples are made of), its
  * resource, the resource it answers with, its action and the target of its link field — what the docs made of
  * one operation read of it. Computed once per operation, whichever docs ask.
  */
 export function operationKey(model: Model, op: Operation): string {
   let key = operationKeys.get(op);
   if (key === undefined) {
-    // (The examples apart: an object shared by several operations is digested once.)
-    const { resource, answers, field, action, exampleBody, exampleAnswer, ...data } = op;
+    // (Its enumerable members: a resource operation's examples are not, their exampleKey is; an action's are.)
+    const { resource, answers, field, action, ...data } = op;
     const target = field?.link ? (resourceOf(model, field.link.target) ?? null) : null;
-    operationKeys.set(op, (key = keyOf("operation", { ...data, field: field === undefined ? null : field.name }, exampleBody ?? null, exampleAnswer ?? null, resource ?? null, answers ?? null, action ?? null, target)));
+    operationKeys.set(op, (key = keyOf("operation", { ...data, field: field === undefined ? null : field.name }, resource ?? null, answers ?? null, action ?? null, target)));
   }
   return key;
 }
