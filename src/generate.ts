@@ -205,6 +205,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // seconds on Stripe's), which the check then leaves to it, and is finished with its findings.
   let started: { validators: ReturnType<typeof startValidators>; docs: ReturnType<typeof startDocs> } | undefined;
   const unfinished = checkProject(dir, options, options.clientOnly ? undefined : (built) => {
+    mark("model built");
     started = { docs: startDocs(built, known, known !== undefined ? { out, generator: generatorFingerprint() } : undefined), validators: startValidators(built, true, known) };
     return started.validators.compiled !== undefined;
   });
