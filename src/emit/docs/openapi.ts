@@ -13,7 +13,7 @@ import { sampleOf, useSharedSchemas } from "../samples.js";
 import { BODY_LIMIT, LINK_INPUT_SCHEMA, PAGING, bodySchemaOf, isWritable } from "../spec.js";
 import { serverFieldSchema } from "../shared/server-fields.js";
 import { issuesTokens } from "../shared/auth.js";
-import { expandNames, fieldNames, operationKey, operationsOf, resourceOf, type Operation } from "./operations.js";
+import { expandNames, fieldNames, operationsKey, operationsOf, resourceOf, type Operation } from "./operations.js";
 import { keyOf } from "../keys.js";
 import { memo } from "../memo.js";
 
@@ -163,6 +163,8 @@ class OpenApiBuilder {
    * effects are the same error answers: replayed once.
    */
   private readonly settled = new Set<string>();
+  /** Each group's operations (see groupOperations), by its first. */
+  private readonly groupLists = new Map<Operation, readonly Operation[]>();
   /** True when an effect of the group being built could not be noted (see `record`). */
   private unremembered = false;
   /** The entries of paths and of the shared components' maps in the last generation's document, as printed (see `paths`). */
@@ -286,7 +288,7 @@ class OpenApiBuilder {
     const global = keyOf("openapi operations", OPENAPI_VERSION, this.model.service, this.model.errors, this.model.mediaTypes, [...this.names], [...this.results], this.model.resources.map((r) => [r.collection, r.idForm]));
     const remembered = memo();
     for (const group of groups) {
-      const key = keyOf("openapi path items", global, ...group.map(({ op, method, id }) => `${method} ${id} ${operationKey(this.model, op)}`));
+      const key = keyOf("openapi path items", global, group.map(({ method, id }) => `${method} ${id}`).join("\n"), operationsKey(this.model, this.groupOperations(group)));
       const found = this.printed === undefined ? undefined : remembered.findKey<PathItemsMemo>(key);
       if (found !== undefined && this.replay(found, paths)) {
         remembered.keep(key);
@@ -312,6 +314,14 @@ class OpenApiBuilder {
       this.unremembered = false;
     }
     return paths;
+  }
+
+  /** The operations of a group, once each (an update is there twice, as PATCH and POST), as one list per group for operationsKey. */
+  private groupOperations(group: readonly { op: Operation }[]): readonly Operation[] {
+    const first = group[0]!.op;
+    let ops = this.groupLists.get(first);
+    if (ops === undefined) this.groupLists.set(first, (ops = [...new Set(group.map((g) => g.op))]));
+    return ops;
   }
 
   /**

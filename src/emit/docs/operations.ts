@@ -292,21 +292,29 @@ function examplesKey(model: Model, r: Resource): string {
   return key;
 }
 
-const operationKeys = new WeakMap<Operation, string>();
+/** By the first operation of the list (the reference and openapi.json list a resource's operations apart, alike). */
+const operationsKeys = new WeakMap<Operation, { readonly ops: readonly Operation[]; readonly key: string }>();
 
 /**
- * The digest of everything an operation is made of (emit/keys.ts): its own data (what its examples are made of), its
- * resource, the resource it answers with, its action and the target of its link field — what the docs made of
- * one operation read of it. Computed once per operation, whichever docs ask.
+ * The digest of everything a list of operations (a resource's, as the docs group them) is made of (emit/keys.ts):
+ * their own data (what their examples are made of), their resources, the resources they answer with, their
+ * actions and the targets of their link fields — what the docs made of them read of them. One digest for the
+ * list, not one per operation (thousands at 500 resources); computed once per list.
  */
-export function operationKey(model: Model, op: Operation): string {
-  let key = operationKeys.get(op);
-  if (key === undefined) {
+export function operationsKey(model: Model, ops: readonly Operation[]): string {
+  if (ops.length === 0) return keyOf("operations");
+  const cached = operationsKeys.get(ops[0]!);
+  if (cached !== undefined && cached.ops.length === ops.length && cached.ops.every((op, i) => op === ops[i])) return cached.key;
+  const named = new Set<object>();
+  const data = ops.map((op) => {
     // (Its enumerable members: a resource operation's examples are not, their exampleKey is; an action's are.)
-    const { resource, answers, field, action, ...data } = op;
-    const target = field?.link ? (resourceOf(model, field.link.target) ?? null) : null;
-    operationKeys.set(op, (key = keyOf("operation", { ...data, field: field === undefined ? null : field.name }, resource ?? null, answers ?? null, action ?? null, target)));
-  }
+    const { resource, answers, field, action, ...rest } = op;
+    const target = field?.link ? resourceOf(model, field.link.target) : undefined;
+    for (const o of [resource, answers, action, target]) if (o !== undefined) named.add(o);
+    return { ...rest, field: field === undefined ? null : field.name, resource: resource?.collection ?? null, answers: answers?.collection ?? null, action: action?.name ?? null, target: target?.collection ?? null };
+  });
+  const key = keyOf("operations", data, ...named);
+  operationsKeys.set(ops[0]!, { ops, key });
   return key;
 }
 

@@ -19,7 +19,7 @@ import { exampleIdOf, serverFieldDoc } from "../shared/server-fields.js";
 import { Deferred, keyOf } from "../keys.js";
 import { memo } from "../memo.js";
 import { issuesTokens } from "../shared/auth.js";
-import { expandNames, fieldNames, operationKey, operationsOf, resourceOf, type Operation } from "./operations.js";
+import { expandNames, fieldNames, operationsKey, operationsOf, resourceOf, type Operation } from "./operations.js";
 
 /** A run of text, shown as code or as prose, and linked when `link` is set. */
 export interface Segment {
@@ -439,7 +439,7 @@ function computeReference(model: Model): Reference {
       operations: own.map(summaryOf),
       operationDocs: new Deferred(
         () => own.map(docOf),
-        () => keyOf("operation docs", ...opInputs, ...own.map((op) => operationKey(model, op))),
+        () => keyOf("operation docs", ...opInputs, operationsKey(model, own)),
       ),
     };
   });
