@@ -305,15 +305,27 @@ export function operationsKey(model: Model, ops: readonly Operation[]): string {
   if (ops.length === 0) return keyOf("operations");
   const cached = operationsKeys.get(ops[0]!);
   if (cached !== undefined && cached.ops.length === ops.length && cached.ops.every((op, i) => op === ops[i])) return cached.key;
+  // Each operation's enumerable members as JSON (a resource operation's examples are not enumerable, their
+  // exampleKey is; an action's are), the objects it names by name, digested apart once each. (A text built
+  // member by member: copying each operation without those objects cost more than the digest.)
   const named = new Set<object>();
-  const data = ops.map((op) => {
-    // (Its enumerable members: a resource operation's examples are not, their exampleKey is; an action's are.)
-    const { resource, answers, field, action, ...rest } = op;
-    const target = field?.link ? resourceOf(model, field.link.target) : undefined;
-    for (const o of [resource, answers, action, target]) if (o !== undefined) named.add(o);
-    return { ...rest, field: field === undefined ? null : field.name, resource: resource?.collection ?? null, answers: answers?.collection ?? null, action: action?.name ?? null, target: target?.collection ?? null };
-  });
-  const key = keyOf("operations", data, ...named);
+  const data: string[] = [];
+  for (const op of ops) {
+    for (const k of Object.keys(op)) {
+      const v = (op as unknown as Record<string, unknown>)[k];
+      if (k === "resource" || k === "answers" || k === "action") {
+        named.add(v as object);
+        data.push(k, JSON.stringify((v as { name: string }).name));
+      } else if (k === "field") {
+        const field = v as Field;
+        const target = field.link ? resourceOf(model, field.link.target) : undefined;
+        if (target !== undefined) named.add(target);
+        data.push(k, JSON.stringify(field.name), JSON.stringify(target?.collection ?? null));
+      } else data.push(k, JSON.stringify(v) ?? "undefined");
+    }
+    data.push("");
+  }
+  const key = keyOf("operations", data.join("\n"), ...named);
   operationsKeys.set(ops[0]!, { ops, key });
   return key;
 }
