@@ -180,7 +180,8 @@ function stageAll(
     if (step.kind === "absent") files[step.path] = { hash: step.hash, owner: "user", deleted: true }; // so that it stays deleted
     if (step.kind === "unchanged" || step.kind === "keep") {
       files[step.file.path] = { hash: hashOfFile(step.file), owner: step.file.owner, ...keyOf(step.file) };
-      if (step.file.owner === "generated") stats[step.file.path] = statOf(path.join(out, step.file.path));
+      // (A file left unrendered was found as the stat cache has it while planning: recorded as it is, not statted again.)
+      if (step.file.owner === "generated") stats[step.file.path] = (step.kind === "unchanged" ? step.stat : undefined) ?? statOf(path.join(out, step.file.path));
     }
     if (step.kind === "create" || step.kind === "update" || step.kind === "merge") {
       assertInternal(!isStaged(step.file), `${step.file.path} was staged for a first generation, but ${out} exists`);

@@ -21,7 +21,8 @@ export type Step =
     }
   /** A file of a first generation, written into its staging folder already (write/stage.ts). */
   | { readonly kind: "create"; readonly file: StagedFile }
-  | { readonly kind: "unchanged"; readonly file: EmittedFile }
+  /** `stat`: the file's size and mtime as the plan found them, when it found them as the stat cache has them (the commit records them again without a stat). */
+  | { readonly kind: "unchanged"; readonly file: EmittedFile; readonly stat?: StatCache[string] }
   /** A user-owned file that gains what the new generation needs (keys of package.json); nothing of it changes. */
   | { readonly kind: "merge"; readonly file: EmittedFile }
   /** A user-owned file that exists already: never overwritten. */
@@ -51,6 +52,11 @@ export interface Plan {
  * index tells, and planUnchanged): its hash is the manifest's, and it is not read.
  */
 function diskHash(out: string, rel: string, previous: Manifest | undefined, stats: StatCache): string | undefined {
+  return diskState(out, rel, previous, stats)?.hash;
+}
+
+/** diskHash, and the stat cache's entry when the file's size and mtime are still those it has (else undefined). */
+function diskState(out: string, rel: string, previous: Manifest | undefined, stats: StatCache): { hash: string; cached?: StatCache[string] } | undefined {
   const file = path.join(out, rel);
   let stat: fs.Stats;
   try {
@@ -61,8 +67,8 @@ function diskHash(out: string, rel: string, previous: Manifest | undefined, stat
   if (!stat.isFile()) return undefined;
   const known = previous?.files[rel];
   const cached = stats[rel];
-  if (known !== undefined && known.owner === "generated" && cached !== undefined && cached[0] === stat.size && cached[1] === stat.mtimeMs) return known.hash;
-  return hashOf(fs.readFileSync(file));
+  if (known !== undefined && known.owner === "generated" && cached !== undefined && cached[0] === stat.size && cached[1] === stat.mtimeMs) return { hash: known.hash, cached };
+  return { hash: hashOf(fs.readFileSync(file)) };
 }
 
 /** `file` without its encoded contents (its text is about to be replaced). */
@@ -119,21 +125,23 @@ export function planWrite(out: string, files: readonly PackageFile[], previous: 
     }
     if (file.known) {
       // Left unrendered: still so only when the file and the manifest are as they were when the regeneration began.
-      if (known === undefined || known.key !== file.key || known.hash !== hashOfFile(file) || diskHash(out, file.path, previous, stats) !== known.hash) throw new StaleKnownFile(file.path);
-      steps.push({ kind: "unchanged", file });
+      const disk = known === undefined || known.key !== file.key || known.hash !== hashOfFile(file) ? undefined : diskState(out, file.path, previous, stats);
+      if (disk === undefined || disk.hash !== known!.hash) throw new StaleKnownFile(file.path);
+      steps.push({ kind: "unchanged", file, ...(disk.cached !== undefined ? { stat: disk.cached } : {}) });
       continue;
     }
-    const now = diskHash(out, file.path, previous, stats);
-    if (now === undefined) {
+    const disk = diskState(out, file.path, previous, stats);
+    if (disk === undefined) {
       steps.push({ kind: "create", file });
       continue;
     }
+    const now = disk.hash;
     const hash = hashOfFile(file);
     if (!force && (!known || known.hash !== now) && now !== hash) {
       steps.push({ kind: "conflict", path: file.path, reason: known ? "edited" : "foreign" });
       continue;
     }
-    steps.push(now === hash ? { kind: "unchanged", file } : { kind: "update", file });
+    steps.push(now === hash ? { kind: "unchanged", file, ...(disk.cached !== undefined ? { stat: disk.cached } : {}) } : { kind: "update", file });
   }
   for (const [p, entry] of Object.entries(previous?.files ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (emitted.has(p)) continue;
