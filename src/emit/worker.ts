@@ -87,7 +87,7 @@ let prepared: { readonly memo: Prepare["memo"]; readonly read: import("./memo.js
 
 async function prepare(what: Prepare): Promise<void> {
   const [{ Memo }, { printedEntries }] = await Promise.all([import("./memo.js"), import("./docs/openapi.js")]);
-  const read = Memo.read(what.memo.out, what.memo.generator);
+  const read = Memo.read(what.memo.out, what.memo.generator).load();
   const files = new Map<string, Buffer>();
   for (const file of what.known.filter((f) => /^openapi(\.v\d+)?\.json$/.test(f))) {
     const bytes = readIfThere(path.join(what.memo.out, "docs", file));

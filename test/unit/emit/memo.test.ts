@@ -82,4 +82,28 @@ test("a corrupt or foreign memo file is an empty memo, never an error", () => {
   }
 });
 
+test("only the head of a memo file is read until an entry is asked for: which generator wrote it decides `matched`, a damaged body is an empty memo", () => {
+  const file = path.join(tmp, MEMO_FILE);
+  const memo = new Memo();
+  memo.set(keyOf("x", 1), "one");
+  memo.save(tmp, "gen");
+  const whole = fs.readFileSync(file, "utf8");
+  // The body cut short after Memo.read: the entries are read when first asked for, and found damaged then.
+  const lazy = Memo.read(tmp, "gen");
+  fs.writeFileSync(file, whole.slice(0, whole.length - 5));
+  assert.ok(lazy.matched, "the head names this generator");
+  assert.is(lazy.get("x", [1], () => "computed"), "computed", "a damaged body: nothing found");
+  // The same read before the damage finds the entry; another generator's memo is not matched and finds nothing.
+  fs.writeFileSync(file, whole);
+  assert.is(Memo.read(tmp, "gen").find("x", [1]), "one");
+  const foreign = Memo.read(tmp, "other");
+  assert.not.ok(foreign.matched);
+  assert.is(foreign.find("x", [1]), undefined);
+  // A file in another layout is read whole, as before.
+  fs.writeFileSync(file, JSON.stringify({ entries: { [keyOf("x", 1)]: "one" }, generator: "gen" }));
+  const reordered = Memo.read(tmp, "gen");
+  assert.ok(reordered.matched);
+  assert.is(reordered.find("x", [1]), "one");
+});
+
 test.run();
