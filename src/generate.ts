@@ -15,7 +15,7 @@ import { resourceTypeNames, singularize, typeIdentifier } from "./model/names.js
 import type { Model } from "./model/types.js";
 import { servedVersions } from "./model/versions.js";
 import { mark } from "./timing.js";
-import { generatorFingerprint, generatorId, inputsHash, relativeSources, upToDate, type Target } from "./write/inputs.js";
+import { generatorFingerprint, generatorId, inputsOf, relativeSources, sourceStats, upToDate, type Target } from "./write/inputs.js";
 import { outErrorOf } from "./write/out-error.js";
 import { checkOutFolder, realOut } from "./write/out-folder.js";
 import type { Plan } from "./write/plan.js";
@@ -237,7 +237,8 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
       if (fs.existsSync(out) && !options.dryRun) recover(out);
       const previous = readManifest(out);
       const sources = relativeSources(dir, model.sources);
-      const inputs = inputsHash(dir, sources, target);
+      const read = inputsOf(dir, sources, target);
+      const inputs = read?.hash;
       const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
       if (unchanged) return { check, plan: unchanged, written: false };
       // The breaking-change gate: the versions OUT served stay as their clients know them (--force writes anyway).
@@ -283,7 +284,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
           return { check: { ...check, diagnostics: [...check.diagnostics, ...refusals], sources }, written: false };
         }
         if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
-        commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0, ...(identities ? { resources: identities } : {}) }, stage);
+        commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0, ...(identities ? { resources: identities } : {}) }, stage, read ? sourceStats(dir, read.files) : {});
         if (!options.clientOnly) memo.save(out, generatorFingerprint());
         mark("committed");
         return { check, plan, written: true };

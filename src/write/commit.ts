@@ -72,9 +72,11 @@ export function recover(out: string): "none" | "rolled-forward" | "discarded" {
 /**
  * Writes the planned generation into `out` and records it in the manifest. A first generation (no
  * `out` yet) is built in a sibling folder and renamed into place: one atomic step, and a killed run
- * leaves no `out` at all. Its files may have been written into that folder already (`stage`).
+ * leaves no `out` at all. Its files may have been written into that folder already (`stage`). `sources`: the
+ * size and mtime of each definition file the generation read, by its absolute path, recorded in the stat cache
+ * beside the generated files' (the up-to-date check's shortcut, write/inputs.ts).
  */
-export function commitPlan(out: string, plan: Plan, info: ManifestInfo, stage?: FreshStage): void {
+export function commitPlan(out: string, plan: Plan, info: ManifestInfo, stage?: FreshStage, sources: StatCache = {}): void {
   if (stage && fs.existsSync(out)) throw new OutError(`${out} was created by something else during the generation; nothing was written to it`);
   if (!fs.existsSync(out)) {
     const temp = stage?.root ?? freshTemp(out);
@@ -84,20 +86,20 @@ export function commitPlan(out: string, plan: Plan, info: ManifestInfo, stage?: 
       fs.mkdirSync(temp);
     }
     try {
-      commitFresh(out, temp, plan, info);
+      commitFresh(out, temp, plan, info, sources);
     } catch (error) {
       if (!stage) removeQuietly(temp); // a staged one is discarded by its owner
       throw error;
     }
     return;
   }
-  commitOver(out, plan, info);
+  commitOver(out, plan, info, sources);
 }
 
 /** A first generation: its files written into `temp` (or staged there already), then `temp` renamed to `out`. */
-function commitFresh(out: string, temp: string, plan: Plan, info: ManifestInfo): void {
+function commitFresh(out: string, temp: string, plan: Plan, info: ManifestInfo, sources: StatCache): void {
   const files: Record<string, ManifestEntry> = {};
-  const stats: Record<string, StatCache[string]> = {};
+  const stats: Record<string, StatCache[string]> = { ...sources };
   for (const step of plan.steps) {
     if (step.kind !== "create") continue;
     if (isStaged(step.file)) {
@@ -120,13 +122,13 @@ function commitFresh(out: string, temp: string, plan: Plan, info: ManifestInfo):
  * written), the new files staged, the journal written (the commit point) and applied. A failure before
  * the commit point removes the staging folder: OUT is as it was.
  */
-function commitOver(out: string, plan: Plan, info: ManifestInfo): void {
+function commitOver(out: string, plan: Plan, info: ManifestInfo, sources: StatCache): void {
   for (const step of plan.steps) {
     if (step.kind === "create" || step.kind === "update" || step.kind === "merge") confined(out, step.file.path);
     if (step.kind === "delete") confined(out, step.path);
   }
   const files: Record<string, ManifestEntry> = {};
-  const stats: Record<string, StatCache[string]> = {};
+  const stats: Record<string, StatCache[string]> = { ...sources };
   const moves: [string, string][] = [];
   const deletes: string[] = [];
   try {

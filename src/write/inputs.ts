@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS } from "../load/limits.js";
 import { FileReader, ProjectRoots } from "../load/read-file.js";
 import { resourceFiles } from "../load/resource-files.js";
 import { packagePath, packageRoot } from "../paths.js";
-import { hashOf, readManifest, STATE_DIR } from "./manifest.js";
+import { hashOf, readManifest, readStatCache, STATE_DIR, type StatCache } from "./manifest.js";
 import { planUnchanged, type Plan } from "./plan.js";
 
 /** Which package a generation writes: the service, or the standalone client (`--client-only`), of an older version with `--version N`. */
@@ -70,6 +70,11 @@ function discovered(dir: string, service: unknown): string[] {
  * files, within the size limits; a FIFO or "../../dev/zero" there is never opened).
  */
 export function inputsHash(dir: string, sources: readonly string[], target: Target): string | undefined {
+  return inputsOf(dir, sources, target)?.hash;
+}
+
+/** inputsHash, and the hash of each source it read (by its path relative to `dir`). */
+export function inputsOf(dir: string, sources: readonly string[], target: Target): { hash: string; files: ReadonlyMap<string, string> } | undefined {
   const reader = new FileReader(new ProjectRoots(dir), DEFAULT_LIMITS);
   const read = (rel: string) => {
     const got = reader.read(path.resolve(dir, rel));
@@ -83,12 +88,58 @@ export function inputsHash(dir: string, sources: readonly string[], target: Targ
     return undefined; // the check says what is wrong with it
   }
   const parts = [generatorFingerprint(), target, discovered(dir, service).join("\0")];
+  const files = new Map<string, string>();
   for (const rel of sources) {
     const contents = rel === "service.json" ? serviceBytes : read(rel);
     if (!contents) return undefined;
-    parts.push(`${rel}\0${hashOf(contents)}`);
+    const hash = hashOf(contents);
+    files.set(rel, hash);
+    parts.push(`${rel}\0${hash}`);
   }
-  return hashOf(parts.join("\n"));
+  return { hash: hashOf(parts.join("\n")), files };
+}
+
+/**
+ * What the stat cache records of each source a generation hashed (`hashes`, by its path relative to `dir`, as
+ * inputsOf gives them): its size, mtime and hash, by its absolute path (commitPlan's `sources`). A file that
+ * cannot be stat'ed is left out.
+ */
+export function sourceStats(dir: string, hashes: ReadonlyMap<string, string>): StatCache {
+  const out: Record<string, StatCache[string]> = {};
+  for (const [rel, hash] of hashes) {
+    const file = path.resolve(dir, rel);
+    try {
+      const st = fs.statSync(file);
+      out[file] = [st.size, st.mtimeMs, hash];
+    } catch {
+      // gone: the next check reads what is there
+    }
+  }
+  return out;
+}
+
+/**
+ * True when a source is known changed without hashing them all: its size or mtime is not what the stat cache
+ * recorded and its contents no longer have the recorded hash (a file only touched is read, and is no change),
+ * or it is gone. False decides nothing (inputsHash does).
+ */
+function sourceChanged(dir: string, sources: readonly string[], stats: StatCache): boolean {
+  const reader = new FileReader(new ProjectRoots(dir), DEFAULT_LIMITS);
+  for (const rel of sources) {
+    const file = path.resolve(dir, rel);
+    const cached = stats[file];
+    if (cached?.[2] === undefined) continue;
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(file);
+    } catch {
+      return true;
+    }
+    if (st.size === cached[0] && st.mtimeMs === cached[1]) continue;
+    const got = reader.read(file);
+    if (!("bytes" in got) || hashOf(got.bytes) !== cached[2]) return true;
+  }
+  return false;
 }
 
 /** Definition files as the manifest records them: relative to the definitions folder, sorted. */
@@ -105,6 +156,10 @@ export function upToDate(dir: string, out: string, target: Target): Plan | undef
   const manifest = readManifest(out);
   if (!manifest?.inputs || !manifest.sources || manifest.clean !== true) return undefined;
   if (fs.existsSync(path.join(out, STATE_DIR, "journal.json")) || fs.existsSync(path.join(out, STATE_DIR, "staging"))) return undefined;
+  // A definition file whose size or mtime is no longer the one the stat cache recorded has changed (or was
+  // touched): not up to date, known without reading and hashing every file. Equal stats decide nothing: the
+  // hash does (a file rewritten within the same millisecond and size is still caught).
+  if (sourceChanged(dir, manifest.sources, readStatCache(out))) return undefined;
   const inputs = inputsHash(dir, manifest.sources, target);
   return inputs === undefined ? undefined : planUnchanged(out, manifest, inputs);
 }

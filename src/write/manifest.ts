@@ -87,13 +87,14 @@ export function hashOfFile(file: { readonly contents: string; readonly bytes?: U
 }
 
 /**
- * OUT/.resourcery/stat-cache.json: the size and mtime (ms) of each generated file as written. When
+ * OUT/.resourcery/stat-cache.json: the size and mtime (ms) of each generated file as written (and, by
+ * absolute path, of each definition file the generation read, with its hash: see write/inputs.ts upToDate). When
  * both still match, a file is taken as unchanged without reading it (as git's index does); otherwise
  * its hash decides. A machine-local cache (kept out of version control, never needed for
  * correctness): a missing or stale one only makes the up-to-date check read and hash the files.
  */
 export const STAT_CACHE = `${STATE_DIR}/stat-cache.json`;
-export type StatCache = Readonly<Record<string, readonly [size: number, mtimeMs: number]>>;
+export type StatCache = Readonly<Record<string, readonly [size: number, mtimeMs: number, hash?: string]>>;
 
 /** The stat cache of `out`, or an empty one. */
 export function readStatCache(out: string): StatCache {

@@ -65,6 +65,31 @@ test("unchanged definitions: nothing written, not even the manifest; touching a 
   assert.equal(snapshot(out), before);
 });
 
+test("a definition edited with its size and mtime kept is still a change (the stat cache only says which changed without reading them all)", () => {
+  const file = path.join(defs, "resources/book.json");
+  const text = fs.readFileSync(file, "utf8");
+  assert.is(generate(["--force"]).code, 0); // (a test above removed the stat cache)
+  const st = fs.statSync(file);
+  const stats = JSON.parse(fs.readFileSync(path.join(out, ".resourcery/stat-cache.json"), "utf8")) as Record<string, unknown[]>;
+  assert.equal(stats[file]?.slice(0, 2), [st.size, st.mtimeMs], "the definition's size and mtime are recorded");
+  // The same length, another description; mtime put back: stat alone would call it unchanged.
+  const edited = text.replace(/"description": "([^"]*)"/, (_, d: string) => `"description": "${d.split("").reverse().join("")}"`);
+  assert.is.not(edited, text);
+  assert.is(edited.length, text.length);
+  fs.writeFileSync(file, edited);
+  fs.utimesSync(file, st.atime, st.mtime);
+  let r = generate();
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.not.match(r.stdout, NOTHING, "the edit is generated");
+  // Back as it was, mtime moved on: read, found as recorded, nothing to do.
+  fs.writeFileSync(file, text);
+  r = generate();
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.not.match(r.stdout, NOTHING, "back to the first text: generated again");
+  r = generate();
+  assert.match(r.stdout, NOTHING);
+});
+
 const timed = (args: string[]) => spawnSync(process.execPath, [binRun, ...args], { encoding: "utf8", env: { ...process.env, RESOURCERY_TIMING: "1", NO_COLOR: "1" } });
 
 test("the plain form is answered before oclif loads, printing what the full command prints", () => {

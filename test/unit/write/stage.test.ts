@@ -44,11 +44,15 @@ test("a staged first generation writes what a generation into an empty folder wr
   for (const [file, entry] of Object.entries(manifest(fresh).files as Record<string, { hash: string }>)) {
     assert.is(entry.hash, hashOf(fs.readFileSync(path.join(fresh, file))), file);
   }
-  const stats = JSON.parse(fs.readFileSync(path.join(fresh, ".resourcery/stat-cache.json"), "utf8")) as Record<string, [number, number]>;
+  const stats = JSON.parse(fs.readFileSync(path.join(fresh, ".resourcery/stat-cache.json"), "utf8")) as Record<string, [number, number, string?]>;
   assert.ok(Object.keys(stats).some((f) => f.startsWith("docs/")), "docs pages are in the stat cache");
-  for (const [file, [size, mtime]] of Object.entries(stats)) {
-    const st = fs.statSync(path.join(fresh, file));
+  // Generated files by their path in OUT; the definition files read, by their absolute path, with their hash.
+  const sources = Object.keys(stats).filter((f) => path.isAbsolute(f));
+  assert.equal(sources.sort(), (manifest(fresh).sources as string[]).map((f) => path.resolve(defs, f)).sort());
+  for (const [file, [size, mtime, hash]] of Object.entries(stats)) {
+    const st = fs.statSync(path.isAbsolute(file) ? file : path.join(fresh, file));
     assert.equal([st.size, st.mtimeMs], [size, mtime], file);
+    if (path.isAbsolute(file)) assert.is(hash, hashOf(fs.readFileSync(file)), file);
   }
   const again = await generate(defs, { out: fresh });
   assert.not.ok(again.written, "up to date at once");
