@@ -13,7 +13,7 @@ import type { Model } from "../../model/types.js";
 import { keyed, renderAll, type EmittedFile, type LazyFile } from "../emitted-file.js";
 import { keyOf } from "../keys.js";
 import { escapeHtml, render, trusted, type Html } from "../shared/templates.js";
-import { buildReference, hrefFrom, PAGES, relativePath, type ErrorPage, type ErrorRef, type OperationDoc, type ParamDoc, type Reference, type Target, type Text } from "./reference.js";
+import { buildReference, hrefFrom, overviewKey, PAGES, relativePath, type ErrorPage, type ErrorRef, type OperationDoc, type ParamDoc, type Reference, type Target, type Text } from "./reference.js";
 import { CHANGELOG, docsVersionOf, inFolder, versionNotice, versionSwitch, type DocsVersion, type DocsVersions } from "./versions.js";
 
 /**
@@ -47,8 +47,14 @@ export function htmlReferenceFiles(model: Model, versions?: DocsVersions): LazyF
   let shared: string | undefined;
   const sharedKey = () => (shared ??= keyOf("html resource page", ref.title, ref.version, folder, site.index, site.actions, site.searchIndex, versions ?? null, here ?? null, ref.resources.map((r) => [r.page, r.collection])));
   const pages = [
-    file(`${site.index}.html`, () => site.page(`${site.index}.html`, "Overview", indexBody(site, `${site.index}.html`))),
-    file(`${site.actions}.html`, () => site.page(`${site.actions}.html`, "Actions", actionsBody(site, `${site.actions}.html`))),
+    keyed(
+      file(`${site.index}.html`, () => site.page(`${site.index}.html`, "Overview", indexBody(site, `${site.index}.html`))),
+      () => keyOf(sharedKey(), "overview", overviewKey(ref)),
+    ),
+    keyed(
+      file(`${site.actions}.html`, () => site.page(`${site.actions}.html`, "Actions", actionsBody(site, `${site.actions}.html`))),
+      () => keyOf(sharedKey(), "actions", ref.actions),
+    ),
     ...ref.resources.map((r, i) => {
       const path = `${r.page}.html`;
       return keyed(

@@ -10,7 +10,7 @@ import { keyed, renderAll, type EmittedFile, type LazyFile } from "../emitted-fi
 import { keyOf } from "../keys.js";
 import { codeBlock, codeSpan, escapeMd } from "../shared/escape.js";
 import { render } from "../shared/templates.js";
-import { buildReference, hrefFrom, PAGES, relativePath, type ErrorPage, type OperationDoc, type Reference, type Target, type Text } from "./reference.js";
+import { buildReference, hrefFrom, overviewKey, PAGES, relativePath, type ErrorPage, type OperationDoc, type Reference, type Target, type Text } from "./reference.js";
 import { CHANGELOG, docsVersionOf, inFolder, versionNotice, type DocsVersions } from "./versions.js";
 
 /** Every file of the Markdown reference, paths relative to the docs root. */
@@ -34,8 +34,8 @@ export function markdownReferenceFiles(model: Model, versions?: DocsVersions): L
   let shared: string | undefined;
   const sharedKey = () => (shared ??= keyOf("markdown resource page", ref.title, pages, ref.resources.map((r) => r.page)));
   const own = [
-    file(`${pages.index}.md`, () => indexPage(ref, pages, `${pages.index}.md`)),
-    file(`${pages.actions}.md`, () => actionsPage(ref, pages, `${pages.actions}.md`)),
+    keyed(file(`${pages.index}.md`, () => indexPage(ref, pages, `${pages.index}.md`)), () => keyOf(sharedKey(), "overview", overviewKey(ref))),
+    keyed(file(`${pages.actions}.md`, () => actionsPage(ref, pages, `${pages.actions}.md`)), () => keyOf(sharedKey(), "actions", ref.actions)),
     ...ref.resources.map((r) => keyed(file(`${r.page}.md`, () => resourcePage(ref, pages, r.page)), () => keyOf(sharedKey(), r.page, r))),
   ];
   if (here && !here.current) return own;

@@ -188,6 +188,22 @@ export interface Reference {
   readonly search: readonly SearchEntry[];
 }
 
+/**
+ * The digest of what the overview pages (index.html, index.md) show of a reference (emit/keys.ts): the service,
+ * its authentication, media types and conventions, each resource's collection, title, description and operation
+ * summaries, the actions, and each error's code, status, title and message — not the resources' fields, nor the
+ * operations' docs, which a regeneration then need not compute for them.
+ */
+export function overviewKey(ref: Reference): string {
+  return keyOf(
+    "overview",
+    [ref.title, ref.description, ref.baseUrl, ref.version, ref.vendor, ref.errorDocsUrl, ref.auth, ref.mediaTypes, ref.negotiation, ref.conventions, ref.clientSetup, ref.apiError],
+    ref.resources.map((r) => [r.page, r.collection, r.title, r.description, r.operations]),
+    ref.actions,
+    ref.errors.map((e) => [e.page, e.code, e.status, e.title, e.message]),
+  );
+}
+
 /** The page names of the reference. */
 export const PAGES = { index: "index", actions: "actions", resource: (c: string) => `resources/${c}`, error: (code: number) => String(code) } as const;
 
