@@ -204,6 +204,9 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // The validators worker of a big service also runs the schema-compile rule (ajv compiling every schema,
   // seconds on Stripe's), which the check then leaves to it, and is finished with its findings.
   let started: { validators: ReturnType<typeof startValidators>; docs: ReturnType<typeof startDocs> } | undefined;
+  // What the check reads is kept, to hash into the manifest's inputs (the inputs the model is built from) without reading it again.
+  const { recordReads } = await import("./load/read-file.js");
+  const readByCheck = recordReads();
   const unfinished = checkProject(dir, options, options.clientOnly ? undefined : (built) => {
     mark("model built");
     started = { docs: startDocs(built, known, known !== undefined ? { out, generator: generatorFingerprint() } : undefined), validators: startValidators(built, true, known) };
@@ -216,6 +219,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   };
   if (unfinished.finish) mark("checked but schema-compile");
   const check = unfinished.finish ? unfinished.finish(await schemaCompileFindings(unfinished.model!, started!.validators.compiled!)) : unfinished;
+  recordReads(false); // (every definition file is read by now)
   mark("checked");
   if (hasErrors(check.diagnostics) || !check.model) {
     cancel();
@@ -237,7 +241,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
       if (fs.existsSync(out) && !options.dryRun) recover(out);
       const previous = readManifest(out);
       const sources = relativeSources(dir, model.sources);
-      const read = inputsOf(dir, sources, target);
+      const read = inputsOf(dir, sources, target, readByCheck);
       const inputs = read?.hash;
       const unchanged = options.force || inputs === undefined ? undefined : planUnchanged(out, previous, inputs);
       if (unchanged) return { check, plan: unchanged, written: false };

@@ -66,6 +66,18 @@ export class ProjectRoots {
   }
 }
 
+/** While set (recordReads), the bytes of every file a FileReader reads, by the path it was asked for. */
+let recorded: Map<string, Buffer> | undefined;
+
+/**
+ * Keeps the bytes of every definition file read from now on (until `recordReads(false)`), by the path asked
+ * for: generate hashes what its check read into the manifest's inputs, rather than reading every file again.
+ */
+export function recordReads(on = true): ReadonlyMap<string, Buffer> | undefined {
+  recorded = on ? new Map() : undefined;
+  return recorded;
+}
+
 /** Reads the bytes of definition files, checking each against the roots and the limits. */
 export class FileReader {
   /** Bytes read so far, for the limit on all files together. */
@@ -98,7 +110,9 @@ export class FileReader {
         for (let got = -1; got !== 0 && n < bytes.length; n += got) got = fs.readSync(fd, bytes, n, bytes.length - n, null);
         if (n > stat.size) return { kind: "unreadable", reason: "it grew while it was read" };
         this.total += n;
-        return { bytes: bytes.subarray(0, n) };
+        const read = bytes.subarray(0, n);
+        recorded?.set(file, read);
+        return { bytes: read };
       } finally {
         fs.closeSync(fd);
       }

@@ -73,11 +73,17 @@ export function inputsHash(dir: string, sources: readonly string[], target: Targ
   return inputsOf(dir, sources, target)?.hash;
 }
 
-/** inputsHash, and the hash of each source it read (by its path relative to `dir`). */
-export function inputsOf(dir: string, sources: readonly string[], target: Target): { hash: string; files: ReadonlyMap<string, string> } | undefined {
+/**
+ * inputsHash, and the hash of each source it read (by its path relative to `dir`). `read`: the bytes the check
+ * read (load/read-file.ts recordReads), by absolute path, hashed as they are: the inputs the model was built from.
+ */
+export function inputsOf(dir: string, sources: readonly string[], target: Target, readBefore?: ReadonlyMap<string, Buffer>): { hash: string; files: ReadonlyMap<string, string> } | undefined {
   const reader = new FileReader(new ProjectRoots(dir), DEFAULT_LIMITS);
   const read = (rel: string) => {
-    const got = reader.read(path.resolve(dir, rel));
+    const file = path.resolve(dir, rel);
+    const before = readBefore?.get(file);
+    if (before !== undefined) return before;
+    const got = reader.read(file);
     return "bytes" in got ? got.bytes : undefined;
   };
   const serviceBytes = read("service.json");
