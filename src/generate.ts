@@ -9,7 +9,7 @@ import { hasErrors, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { report } from "./diagnostics/report.js";
 import type { CheckOptions } from "./load/limits.js";
 import type { CheckResult } from "./pipeline.js";
-import type { EmittedFile, StagedFile } from "./emit/emitted-file.js";
+import { isStaged, type EmittedFile, type StagedFile } from "./emit/emitted-file.js";
 import type { Orphans } from "./emit/types.js";
 import { resourceTypeNames, singularize, typeIdentifier } from "./model/names.js";
 import type { Model } from "./model/types.js";
@@ -187,7 +187,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   // again, and what an earlier generation computed from the same parts of the model is taken from its memo
   // (--force renders and computes everything). The memo records the generator that wrote it (its code and
   // templates): the keys are taken only after a generation of the same.
-  const { Memo, useMemo } = await import("./emit/memo.js");
+  const { Memo, printedDocumentKey, useMemo } = await import("./emit/memo.js");
   const memo = regenerating && !options.force ? Memo.read(out, generatorFingerprint()) : new Memo();
   const known = manifests && memo.matched ? manifests.knownKeys(out, earlier) : undefined;
   useMemo(memo);
@@ -230,7 +230,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
   if (unserved) return { check: { ...check, diagnostics: [...check.diagnostics, unserved] }, written: false };
   // A standalone client is of one version: the current one has no property x-until took out of it either.
   const model = options.clientOnly ? (await import("./model/version-model.js")).modelOfVersion(check.model, options.version ?? check.model.service.version) : check.model;
-  const [{ emitService, emitClientOnly }, { planWrite, planUnchanged, StaleKnownFile }, { commitPlan, recover }, { readManifest }, { FreshStage }, { gate }] = await rest.catch((error: unknown) => {
+  const [{ emitService, emitClientOnly }, { planWrite, planUnchanged, StaleKnownFile }, { commitPlan, recover }, { hashOfFile, readManifest }, { FreshStage }, { gate }] = await rest.catch((error: unknown) => {
     cancel();
     throw error;
   });
@@ -289,7 +289,16 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
         }
         if (plan.conflicts.length > 0 || options.dryRun) return { check, plan, written: false };
         commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0, ...(identities ? { resources: identities } : {}) }, stage, read ? sourceStats(dir, read.files) : {});
-        if (!options.clientOnly) memo.save(out, generatorFingerprint());
+        if (!options.clientOnly) {
+          // The OpenAPI documents as this generation printed them: the next one takes parts of them only from the very bytes
+          // its memo's entries were made with (emit/docs/openapi.ts printedDocumentKey).
+          for (const step of plan.steps) {
+            if (step.kind !== "create" && step.kind !== "update" && step.kind !== "unchanged") continue;
+            const printed = printedDocumentKey(step.file.path);
+            if (printed !== undefined) memo.set(printed, isStaged(step.file) ? step.file.hash : hashOfFile(step.file));
+          }
+          memo.save(out, generatorFingerprint());
+        }
         mark("committed");
         return { check, plan, written: true };
       } finally {

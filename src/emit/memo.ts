@@ -177,6 +177,16 @@ function generatorOf(file: string): string | undefined {
   }
 }
 
+/**
+ * The key under which a generation remembers the hash of an OpenAPI document it wrote (`docs/openapi.json`,
+ * `docs/openapi.v<N>.json`, by its path in the package; undefined for any other file): the next generation
+ * takes parts of that document as printed (emit/docs/openapi.ts) only when the bytes it reads have this hash,
+ * i.e. are the ones this memo's entries were made with.
+ */
+export function printedDocumentKey(file: string): string | undefined {
+  return /^docs\/openapi(\.v\d+)?\.json$/.test(file) ? keyOf("printed document", file) : undefined;
+}
+
 /** The memo emitters and rules consult: an empty one (nothing found, nothing kept) unless generate sets one. */
 let current = new Memo();
 

@@ -7,12 +7,14 @@
  * writes them while the rest renders; a last message says it is done. The validators (ajv compiling
  * every schema of a big service) run in a worker of their own, started as soon as the model is built.
  */
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Model } from "../model/types.js";
 import type { ValidatorSchemas } from "../model/validator-schemas.js";
 import type { LazyFile } from "./emitted-file.js";
+import { printedDocumentKey } from "./memo.js";
 
 /** The emitters a worker can run, by name, with the input each takes. */
 export interface WorkerJobs {
@@ -58,9 +60,10 @@ const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
     // The memo of the last generation (emit/memo.ts), read here: what the docs share with the rest (sample bodies) is not computed twice.
     return ({ model, memo, known }) => {
       const ready = prepared !== undefined && memo !== undefined && prepared.memo.out === memo.out && prepared.memo.generator === memo.generator ? prepared : undefined;
-      if (memo !== undefined) useMemo(ready?.read ?? Memo.read(memo.out, memo.generator));
-      // A docs file still as the last generation wrote it (it is known) may be read: openapi.json takes unchanged parts from it (docs/ is started.ts DOCS).
-      const previous = memo === undefined || known === undefined ? undefined : (file: string) => (known.has(file) ? (ready?.files.get(file) ?? readIfThere(path.join(memo.out, "docs", file))) : undefined);
+      const remembered = memo === undefined ? undefined : (ready?.read ?? Memo.read(memo.out, memo.generator));
+      if (remembered !== undefined) useMemo(remembered);
+      // An OpenAPI document of the last generation, when it is still as written (known), is taken parts of (docs/ is started.ts DOCS).
+      const previous = memo === undefined || known === undefined ? undefined : (file: string) => (known.has(file) ? (ready?.files.get(file) ?? printedDocument(memo.out, file, remembered!)) : undefined);
       return docsFiles(model, previous);
     };
   },
@@ -70,12 +73,24 @@ const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
   },
 };
 
-function readIfThere(file: string): Buffer | undefined {
+/**
+ * The bytes of the OpenAPI document `file` (its path in the docs) of the last generation in `out`, when they
+ * are the ones the memo's entries were made with (their hash is the one it remembers: another run may have
+ * written OUT since the memo was read); else undefined.
+ */
+function printedDocument(out: string, file: string, memo: import("./memo.js").Memo): Buffer | undefined {
+  const key = printedDocumentKey(`docs/${file}`);
+  const hash = key === undefined ? undefined : memo.findKey<string>(key);
+  if (key === undefined || hash === undefined) return undefined;
+  let bytes: Buffer;
   try {
-    return fs.readFileSync(file);
+    bytes = fs.readFileSync(path.join(out, "docs", file));
   } catch {
     return undefined;
   }
+  if (createHash("sha256").update(bytes).digest("hex") !== hash) return undefined; // (write/manifest.ts hashOf)
+  memo.keep(key);
+  return bytes;
 }
 
 function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
@@ -89,8 +104,8 @@ async function prepare(what: Prepare): Promise<void> {
   const [{ Memo }, { printedEntries }] = await Promise.all([import("./memo.js"), import("./docs/openapi.js")]);
   const read = Memo.read(what.memo.out, what.memo.generator).load();
   const files = new Map<string, Buffer>();
-  for (const file of what.known.filter((f) => /^openapi(\.v\d+)?\.json$/.test(f))) {
-    const bytes = readIfThere(path.join(what.memo.out, "docs", file));
+  for (const file of what.known) {
+    const bytes = printedDocument(what.memo.out, file, read);
     if (bytes === undefined) continue;
     files.set(file, bytes);
     printedEntries(bytes); // indexed now (kept by the buffer)

@@ -74,8 +74,9 @@ export function inputsHash(dir: string, sources: readonly string[], target: Targ
 }
 
 /**
- * inputsHash, and the hash of each source it read (by its path relative to `dir`). `read`: the bytes the check
- * read (load/read-file.ts recordReads), by absolute path, hashed as they are: the inputs the model was built from.
+ * inputsHash, and the hash of each source it read (by its path relative to `dir`). `readBefore`: the bytes the
+ * check read (load/read-file.ts recordReads), by absolute path, hashed as they are: the inputs the model was
+ * built from; a source not among them is read.
  */
 export function inputsOf(dir: string, sources: readonly string[], target: Target, readBefore?: ReadonlyMap<string, Buffer>): { hash: string; files: ReadonlyMap<string, string> } | undefined {
   const reader = new FileReader(new ProjectRoots(dir), DEFAULT_LIMITS);
@@ -162,9 +163,10 @@ export function upToDate(dir: string, out: string, target: Target): Plan | undef
   const manifest = readManifest(out);
   if (!manifest?.inputs || !manifest.sources || manifest.clean !== true) return undefined;
   if (fs.existsSync(path.join(out, STATE_DIR, "journal.json")) || fs.existsSync(path.join(out, STATE_DIR, "staging"))) return undefined;
-  // A definition file whose size or mtime is no longer the one the stat cache recorded has changed (or was
-  // touched): not up to date, known without reading and hashing every file. Equal stats decide nothing: the
-  // hash does (a file rewritten within the same millisecond and size is still caught).
+  // A definition file whose size or mtime is no longer the one the stat cache recorded, and whose contents no
+  // longer have the hash it recorded, has changed: not up to date, known without hashing every file. Anything
+  // else decides nothing: the hash of all of them does (a file rewritten within the same millisecond and size
+  // is still caught).
   if (sourceChanged(dir, manifest.sources, readStatCache(out))) return undefined;
   const inputs = inputsHash(dir, manifest.sources, target);
   return inputs === undefined ? undefined : planUnchanged(out, manifest, inputs);

@@ -243,6 +243,28 @@ test("a resource's unique key dropped: the page of the code it no longer answers
   for (const [rel, bytes] of a) assert.ok(bytes.equals(b.get(rel)!), `${rel} differs from the full generation's`);
 });
 
+test("openapi.json's parts are taken only from the very file the memo's entries were made with: an earlier generation's memo beside a later openapi.json gives a full generation's bytes", () => {
+  const noun = nouns()[0]!;
+  const memoFile = path.join(incremental, ".resourcery/memo.json");
+  const earlier = fs.readFileSync(memoFile);
+  // A property added (the resource's examples in openapi.json show it), then the memo of the generation before put back.
+  const r = readJson(resourceFile(noun));
+  r.properties.extra = { type: "string", maxLength: 20, examples: ["only-in-between"] };
+  writeJson(resourceFile(noun), r);
+  generate(incremental);
+  assert.match(fs.readFileSync(path.join(incremental, "docs/openapi.json"), "utf8"), /"only-in-between"/);
+  fs.writeFileSync(memoFile, earlier);
+  // The property removed again: the earlier memo's entries fit the resource again, but the file on disk is not theirs.
+  delete r.properties.extra;
+  writeJson(resourceFile(noun), r);
+  generate(incremental);
+  generate(full, "--force");
+  assert.not.match(fs.readFileSync(path.join(incremental, "docs/openapi.json"), "utf8"), /only-in-between/);
+  const a = tree(incremental);
+  const b = tree(full);
+  for (const [rel, bytes] of a) assert.ok(bytes.equals(b.get(rel)!), `${rel} differs from the full generation's`);
+});
+
 test("a page edited by hand is not taken as known: the regeneration reports the edit as a conflict, as ever", () => {
   const page = path.join(incremental, "docs/resources", `${nouns()[1]!}s.html`);
   fs.appendFileSync(page, "<!-- mine -->\n");

@@ -163,8 +163,6 @@ class OpenApiBuilder {
    * effects are the same error answers: replayed once.
    */
   private readonly settled = new Set<string>();
-  /** Each group's operations (see groupOperations), by its first. */
-  private readonly groupLists = new Map<Operation, readonly Operation[]>();
   /** True when an effect of the group being built could not be noted (see `record`). */
   private unremembered = false;
   /** The entries of paths and of the shared components' maps in the last generation's document, as printed (see `paths`). */
@@ -271,7 +269,7 @@ class OpenApiBuilder {
 
   /**
    * The path items of every resource's and action's operations, resource by resource (operations.ts lists
-   * them so). A resource whose operations are made of what they were made of last time (`groupKey`: the
+   * them so). A resource whose operations are made of what they were made of last time (the group's key: the
    * operations, the resources they name, and what every operation reads of the service) takes its path items
    * as the last generation printed them, when replaying what building them did to the rest of the document
    * gives it the same names as then (`replay`): the components they refer to, written as printed then. Any
@@ -288,7 +286,8 @@ class OpenApiBuilder {
     const global = keyOf("openapi operations", OPENAPI_VERSION, this.model.service, this.model.errors, this.model.mediaTypes, [...this.names], [...this.results], this.model.resources.map((r) => [r.collection, r.idForm]));
     const remembered = memo();
     for (const group of groups) {
-      const key = keyOf("openapi path items", global, group.map(({ method, id }) => `${method} ${id}`).join("\n"), operationsKey(this.model, this.groupOperations(group)));
+      // (An update is in the group twice, as PATCH and POST: its operations once each.)
+      const key = keyOf("openapi path items", global, group.map(({ method, id }) => `${method} ${id}`).join("\n"), operationsKey(this.model, [...new Set(group.map((g) => g.op))]));
       const found = this.printed === undefined ? undefined : remembered.findKey<PathItemsMemo>(key);
       if (found !== undefined && this.replay(found, paths)) {
         remembered.keep(key);
@@ -314,14 +313,6 @@ class OpenApiBuilder {
       this.unremembered = false;
     }
     return paths;
-  }
-
-  /** The operations of a group, once each (an update is there twice, as PATCH and POST), as one list per group for operationsKey. */
-  private groupOperations(group: readonly { op: Operation }[]): readonly Operation[] {
-    const first = group[0]!.op;
-    let ops = this.groupLists.get(first);
-    if (ops === undefined) this.groupLists.set(first, (ops = [...new Set(group.map((g) => g.op))]));
-    return ops;
   }
 
   /**
@@ -362,12 +353,14 @@ class OpenApiBuilder {
             break;
           }
           case "h": {
+            if (!RESPONSE_HEADERS.has(wanted)) return false;
             const header = wanted as Parameters<OpenApiBuilder["header"]>[0];
             if (!Object.hasOwn(this.headers, header)) added(this.headers, header);
             this.header(header);
             break;
           }
           case "l":
+            if (!LINK_SCHEMAS.has(wanted)) return false;
             if (!this.linkSchemasUsed.has(wanted)) undo.push(() => this.linkSchemasUsed.delete(wanted));
             this.linkSchemasUsed.add(wanted);
             break;
@@ -1653,6 +1646,9 @@ function sortedKeys(o: Json): Json {
 
 /** The components an operation refers to rather than repeats (OpenApiBuilder.shared). */
 type SharedKind = "responses" | "requestBodies" | "examples";
+/** The response headers (OpenApiBuilder.header) and shared link schemas (linkSchema) a replayed effect may name. */
+const RESPONSE_HEADERS: ReadonlySet<string> = new Set(["Location", "WWW-Authenticate", "Deprecation", "Sunset", "ETag"]);
+const LINK_SCHEMAS: ReadonlySet<string> = new Set(["Link", "CollectionLink", "LinkInput"]);
 /** How OpenApiBuilder.record writes each kind of component, and back. */
 const SHARED_LETTERS: Readonly<Record<SharedKind, string>> = { responses: "r", requestBodies: "b", examples: "x" };
 const SHARED_KINDS: Readonly<Record<string, SharedKind>> = { r: "responses", b: "requestBodies", x: "examples" };
