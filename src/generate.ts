@@ -291,7 +291,7 @@ export async function generate(dir: string, options: GenerateOptions): Promise<G
         commitPlan(out, plan, { generator: generatorId(), ...(inputs ? { inputs } : {}), sources, clean: check.diagnostics.length === 0, ...(identities ? { resources: identities } : {}) }, stage, read ? sourceStats(dir, read.files) : {});
         if (!options.clientOnly) {
           // The OpenAPI documents as this generation printed them: the next one takes parts of them only from the very bytes
-          // its memo's entries were made with (emit/docs/openapi.ts printedDocumentKey).
+          // its memo's entries were made with (emit/memo.ts printedDocumentKey).
           for (const step of plan.steps) {
             if (step.kind !== "create" && step.kind !== "update" && step.kind !== "unchanged") continue;
             const printed = printedDocumentKey(step.file.path);

@@ -74,8 +74,7 @@ export class Memo {
 
   /** The remembered result for `kind`/`parts`, if any, without computing or recording anything. */
   find<T>(kind: string, parts: readonly unknown[]): T | undefined {
-    const key = keyOf(kind, ...parts);
-    return (this.used.has(key) ? this.used.get(key) : this.found.get(key)) as T | undefined;
+    return this.findKey<T>(keyOf(kind, ...parts));
   }
 
   /** The remembered result under `key` (keyOf(kind, ...parts)), if any, without recording anything. */

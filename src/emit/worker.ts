@@ -7,7 +7,6 @@
  * writes them while the rest renders; a last message says it is done. The validators (ajv compiling
  * every schema of a big service) run in a worker of their own, started as soon as the model is built.
  */
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
@@ -15,6 +14,7 @@ import type { Model } from "../model/types.js";
 import type { ValidatorSchemas } from "../model/validator-schemas.js";
 import type { LazyFile } from "./emitted-file.js";
 import { printedDocumentKey } from "./memo.js";
+import { hashOf } from "../write/manifest.js";
 
 /** The emitters a worker can run, by name, with the input each takes. */
 export interface WorkerJobs {
@@ -62,8 +62,9 @@ const loaders: { [J in WorkerJob]: () => Promise<Emitter<J>> } = {
       const ready = prepared !== undefined && memo !== undefined && prepared.memo.out === memo.out && prepared.memo.generator === memo.generator ? prepared : undefined;
       const remembered = memo === undefined ? undefined : (ready?.read ?? Memo.read(memo.out, memo.generator));
       if (remembered !== undefined) useMemo(remembered);
-      // An OpenAPI document of the last generation, when it is still as written (known), is taken parts of (docs/ is started.ts DOCS).
-      const previous = memo === undefined || known === undefined ? undefined : (file: string) => (known.has(file) ? (ready?.files.get(file) ?? printedDocument(memo.out, file, remembered!)) : undefined);
+      // An OpenAPI document of the last generation, when it is still as written (known), is taken parts of (docs/ is
+      // started.ts DOCS); when the worker prepared, it read and checked every known one already.
+      const previous = memo === undefined || known === undefined ? undefined : (file: string) => (!known.has(file) ? undefined : ready ? ready.files.get(file) : printedDocument(memo.out, file, remembered!));
       return docsFiles(model, previous);
     };
   },
@@ -88,7 +89,7 @@ function printedDocument(out: string, file: string, memo: import("./memo.js").Me
   } catch {
     return undefined;
   }
-  if (createHash("sha256").update(bytes).digest("hex") !== hash) return undefined; // (write/manifest.ts hashOf)
+  if (hashOf(bytes) !== hash) return undefined;
   memo.keep(key);
   return bytes;
 }

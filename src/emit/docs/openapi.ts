@@ -370,11 +370,11 @@ class OpenApiBuilder {
             if (r === undefined || (wanted !== "id" && wanted !== "memberId")) return false;
             const key = `${wanted} ${r.collection}`;
             const fresh = r.idForm.kind !== "uuid" && !this.idParameters.has(key);
-            if (this.idParameterName(r, wanted) !== third) return false;
-            const component = String(this.idParameter(r, wanted).$ref).slice(ref("parameters", "").length);
+            if (third === undefined || this.idParameterName(r, wanted) !== third) return false;
+            this.idParameter(r, wanted);
             if (fresh) {
               undo.push(() => this.idParameters.delete(key));
-              added(this.parameters, component);
+              added(this.parameters, third);
             }
             break;
           }
@@ -1505,13 +1505,12 @@ const indexes = new WeakMap<Buffer, Map<string, Printed>>();
 function indexOf(doc: Buffer): Map<string, Printed> {
   const out = new Map<string, Printed>();
   try {
-    for (const [key, start, end] of entriesOf(doc, 0, 0)) {
+    for (const [key, start] of entriesOf(doc, 0, 0)) {
       if (key === "paths") for (const [name, s, e] of entriesOf(doc, start, 1)) out.set(`paths\n${name}`, new Printed(doc.subarray(s, e)));
       if (key !== "components") continue;
       for (const [kind, ks] of entriesOf(doc, start, 1)) {
         if (kind === "responses" || kind === "requestBodies" || kind === "examples") for (const [name, s, e] of entriesOf(doc, ks, 2)) out.set(`${kind}\n${name}`, new Printed(doc.subarray(s, e)));
       }
-      void end;
     }
   } catch {
     out.clear();
