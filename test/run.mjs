@@ -36,10 +36,10 @@ function testFiles(dir = path.join(root, "test"), rel = "") {
 // "test file times" line this prints; 2026-11-28), others count 2: the files are shared between the shards by
 // these, longest first, each to the shard with the least so far.
 const SECONDS = {
-  "e2e/regenerate.test.ts": 163, "e2e/serve.test.ts": 144, "e2e/out-folder.test.ts": 134, "e2e/bench-smoke.test.ts": 82, "e2e/postgres.test.ts": 75,
+  "e2e/regenerate.test.ts": 163, "e2e/out-folder.test.ts": 134, "e2e/bench-smoke.test.ts": 82, "e2e/postgres.test.ts": 75,
   "e2e/own-tests.test.ts": 64, "e2e/generate.test.ts": 54, "e2e/fuzz.test.ts": 52, "e2e/big-package.test.ts": 51, "e2e/incremental.test.ts": 46,
   "e2e/user-code.test.ts": 46, "e2e/docs-browser.test.ts": 42, "e2e/generated-names.test.ts": 41, "e2e/demo.test.ts": 37,
-  "e2e/service-faults.test.ts": 35, "e2e/real-apis.test.ts": 33, "e2e/hostile-definitions.test.ts": 33, "e2e/interop.test.ts": 31,
+  "e2e/service-faults.test.ts": 35, "e2e/real-apis.test.ts": 33, "e2e/serve.test.ts": 33, "e2e/hostile-definitions.test.ts": 33, "e2e/interop.test.ts": 31,
   "e2e/client.test.ts": 30, "e2e/null-and-start.test.ts": 30, "e2e/postgres-fuzz.test.ts": 29, "e2e/production.test.ts": 28,
   "e2e/up-to-date.test.ts": 27, "unit/load/validate-meta.test.ts": 25, "e2e/real-api-names.test.ts": 24, "e2e/client-type-names.test.ts": 21,
   "e2e/precompiled-validators.test.ts": 20, "e2e/breaking-gate.test.ts": 20, "e2e/ids.test.ts": 18, "e2e/versions.test.ts": 17,

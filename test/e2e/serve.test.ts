@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { runCli } from "../helpers/cli.js";
+import { repoRoot, runCli } from "../helpers/cli.js";
 import { freePort, run, start, type Started } from "../helpers/package.js";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "resourcery-serve-"));
@@ -34,9 +34,29 @@ async function call(method: string, url: string, options: { body?: unknown; raw?
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
 
+/**
+ * better-sqlite3's binary as a local prebuild (prebuild-install's `--local-prebuilds`, set through npm's
+ * environment): the one resourcery's own install compiled, packed under the name prebuild-install looks for.
+ * A user's install downloads that prebuilt binary from the package's releases; this machine reaches only the
+ * npm registry, where the install would compile SQLite from source for a minute or two. When the
+ * package resolves another version than the one resourcery installed, no file has its name and it compiles.
+ */
+function localPrebuilds(): NodeJS.ProcessEnv {
+  const pkg = path.join(repoRoot, "node_modules/better-sqlite3");
+  const binary = path.join(pkg, "build/Release/better_sqlite3.node");
+  if (!fs.existsSync(binary)) return {};
+  const { version } = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")) as { version: string };
+  const dir = path.join(tmp, "prebuilds");
+  fs.mkdirSync(dir, { recursive: true });
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const tar = spawnSync("tar", ["-czf", path.join(dir, name), "-C", pkg, "build/Release/better_sqlite3.node"], { encoding: "utf8" });
+  assert.is(tar.status, 0, tar.stderr);
+  return { npm_config_better_sqlite3_local_prebuilds: dir };
+}
+
 test("generate, npm install (builds), and the package's own npm test", () => {
   assert.is(runCli(["generate", "examples/library", "--out", out]).code, 0);
-  const install = run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], out, {}, 600_000);
+  const install = run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], out, localPrebuilds(), 600_000);
   assert.is(install.code, 0, install.output);
   assert.ok(fs.existsSync(path.join(out, "dist/src/main.js")), "npm install built the package");
   // The install built it (prepare): the tests run without pretest's second build (--ignore-scripts skips pre/post scripts).
