@@ -3,6 +3,7 @@
  * any body is read, strict JSON body parsing, content negotiation, HTTP limits, and the error body for
  * every failure (Node's own client errors included), 404/405 answers.
  */
+import "./steady-ticks.js"; // first: holds the shapes of Node's nextTick tasks (see there)
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { installAccess } from "./access.js";
 import { placeUnderBase } from "./base-path.js";

@@ -4,6 +4,7 @@
  * of limits.ts), the embedded SQLite store or PostgreSQL (pg-store.ts, when DATABASE_URL names a database),
  * graceful shutdown on SIGTERM that ends within SHUTDOWN_TIMEOUT_MS however slow the clients.
  */
+import "./steady-ticks.js"; // first: holds the shapes of Node's nextTick tasks (see there)
 import fs from "node:fs";
 import path from "node:path";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";

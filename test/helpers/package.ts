@@ -41,9 +41,9 @@ export interface Started {
   stop(): Promise<number | null>;
 }
 
-/** Starts the built package in `dir` and waits until `url` answers. */
-export async function start(dir: string, env: NodeJS.ProcessEnv, url: string): Promise<Started> {
-  const child = spawn(process.execPath, ["dist/src/main.js"], { cwd: dir, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts the built package in `dir` (`node [nodeArgs] dist/src/main.js`) and waits until `url` answers. */
+export async function start(dir: string, env: NodeJS.ProcessEnv, url: string, nodeArgs: readonly string[] = []): Promise<Started> {
+  const child = spawn(process.execPath, [...nodeArgs, "dist/src/main.js"], { cwd: dir, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   child.stdout!.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));
