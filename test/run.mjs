@@ -36,18 +36,20 @@ function testFiles(dir = path.join(root, "test"), rel = "") {
 // "test file times" line this prints; 2026-11-28), others count 2: the files are shared between the shards by
 // these, longest first, each to the shard with the least so far.
 const SECONDS = {
-  "e2e/regenerate.test.ts": 163, "e2e/out-folder.test.ts": 134, "e2e/bench-smoke.test.ts": 82, "e2e/postgres.test.ts": 75,
-  "e2e/own-tests.test.ts": 64, "e2e/generate.test.ts": 54, "e2e/fuzz.test.ts": 52, "e2e/big-package.test.ts": 51, "e2e/incremental.test.ts": 46,
-  "e2e/user-code.test.ts": 46, "e2e/docs-browser.test.ts": 42, "e2e/generated-names.test.ts": 41, "e2e/demo.test.ts": 37,
-  "e2e/service-faults.test.ts": 35, "e2e/real-apis.test.ts": 33, "e2e/serve.test.ts": 33, "e2e/hostile-definitions.test.ts": 33, "e2e/interop.test.ts": 31,
-  "e2e/client.test.ts": 30, "e2e/null-and-start.test.ts": 30, "e2e/postgres-fuzz.test.ts": 29, "e2e/production.test.ts": 28,
-  "e2e/up-to-date.test.ts": 27, "unit/load/validate-meta.test.ts": 25, "e2e/real-api-names.test.ts": 24, "e2e/client-type-names.test.ts": 21,
-  "e2e/precompiled-validators.test.ts": 20, "e2e/breaking-gate.test.ts": 20, "e2e/ids.test.ts": 18, "e2e/versions.test.ts": 17,
-  "e2e/cli.test.ts": 17, "e2e/recursive-schemas.test.ts": 16, "e2e/open-resources.test.ts": 16, "e2e/compose.test.ts": 16,
-  "unit/model/resource-names.test.ts": 15, "e2e/links.test.ts": 15, "unit/emit/types-real-apis.test.ts": 15,
-  "unit/runtime/store-conformance.test.ts": 15, "e2e/user-code-seeds.test.ts": 10, "unit/write/stage.test.ts": 10, "unit/emit/types.test.ts": 8,
-  "unit/runtime/http-limits.test.ts": 7, "unit/user-code/code-cache.test.ts": 7, "unit/runtime/app.test.ts": 6,
-  "e2e/generate-compile-worker.test.ts": 6, "e2e/cli-read-limits.test.ts": 5, "unit/emit/versions-docs.test.ts": 5, "unit/emit/golden.test.ts": 5,
+  "e2e/regenerate.test.ts": 189, "e2e/out-folder.test.ts": 168, "e2e/postgres.test.ts": 95, "e2e/generate.test.ts": 85,
+  "e2e/bench-smoke.test.ts": 84, "e2e/big-package.test.ts": 75, "e2e/own-tests.test.ts": 67,
+  "e2e/incremental.test.ts": 64, "e2e/user-code.test.ts": 46, "e2e/serve.test.ts": 46, "e2e/docs-browser.test.ts": 43,
+  "e2e/real-apis.test.ts": 42, "e2e/generated-names.test.ts": 41, "e2e/interop.test.ts": 40,
+  "e2e/service-faults.test.ts": 40, "e2e/fuzz.test.ts": 39, "e2e/null-and-start.test.ts": 37,
+  "e2e/up-to-date.test.ts": 36, "e2e/production.test.ts": 35, "e2e/hostile-definitions.test.ts": 33,
+  "e2e/postgres-fuzz.test.ts": 30, "e2e/demo.test.ts": 29, "e2e/client.test.ts": 27, "e2e/ids.test.ts": 26,
+  "e2e/client-type-names.test.ts": 26, "e2e/breaking-gate.test.ts": 24, "e2e/real-api-names.test.ts": 24,
+  "e2e/links.test.ts": 21, "e2e/precompiled-validators.test.ts": 21, "e2e/cli.test.ts": 20, "e2e/versions.test.ts": 20,
+  "e2e/compose.test.ts": 19, "e2e/recursive-schemas.test.ts": 18, "unit/runtime/store-conformance.test.ts": 17,
+  "e2e/user-code-seeds.test.ts": 15, "e2e/open-resources.test.ts": 15, "unit/load/validate-meta.test.ts": 15,
+  "unit/user-code/code-cache.test.ts": 14, "e2e/cli-read-limits.test.ts": 11, "unit/write/stage.test.ts": 10,
+  "unit/emit/types-real-apis.test.ts": 10, "unit/model/resource-names.test.ts": 10,
+  "unit/runtime/http-limits.test.ts": 8, "e2e/generate-compile-worker.test.ts": 7, "unit/emit/types.test.ts": 5
 };
 // Two shards by default, one per core of the machine the suite is budgeted on; RESOURCERY_TEST_SHARDS=1 runs it in one.
 const shardCount = Math.max(1, Number(process.env.RESOURCERY_TEST_SHARDS ?? Math.min(2, os.availableParallelism())));
