@@ -18,8 +18,13 @@
  */
 import { executionAsyncResource } from "node:async_hooks";
 
-const held: object[] = [];
+let held: object | undefined;
 process.nextTick(() => {
   // Inside a nextTick callback the current async resource is that callback's task object.
-  held.push(executionAsyncResource());
+  held = executionAsyncResource();
 });
+
+/** The task object held (undefined until the first tick has run). */
+export function heldTask(): object | undefined {
+  return held;
+}
