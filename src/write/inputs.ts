@@ -74,9 +74,9 @@ export function inputsHash(dir: string, sources: readonly string[], target: Targ
 }
 
 /**
- * inputsHash, and the hash of each source it read (by its path relative to `dir`). `readBefore`: the bytes the
- * check read (load/read-file.ts recordReads), by absolute path, hashed as they are: the inputs the model was
- * built from; a source not among them is read.
+ * inputsHash, and the hash of each source it read (by its path relative to `dir`). `readBefore`: bytes read
+ * already, by absolute path, hashed as they are (generate's check, load/read-file.ts recordReads: the inputs the
+ * model was built from; the up-to-date check's sourceChanged); a source not among them is read.
  */
 export function inputsOf(dir: string, sources: readonly string[], target: Target, readBefore?: ReadonlyMap<string, Buffer>): { hash: string; files: ReadonlyMap<string, string> } | undefined {
   const reader = new FileReader(new ProjectRoots(dir), DEFAULT_LIMITS);
@@ -128,9 +128,9 @@ export function sourceStats(dir: string, hashes: ReadonlyMap<string, string>): S
 /**
  * True when a source is known changed without hashing them all: its size or mtime is not what the stat cache
  * recorded and its contents no longer have the recorded hash (a file only touched is read, and is no change),
- * or it is gone. False decides nothing (inputsHash does).
+ * or it is gone. False decides nothing (inputsOf does, taking the bytes read here from `read`, by absolute path).
  */
-function sourceChanged(dir: string, sources: readonly string[], stats: StatCache): boolean {
+function sourceChanged(dir: string, sources: readonly string[], stats: StatCache, read: Map<string, Buffer>): boolean {
   const reader = new FileReader(new ProjectRoots(dir), DEFAULT_LIMITS);
   for (const rel of sources) {
     const file = path.resolve(dir, rel);
@@ -145,6 +145,7 @@ function sourceChanged(dir: string, sources: readonly string[], stats: StatCache
     if (st.size === cached[0] && st.mtimeMs === cached[1]) continue;
     const got = reader.read(file);
     if (!("bytes" in got) || hashOf(got.bytes) !== cached[2]) return true;
+    read.set(file, got.bytes);
   }
   return false;
 }
@@ -167,7 +168,8 @@ export function upToDate(dir: string, out: string, target: Target): Plan | undef
   // longer have the hash it recorded, has changed: not up to date, known without hashing every file. Anything
   // else decides nothing: the hash of all of them does (a file rewritten within the same millisecond and size
   // is still caught).
-  if (sourceChanged(dir, manifest.sources, readStatCache(out))) return undefined;
-  const inputs = inputsHash(dir, manifest.sources, target);
+  const read = new Map<string, Buffer>();
+  if (sourceChanged(dir, manifest.sources, readStatCache(out), read)) return undefined;
+  const inputs = inputsOf(dir, manifest.sources, target, read)?.hash;
   return inputs === undefined ? undefined : planUnchanged(out, manifest, inputs);
 }
